@@ -1,0 +1,83 @@
+"""Configuration of the synthetic photo engine."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+
+
+@dataclass(frozen=True)
+class SynthConfig:
+    """Every knob of :func:`datasets.synth.render_sample`. Ranges are ``(low, high)``."""
+
+    width: int = 1280
+    """Output width in pixels (used when ``megapixels`` is None)."""
+    height: int = 960
+    """Output height in pixels (used when ``megapixels`` is None)."""
+    megapixels: tuple[float, float] | None = None
+    """If set, each render draws its resolution from this range of megapixels (e.g. (1, 12))
+    and a random phone-like aspect ratio, landscape or portrait."""
+    tiles_dir: str | None = None
+    """Tile art folder (holding ``Export/Regular`` and ``Export/Black``); None: env var
+    ``PAISCAN_TILES_DIR``, then ``../shared/tiles`` beside the repo, then /work/shared/tiles."""
+    tilt_deg: tuple[float, float] = (0.0, 60.0)
+    """Camera tilt from straight top-down."""
+    roll_deg: tuple[float, float] = (-30.0, 30.0)
+    """Camera roll about its optical axis."""
+    yaw_deg: tuple[float, float] = (-20.0, 20.0)
+    """Camera azimuth around the table normal (0: from the player's seat)."""
+    hfov_deg: tuple[float, float] = (48.0, 72.0)
+    """Horizontal field of view (phone main cameras are about 65-70 degrees)."""
+    fill: tuple[float, float] = (0.5, 0.94)
+    """Fraction of the frame (the limiting dimension) spanned by the hand."""
+    p_standing: float = 0.2
+    """Probability that the concealed row and winning tile stand upright facing the camera."""
+    p_win_apart: float = 0.85
+    """Probability that the winning tile is set a little apart from the concealed row."""
+    p_tight: float = 0.3
+    """Probability of a tightly packed render (tiles touching)."""
+    p_upside_down: float = 0.03
+    """Per hand tile probability of being upside-down."""
+    p_twist: float = 0.25
+    """Probability that a render has a few noticeably twisted tiles."""
+    p_cut: float = 0.15
+    """Probability that the hand is cut by the image border (edge tile partly outside)."""
+    p_background: float = 0.45
+    """Probability of an unrelated pond of discards in the background."""
+    p_dead_wall: float = 0.3
+    """Probability that the dora indicators sit in a row of face-down dead-wall tiles."""
+    p_black_set: float = 0.15
+    """Probability of the Black tile art (dark faces) instead of Regular."""
+    p_font_redraw: float = 0.35
+    """Probability that characters and honors are re-drawn with a CJK font (when one exists)."""
+    jpeg_quality: tuple[int, int] = (40, 95)
+    """JPEG quality range of the written image."""
+    effects: bool = True
+    """Photo effects (textured table, shadows, sheen, blur, noise, white balance). False gives a
+    plain flat table and clean pixels (for tests)."""
+    background_color: tuple[int, int, int] | None = None
+    """Force a flat table colour (BGR); implies no table texture."""
+    texture_width: int = 256
+    """Width in pixels of the largest cached face texture (mip levels are derived from it)."""
+
+
+def resolve_tiles_dir(config: SynthConfig | None = None) -> Path:
+    """Where the tile art lives: the config, ``PAISCAN_TILES_DIR``, ``../shared/tiles``, or
+    ``/work/shared/tiles``."""
+    cands: list[Path] = []
+    if config is not None and config.tiles_dir:
+        cands.append(Path(config.tiles_dir))
+    env = os.environ.get("PAISCAN_TILES_DIR")
+    if env:
+        cands.append(Path(env))
+    cands += [REPO_ROOT.parent / "shared" / "tiles", Path("/work/shared/tiles")]
+    for c in cands:
+        if (c / "Export" / "Regular").is_dir():
+            return c
+    raise FileNotFoundError(
+        "tile art not found; set PAISCAN_TILES_DIR to the riichi-mahjong-tiles folder "
+        f"(tried: {', '.join(str(c) for c in cands)})"
+    )

@@ -1,0 +1,35 @@
+"""paiscan's scoring core: tiles, hands, decompositions, fu, and one module per ruleset.
+
+>>> s = score_hand({"rules": "riichi", "hand": "123m456p789s1122z", "win_tile": "2z", "win": "tsumo"})
+>>> s.total, s.han, s.fu
+(2100, 1, 40)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from scoring.errors import HandError
+from scoring.hand import Hand, Meld, parse_hand
+from scoring.registry import get_ruleset
+from scoring.score import Score
+
+
+def score(hand: Hand) -> Score:
+    """Price a parsed hand under its ruleset."""
+    return get_ruleset(hand.rules).score(hand)
+
+
+def score_hand(data: Any, rules: str | None = None, options: dict[str, Any] | None = None) -> Score:
+    """Parse the contract's Hand JSON object and price it. ``rules``/``options`` override the file."""
+    if options:
+        if not isinstance(data, dict):
+            raise HandError("bad_json", "a Hand must be a JSON object", None)
+        merged = dict(data.get("options") or {})
+        merged.update(options)
+        data = {**data, "options": merged}
+    hand = parse_hand(data, rules_override=rules)
+    return score(hand)
+
+
+__all__ = ["Hand", "HandError", "Meld", "Score", "parse_hand", "score", "score_hand"]

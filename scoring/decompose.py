@@ -1,0 +1,236 @@
+"""Every way to read a complete hand: standard splits, seven pairs, thirteen orphans, and every
+placement of the winning tile with its wait.
+
+Standard splits are found suit by suit; each suit's 9 counts are split once and cached, so a hand
+costs a few dictionary look-ups (the per-suit cache is the precomputed table of the issue).
+
+>>> from scoring.hand import parse_hand
+>>> h = parse_hand({"hand": "11122233m789p55s", "win_tile": "3m"})
+>>> for i in interpretations(h):
+...     print(describe(i))
+standard 123m 123m 123m 789p 55s wait=penchan
+standard 111m 222m 333m 789p 55s wait=shanpon
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from itertools import product
+from typing import NamedTuple
+
+from scoring.hand import Hand
+from scoring.tiles import YAOCHUU, format_tiles, kind
+
+SEQUENCE, TRIPLET, KAN, PAIR = 0, 1, 2, 3
+SHAPE_NAMES = ("sequence", "triplet", "kan", "pair")
+
+# Waits
+RYANMEN, KANCHAN, PENCHAN, TANKI, SHANPON = "ryanmen", "kanchan", "penchan", "tanki", "shanpon"
+KOKUSHI_SINGLE, KOKUSHI_13 = "kokushi_single", "kokushi_13"
+
+
+class Group(NamedTuple):
+    """One set or pair of an interpretation.
+
+    ``tile`` is the kind of its lowest tile. ``called`` is true for a chi, pon, open or added kan
+    (an exposed meld); ``concealed`` is true when the set counts as concealed for fu and
+    "concealed triplet" yaku (rules README §4.3: a triplet completed on ron is not concealed, a
+    closed kan is). ``meld`` marks every declared meld, closed kans included.
+    """
+
+    shape: int
+    tile: int
+    called: bool = False
+    concealed: bool = True
+    meld: bool = False
+
+    def tiles(self) -> list[int]:
+        if self.shape == SEQUENCE:
+            return [self.tile, self.tile + 1, self.tile + 2]
+        return [self.tile] * (2 if self.shape == PAIR else 3 if self.shape == TRIPLET else 4)
+
+    def label(self) -> str:
+        return format_tiles(self.tiles())
+
+
+@dataclass(frozen=True, slots=True)
+class Interpretation:
+    """One reading of the hand: its groups, which group the winning tile completed, and the wait."""
+
+    form: str  # "standard", "chiitoitsu", "kokushi"
+    groups: tuple[Group, ...]
+    win_index: int
+    wait: str
+
+    @property
+    def pair(self) -> int | None:
+        """The kind of the pair of a standard hand."""
+        for g in self.groups:
+            if g.shape == PAIR:
+                return g.tile
+        return None
+
+    def labels(self) -> list[str]:
+        return [g.label() for g in self.groups]
+
+
+def describe(interp: Interpretation) -> str:
+    return f"{interp.form} {' '.join(interp.labels())} wait={interp.wait}"
+
+
+# ---------------------------------------------------------------- per-suit splitting (cached)
+_Split = tuple[tuple[int, int], ...]  # ((shape, offset), ...)
+
+
+def _split_suit(counts: list[int], allow_seq: bool, pair_used: bool, acc: list[tuple[int, int]],
+                out: set[tuple[_Split, bool]]) -> None:
+    i = next((j for j, c in enumerate(counts) if c), -1)
+    if i < 0:
+        out.add((tuple(sorted(acc)), pair_used))
+        return
+    if counts[i] >= 3:
+        counts[i] -= 3
+        acc.append((TRIPLET, i))
+        _split_suit(counts, allow_seq, pair_used, acc, out)
+        acc.pop()
+        counts[i] += 3
+    if allow_seq and i <= 6 and counts[i + 1] and counts[i + 2]:
+        counts[i] -= 1
+        counts[i + 1] -= 1
+        counts[i + 2] -= 1
+        acc.append((SEQUENCE, i))
+        _split_suit(counts, allow_seq, pair_used, acc, out)
+        acc.pop()
+        counts[i] += 1
+        counts[i + 1] += 1
+        counts[i + 2] += 1
+    if not pair_used and counts[i] >= 2:
+        counts[i] -= 2
+        acc.append((PAIR, i))
+        _split_suit(counts, allow_seq, True, acc, out)
+        acc.pop()
+        counts[i] += 2
+
+
+@lru_cache(maxsize=1 << 16)
+def suit_splits(counts: tuple[int, ...], honors: bool = False) -> tuple[tuple[_Split, ...], tuple[_Split, ...]]:
+    """All splits of one suit's counts into sets (and at most one pair): (without pair, with pair).
+
+    >>> suit_splits((1, 1, 1, 0, 0, 0, 0, 0, 2))
+    ((), (((0, 0), (3, 8)),))
+    """
+    out: set[tuple[_Split, bool]] = set()
+    _split_suit(list(counts), not honors, False, [], out)
+    no_pair = tuple(sorted(s for s, p in out if not p))
+    with_pair = tuple(sorted(s for s, p in out if p))
+    return no_pair, with_pair
+
+
+def standard_splits(counts34: Sequence[int]) -> list[list[tuple[int, int]]]:
+    """Every standard split (sets plus exactly one pair) of concealed counts over 34 kinds."""
+    per_suit = []
+    for s in range(4):
+        base = s * 9
+        c = tuple(counts34[base: base + (7 if s == 3 else 9)])
+        if not any(c):
+            per_suit.append(None)
+            continue
+        no_pair, with_pair = suit_splits(c, s == 3)
+        if not no_pair and not with_pair:
+            return []
+        per_suit.append((base, no_pair, with_pair))
+    results: list[list[tuple[int, int]]] = []
+    active = [p for p in per_suit if p is not None]
+    for pair_suit in range(len(active)):
+        choices = []
+        for idx, (base, no_pair, with_pair) in enumerate(active):
+            options = with_pair if idx == pair_suit else no_pair
+            if not options:
+                break
+            choices.append([[(shape, base + off) for shape, off in split] for split in options])
+        else:
+            for combo in product(*choices):
+                results.append([g for part in combo for g in part])
+    return results
+
+
+def counts_of(tiles: Sequence[int]) -> list[int]:
+    c = [0] * 34
+    for t in tiles:
+        c[kind(t)] += 1
+    return c
+
+
+def _sequence_wait(start: int, win: int) -> str:
+    off = win - start
+    if off == 1:
+        return KANCHAN
+    if off == 0:
+        return PENCHAN if start % 9 == 6 else RYANMEN
+    return PENCHAN if start % 9 == 0 else RYANMEN
+
+
+def interpretations(hand: Hand, seven_pairs_duplicates: bool = False) -> list[Interpretation]:
+    """Every reading of the complete hand with every placement of the winning tile.
+
+    ``seven_pairs_duplicates`` lets seven pairs use four of a kind as two pairs (Totenko, WSOM).
+    """
+    win = kind(hand.win_tile)
+    counts = counts_of(hand.concealed)
+    counts[win] += 1
+    meld_groups: list[Group] = []
+    for m in hand.melds:
+        if m.type == "chi":
+            meld_groups.append(Group(SEQUENCE, m.kind, True, False, True))
+        elif m.type == "pon":
+            meld_groups.append(Group(TRIPLET, m.kind, True, False, True))
+        else:
+            meld_groups.append(Group(KAN, m.kind, m.open, not m.open, True))
+    out: list[Interpretation] = []
+    need_sets = 4 - len(meld_groups)
+    ron = not hand.tsumo
+    for split in standard_splits(counts):
+        if len(split) != need_sets + 1:
+            continue
+        seen: set[tuple[int, int]] = set()
+        for idx, (shape, tile) in enumerate(split):
+            if not (tile == win or (shape == SEQUENCE and tile <= win <= tile + 2)):
+                continue
+            if (shape, tile) in seen:
+                continue
+            seen.add((shape, tile))
+            groups = list(meld_groups)
+            win_index = -1
+            for j, (sh, t) in enumerate(split):
+                concealed = not (j == idx and ron and sh == TRIPLET)
+                if j == idx:
+                    win_index = len(groups)
+                groups.append(Group(sh, t, False, concealed, False))
+            if shape == PAIR:
+                wait = TANKI
+            elif shape == TRIPLET:
+                wait = SHANPON
+            else:
+                wait = _sequence_wait(tile, win)
+            out.append(Interpretation("standard", tuple(groups), win_index, wait))
+    if not meld_groups:
+        pairs = [k for k, c in enumerate(counts) if c]
+        if all(c in (2, 4) for c in counts if c) and sum(counts) == 14:
+            if all(counts[k] == 2 for k in pairs) or seven_pairs_duplicates:
+                groups = []
+                for k in pairs:
+                    groups.extend([Group(PAIR, k)] * (counts[k] // 2))
+                out.append(Interpretation("chiitoitsu", tuple(groups), groups.index(Group(PAIR, win)), TANKI))
+        if sum(counts) == 14 and all(counts[k] for k in YAOCHUU) and not any(
+            counts[k] for k in range(34) if k not in YAOCHUU
+        ):
+            wait = KOKUSHI_13 if counts[win] == 2 else KOKUSHI_SINGLE
+            out.append(Interpretation("kokushi", (), -1, wait))
+    return out
+
+
+def iter_group_tiles(groups: Sequence[Group]) -> Iterator[int]:
+    for g in groups:
+        yield from g.tiles()

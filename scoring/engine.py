@@ -1,0 +1,221 @@
+"""The ruleset interface and the pipeline every ruleset shares.
+
+A :class:`Ruleset` declares its tile set, options (a frozen dataclass), yaku table and how one
+interpretation is priced; :meth:`Ruleset.score` validates the hand, enumerates every
+interpretation (:mod:`scoring.decompose`) and reports the one that pays the winner most
+(rules README §4.2). New rulesets plug in by subclassing and registering in
+:mod:`scoring.registry`; the core does not change.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
+
+from scoring.decompose import Interpretation, interpretations
+from scoring.errors import HandError
+from scoring.hand import CONTRACT_FLAGS, Hand
+from scoring.options import option_schema, parse_options
+from scoring.score import Score
+from scoring.tiles import RED_5M, RED_5S, SUITS, kind, tile_name
+from scoring.yaku import Context, Facts, Yaku
+
+_RINSHAN_FLAGS = ("rinshan", "rinshan_after_daiminkan")
+
+
+class Ruleset:
+    """Base of every ruleset. Subclasses set the class attributes and implement
+    :meth:`score_interpretation`; everything else has a sensible default."""
+
+    id: ClassVar[str] = ""
+    name: ClassVar[str] = ""
+    name_ja: ClassVar[str] = ""
+    Options: ClassVar[type] = object
+    presets: ClassVar[Mapping[str, Mapping[str, Any]]] = {}
+    players: ClassVar[int] = 4
+    #: seven pairs may use four of a kind as two pairs (Totenko, WSOM)
+    seven_pairs_duplicates: ClassVar[bool] = False
+    #: flags this ruleset reads; others are accepted but produce a "has no effect" warning
+    used_flags: ClassVar[frozenset[str]] = CONTRACT_FLAGS
+    #: the set has no red fives: a red five reads as a plain five (WSOM, Jun)
+    reds_are_plain: ClassVar[bool] = False
+
+    # ---------------------------------------------------------------- declarations
+    def parse_options(self, raw: Mapping[str, Any] | None) -> Any:
+        return parse_options(self.Options, raw, self.presets)
+
+    def option_schema(self) -> list[dict[str, Any]]:
+        return option_schema(self.Options)
+
+    def red_five_limits(self, opts: Any) -> tuple[int, int, int]:
+        """How many red fives of m, p, s the set holds (more in a hand is an error)."""
+        reds = getattr(opts, "red_fives", None)
+        if reds is None:
+            return (0, 0, 0)
+        return (int(reds["m"]), int(reds["p"]), int(reds["s"]))
+
+    def allowed_kinds(self, opts: Any) -> frozenset[int] | None:
+        """The tile kinds of the set; ``None``: all 34."""
+        return None
+
+    def yaku_table(self, opts: Any) -> Sequence[Yaku]:
+        return ()
+
+    def describe(self) -> dict[str, Any]:
+        """What ``GET /v1/rulesets`` and ``paiscan rules`` show."""
+        return {
+            "id": self.id,
+            "name": self.name,
+            "name_ja": self.name_ja,
+            "players": self.players,
+            "options": self.option_schema(),
+            "presets": {k: dict(v) for k, v in self.presets.items()},
+            "flags": sorted(self.used_flags),
+            "yaku": [
+                {"id": y.id, "name": y.name, "name_ja": y.name_ja, "closed": y.closed, "open": y.open,
+                 "unit": y.unit, **({"series": y.series} if y.series else {})}
+                for y in self.yaku_table(self.parse_options({}))
+            ],
+        }
+
+    # ---------------------------------------------------------------- validation
+    def validate(self, hand: Hand, opts: Any) -> None:
+        """Every check that does not need a decomposition; raises :class:`HandError`."""
+        self.check_tiles(hand, opts)
+        self.check_flags(hand, opts)
+        self.check_hand(hand, opts)
+
+    def check_tiles(self, hand: Hand, opts: Any) -> None:
+        expected = 13 - 3 * len(hand.melds)
+        if len(hand.concealed) != expected:
+            n = len(hand.melds)
+            raise HandError(
+                "wrong_tile_count",
+                f"with {n} meld{'s' if n != 1 else ''} the concealed hand (without the winning tile) "
+                f"has {expected} tiles, not {len(hand.concealed)}",
+                "hand",
+            )
+        allowed = self.allowed_kinds(opts)
+        sources: list[tuple[str, Sequence[int]]] = [
+            ("hand", hand.concealed), ("win_tile", (hand.win_tile,)),
+            *((f"melds[{i}].tiles", m.tiles) for i, m in enumerate(hand.melds)),
+            ("dora_indicators", hand.dora_indicators), ("ura_indicators", hand.ura_indicators),
+            ("nuki", hand.nuki),
+        ]
+        counts = [0] * 34
+        reds = [0, 0, 0]
+        for field_name, tiles in sources:
+            for t in tiles:
+                k = kind(t)
+                if allowed is not None and k not in allowed:
+                    raise HandError(
+                        "tile_not_in_ruleset", f"{tile_name(t)} is not in the {self.name} tile set", field_name
+                    )
+                counts[k] += 1
+                if counts[k] > 4:
+                    raise HandError(
+                        "too_many_of_kind",
+                        f"more than four {tile_name(k)} (hand, melds, winning tile and visible "
+                        "indicators together)",
+                        field_name,
+                    )
+                if RED_5M <= t <= RED_5S and not self.reds_are_plain:
+                    s = t - RED_5M
+                    reds[s] += 1
+                    limit = self.red_five_limits(opts)[s]
+                    if reds[s] > limit:
+                        raise HandError(
+                            "too_many_red_fives",
+                            f"{reds[s]} red 5{SUITS[s]} but the {self.name} set has {limit} "
+                            f"(option red_fives)",
+                            field_name,
+                        )
+
+    def check_flags(self, hand: Hand, opts: Any) -> None:
+        f = hand.flags
+        closed = hand.is_closed
+        riichi = f & {"riichi", "double_riichi", "open_riichi"}
+        if riichi and not closed:
+            raise HandError("riichi_open_hand", f"{sorted(riichi)[0]} needs a closed hand (no chi, pon or open kan)", "flags")
+        if "ippatsu" in f:
+            if not closed:
+                raise HandError("ippatsu_open_hand", "ippatsu needs a closed hand", "flags")
+            if not riichi:
+                raise HandError("ippatsu_without_riichi", "ippatsu needs riichi", "flags")
+        if "tenhou" in f and not hand.is_dealer:
+            raise HandError("tenhou_not_dealer", "tenhou is the dealer's first-draw win; this player is not the dealer", "flags")
+        for name in ("chiihou", "renhou", "dealer_first_discard_ron"):
+            if name in f and hand.is_dealer:
+                raise HandError("chiihou_dealer", f"{name} is a non-dealer's first-turn win", "flags")
+        first_turn = f & {"tenhou", "chiihou", "renhou", "dealer_first_discard_ron"}
+        if first_turn and hand.melds:
+            raise HandError("first_turn_with_meld", f"{sorted(first_turn)[0]} cannot have a meld", "flags")
+        if f & {"tenhou", "chiihou"} and not hand.tsumo:
+            raise HandError("tenhou_on_ron", "tenhou and chiihou are won by tsumo", "flags")
+        if f & {"renhou", "dealer_first_discard_ron"} and hand.tsumo:
+            raise HandError("renhou_on_tsumo", "renhou is won by ron", "flags")
+        if "haitei" in f and not hand.tsumo:
+            raise HandError("haitei_on_ron", "haitei is a tsumo on the last tile; use houtei for ron", "flags")
+        if "houtei" in f and hand.tsumo:
+            raise HandError("houtei_on_tsumo", "houtei is a ron on the last discard; use haitei for tsumo", "flags")
+        if f & set(_RINSHAN_FLAGS):
+            if not hand.tsumo:
+                raise HandError("rinshan_on_ron", "rinshan is won on a replacement tile (tsumo)", "flags")
+            if not any(m.is_kan for m in hand.melds) and not self.rinshan_without_kan_ok(hand):
+                raise HandError("rinshan_without_kan", "rinshan needs a kan in the hand", "flags")
+        if "chankan" in f and hand.tsumo:
+            raise HandError("chankan_on_tsumo", "chankan robs another player's kan (ron)", "flags")
+        if "haitei" in f and f & set(_RINSHAN_FLAGS):
+            raise HandError("conflicting_flags", "haitei and rinshan cannot both happen", "flags")
+        if "houtei" in f and "chankan" in f:
+            raise HandError("conflicting_flags", "houtei and chankan cannot both happen", "flags")
+
+    def rinshan_without_kan_ok(self, hand: Hand) -> bool:
+        """Totenko also draws a replacement after setting a gari aside."""
+        return False
+
+    def check_hand(self, hand: Hand, opts: Any) -> None:
+        """Ruleset-specific checks (override)."""
+
+    # ---------------------------------------------------------------- scoring
+    def interpretations(self, hand: Hand, opts: Any) -> list[Interpretation]:
+        return interpretations(hand, self.seven_pairs_duplicates)
+
+    def no_interpretation(self, hand: Hand, opts: Any) -> HandError:
+        """The error for tiles that form no hand this ruleset accepts."""
+        return HandError("not_a_winning_hand", "these tiles do not form a complete hand (four sets and a pair, "
+                         "seven pairs or thirteen orphans)", "hand")
+
+    def score_interpretation(self, ctx: Context) -> Score | HandError:
+        raise NotImplementedError
+
+    def warnings(self, hand: Hand, opts: Any) -> list[str]:
+        unused = sorted(hand.flags - self.used_flags)
+        return [f"flag {f!r} has no effect under {self.id}" for f in unused]
+
+    def score(self, hand: Hand) -> Score:
+        """Validate, read every interpretation, and return the best one's Score."""
+        opts = self.parse_options(hand.options)
+        self.validate(hand, opts)
+        interps = self.interpretations(hand, opts)
+        if not interps:
+            raise self.no_interpretation(hand, opts)
+        facts = Facts.of(hand)
+        best: Score | None = None
+        first_error: HandError | None = None
+        for interp in interps:
+            result = self.score_interpretation(Context.of(hand, facts, interp, opts))
+            if isinstance(result, HandError):
+                first_error = first_error or result
+                continue
+            if best is None or result.rank > best.rank:
+                best = result
+        if best is None:
+            assert first_error is not None
+            raise first_error
+        extra_warnings = self.warnings(hand, opts)
+        if extra_warnings:
+            from dataclasses import replace
+
+            best = replace(best, warnings=(*best.warnings, *extra_warnings))
+        return best

@@ -1,0 +1,138 @@
+"""Fu (符) with a named part for every contribution (rules README §5).
+
+The table is shared; what differs between rulesets (open pinfu ron, seven-pairs fu, a double
+wind pair, tsumo fu on a pinfu hand) is a :class:`FuRules` value.
+
+>>> from scoring.hand import parse_hand
+>>> from scoring.decompose import interpretations
+>>> from scoring.yaku import Context, Facts
+>>> h = parse_hand({"hand": "123m222p3357s777p", "win_tile": "6s", "seat_wind": "south"})
+>>> ctx = Context.of(h, Facts.of(h), interpretations(h)[0], None)
+>>> fu, parts = compute_fu(ctx, FuRules())
+>>> fu, [(p.fu, p.reason) for p in parts]
+(40, [(20, 'base'), (10, 'menzen_ron'), (2, 'wait_kanchan'), (4, 'concealed_triplet_simple'), (4, 'concealed_triplet_simple')])
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from scoring.decompose import KAN, KANCHAN, PAIR, PENCHAN, SEQUENCE, TANKI, TRIPLET
+from scoring.score import FuPart, round_up
+from scoring.tiles import DRAGONS, YAOCHUU
+from scoring.yaku import Context
+
+LABELS = {
+    "base": "副底 base",
+    "menzen_ron": "門前加符 closed ron",
+    "tsumo": "ツモ符 tsumo",
+    "wait_kanchan": "嵌張 closed wait",
+    "wait_penchan": "辺張 edge wait",
+    "wait_tanki": "単騎 pair wait",
+    "pair_dragon": "役牌の雀頭 dragon pair",
+    "pair_seat_wind": "自風の雀頭 seat-wind pair",
+    "pair_round_wind": "場風の雀頭 round-wind pair",
+    "pair_double_wind": "連風牌の雀頭 double-wind pair",
+    "open_pinfu": "喰い平和 open pinfu-shape ron",
+    "chiitoitsu": "七対子 seven pairs (fixed)",
+}
+for _open, _oj in ((False, "暗"), (True, "明")):
+    for _kan, _kj in ((False, "刻"), (True, "槓")):
+        for _yao, _yj in ((False, "中張"), (True, "么九")):
+            _id = f"{'open' if _open else 'concealed'}_{'kan' if _kan else 'triplet'}_{'yaochuu' if _yao else 'simple'}"
+            LABELS[_id] = f"{_yj}{_oj}{_kj} {_id.replace('_', ' ')}"
+
+
+@dataclass(frozen=True, slots=True)
+class FuRules:
+    """The ruleset-dependent choices of the fu count."""
+
+    base: int = 20
+    menzen_ron: int = 10
+    tsumo: int = 2
+    #: fu of a tsumo that completes a ryanmen wait (boo option: 4)
+    tsumo_ryanmen: int | None = None
+    #: a pinfu hand won by tsumo gets no tsumo fu (riichi: 20 fu pinfu tsumo)
+    pinfu_tsumo_no_fu: bool = True
+    #: an open hand with no fu at all won by ron is raised to this (riichi 30; boo 20)
+    open_pinfu_ron: int = 30
+    chiitoitsu: int = 25
+    double_wind_pair: int = 4
+    #: extra winds worth pair fu (beyond seat and round), e.g. north in three-player
+    extra_value_winds: tuple[int, ...] = ()
+    #: whether fu is rounded up to 10 (all rulesets here do)
+    round_to: int = 10
+
+
+def _set_fu(g_shape: int, tile: int, called: bool, concealed: bool) -> tuple[int, str]:
+    yao = tile in YAOCHUU
+    is_kan = g_shape == KAN
+    exposed = called or not concealed
+    fu = (4 if is_kan else 1) * (2 if exposed else 4) * (2 if yao else 1)
+    reason = f"{'open' if exposed else 'concealed'}_{'kan' if is_kan else 'triplet'}_{'yaochuu' if yao else 'simple'}"
+    return fu, reason
+
+
+def pair_fu(ctx: Context, rules: FuRules) -> list[FuPart]:
+    p = ctx.pair
+    if p is None:
+        return []
+    seat, rnd = ctx.facts.seat_wind, ctx.facts.round_wind
+    if p in DRAGONS:
+        return [FuPart(2, "pair_dragon", LABELS["pair_dragon"])]
+    parts = []
+    if p == seat and p == rnd:
+        parts.append(FuPart(rules.double_wind_pair, "pair_double_wind", LABELS["pair_double_wind"]))
+    elif p == seat:
+        parts.append(FuPart(2, "pair_seat_wind", LABELS["pair_seat_wind"]))
+    elif p == rnd:
+        parts.append(FuPart(2, "pair_round_wind", LABELS["pair_round_wind"]))
+    if p in rules.extra_value_winds and p != seat and p != rnd:
+        parts.append(FuPart(2, "pair_extra_wind", "役牌の雀頭 value-wind pair"))
+    return parts
+
+
+def compute_fu(ctx: Context, rules: FuRules, is_pinfu: bool = False, as_ron: bool | None = None) -> tuple[int, list[FuPart]]:
+    """Fu of one interpretation and its parts. ``as_ron`` overrides the win kind (a tsumo that a
+    ruleset pays as ron takes ron fu)."""
+    if ctx.interp.form == "chiitoitsu":
+        return rules.chiitoitsu, [FuPart(rules.chiitoitsu, "chiitoitsu", LABELS["chiitoitsu"])]
+    if ctx.interp.form != "standard":
+        return 0, []
+    ron = (not ctx.facts.tsumo) if as_ron is None else as_ron
+    parts = [FuPart(rules.base, "base", LABELS["base"])]
+    if ron and ctx.facts.closed and rules.menzen_ron:
+        parts.append(FuPart(rules.menzen_ron, "menzen_ron", LABELS["menzen_ron"]))
+    wait = ctx.interp.wait
+    if wait == KANCHAN:
+        parts.append(FuPart(2, "wait_kanchan", LABELS["wait_kanchan"]))
+    elif wait == PENCHAN:
+        parts.append(FuPart(2, "wait_penchan", LABELS["wait_penchan"]))
+    elif wait == TANKI:
+        parts.append(FuPart(2, "wait_tanki", LABELS["wait_tanki"]))
+    parts.extend(pair_fu(ctx, rules))
+    for g in ctx.interp.groups:
+        if g.shape in (TRIPLET, KAN):
+            fu, reason = _set_fu(g.shape, g.tile, g.called, g.concealed)
+            parts.append(FuPart(fu, reason, LABELS[reason]))
+    if not ron and not (is_pinfu and rules.pinfu_tsumo_no_fu):
+        tsumo_fu = rules.tsumo
+        if rules.tsumo_ryanmen is not None and wait == "ryanmen":
+            tsumo_fu = rules.tsumo_ryanmen
+        parts.append(FuPart(tsumo_fu, "tsumo", LABELS["tsumo"]))
+    total = sum(p.fu for p in parts)
+    if ron and not ctx.facts.closed and total == rules.base and rules.open_pinfu_ron != rules.base:
+        extra = rules.open_pinfu_ron - total
+        parts.append(FuPart(extra, "open_pinfu", LABELS["open_pinfu"]))
+        total += extra
+    return round_up(total, rules.round_to), parts
+
+
+def describe_fu(fu: int, parts: list[FuPart]) -> str:
+    """``'20 base + 10 closed ron + 2 edge wait = 32 → 40 fu'``."""
+    raw = sum(p.fu for p in parts)
+    text = " + ".join(f"{p.fu} {p.label or p.reason}" for p in parts)
+    return f"{text} = {raw}" + (f" → {fu} fu" if raw != fu else " fu")
+
+
+__all__ = ["PAIR", "SEQUENCE", "FuRules", "compute_fu", "describe_fu"]

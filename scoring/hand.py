@@ -1,0 +1,279 @@
+"""The Hand: what a player shows when winning, as the contract's JSON describes it.
+
+:func:`parse_hand` turns the contract's JSON object into a frozen :class:`Hand`, checking every
+field's type and shape (one :class:`~scoring.errors.HandError` naming the field otherwise).
+Checks that depend on the ruleset (tile set, red fives, options) are done by
+:func:`scoring.engine.validate`, which every ruleset runs before scoring.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from scoring.errors import HandError
+from scoring.tiles import WINDS, format_tiles, is_honor, kind, parse_tiles, suit, wind_index
+
+MeldType = Literal["chi", "pon", "kan"]
+CONTRACT_FLAGS = frozenset(
+    {
+        "riichi", "double_riichi", "open_riichi", "ippatsu", "haitei", "houtei", "rinshan",
+        "chankan", "tenhou", "chiihou", "renhou", "nagashi_mangan",
+    }
+)
+#: Flags the rule specs add to the contract's list (../shared/rules/README.md §3).
+EXTENSION_FLAGS = frozenset(
+    {
+        "dealer_first_discard_ron", "rinshan_after_daiminkan", "open_riichi_forced_deal_in",
+        "discarded_five", "ron_paid_as_tsumo",
+    }
+)
+KNOWN_FLAGS = CONTRACT_FLAGS | EXTENSION_FLAGS
+HAND_FIELDS = frozenset(
+    {
+        "rules", "options", "hand", "melds", "win_tile", "win", "seat_wind", "round_wind",
+        "dealer", "honba", "dora_indicators", "ura_indicators", "nuki", "flags", "riichi_sticks",
+    }
+)
+MELD_FIELDS = frozenset({"type", "tiles", "open", "added", "from"})
+FROM_VALUES = ("left", "across", "right")
+
+
+@dataclass(frozen=True, slots=True)
+class Meld:
+    """A called or declared set shown face up (a closed kan is shown too, but keeps the hand closed)."""
+
+    type: MeldType
+    tiles: tuple[int, ...]
+    open: bool = True
+    added: bool = False
+    from_: str | None = None
+
+    @property
+    def kind(self) -> int:
+        """The kind of the lowest tile (the set's identity)."""
+        return min(kind(t) for t in self.tiles)
+
+    @property
+    def is_kan(self) -> bool:
+        return self.type == "kan"
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"type": self.type, "tiles": format_tiles(self.tiles)}
+        if self.type == "kan":
+            out["open"] = self.open
+            if self.added:
+                out["added"] = True
+        if self.from_ is not None:
+            out["from"] = self.from_
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class Hand:
+    """A winning hand with its situation. Tiles are contract class ids (see :mod:`scoring.tiles`)."""
+
+    rules: str
+    concealed: tuple[int, ...]
+    win_tile: int
+    melds: tuple[Meld, ...] = ()
+    options: Mapping[str, Any] = field(default_factory=dict)
+    tsumo: bool = False
+    seat_wind: int = 0
+    round_wind: int = 0
+    is_dealer: bool = True
+    honba: int = 0
+    dora_indicators: tuple[int, ...] = ()
+    ura_indicators: tuple[int, ...] = ()
+    nuki: tuple[int, ...] = ()
+    flags: frozenset[str] = frozenset()
+    riichi_sticks: int = 0
+    honba_given: bool = False
+
+    @property
+    def is_closed(self) -> bool:
+        """Menzen: no chi, pon, open or added kan (a closed kan keeps the hand closed)."""
+        return not any(m.open for m in self.melds)
+
+    @property
+    def all_tiles(self) -> tuple[int, ...]:
+        """Every tile of the complete hand: concealed, winning tile and meld tiles."""
+        out = [*self.concealed, self.win_tile]
+        for m in self.melds:
+            out.extend(m.tiles)
+        return tuple(out)
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "rules": self.rules,
+            "options": dict(self.options),
+            "hand": format_tiles(self.concealed),
+            "melds": [m.to_dict() for m in self.melds],
+            "win_tile": format_tiles([self.win_tile]),
+            "win": "tsumo" if self.tsumo else "ron",
+            "seat_wind": WINDS[self.seat_wind],
+            "round_wind": WINDS[self.round_wind],
+            "honba": self.honba,
+            "dora_indicators": [format_tiles([t]) for t in self.dora_indicators],
+            "ura_indicators": [format_tiles([t]) for t in self.ura_indicators],
+            "nuki": format_tiles(self.nuki),
+            "flags": sorted(self.flags),
+        }
+        if self.is_dealer != (self.seat_wind == 0):
+            out["dealer"] = self.is_dealer
+        if self.riichi_sticks:
+            out["riichi_sticks"] = self.riichi_sticks
+        return out
+
+
+def _int_field(data: Mapping[str, Any], name: str, default: int) -> int:
+    value = data.get(name, default)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise HandError("bad_field", f"{name} must be a whole number, not {value!r}", name)
+    if value < 0 or value > 999:
+        raise HandError("bad_field", f"{name} must be between 0 and 999, not {value}", name)
+    return value
+
+
+def _tile_list(value: Any, name: str) -> tuple[int, ...]:
+    """Indicators may be a list of tile strings or one MPSZ string."""
+    if isinstance(value, str):
+        return tuple(parse_tiles(value, name, allow_back=False))
+    if not isinstance(value, list):
+        raise HandError("bad_field", f"{name} must be a list of tiles like [\"1p\"]", name)
+    out: list[int] = []
+    for i, item in enumerate(value):
+        out.extend(parse_tiles(item, f"{name}[{i}]", allow_back=False))
+    return tuple(out)
+
+
+def parse_meld(data: Any, where: str) -> Meld:
+    """Parse and check one meld object; ``where`` is its field path for errors."""
+    if not isinstance(data, Mapping):
+        raise HandError("bad_field", f"{where} must be an object with type and tiles", where)
+    extra = set(data) - MELD_FIELDS
+    if extra:
+        name = sorted(extra)[0]
+        raise HandError("unknown_field", f"{where} has an unknown field {name!r}", f"{where}.{name}")
+    mtype = data.get("type")
+    if mtype not in ("chi", "pon", "kan"):
+        raise HandError("bad_meld", f"{where}.type must be chi, pon or kan, not {mtype!r}", f"{where}.type")
+    tiles = tuple(parse_tiles(data.get("tiles", ""), f"{where}.tiles", allow_back=False))
+    for flag_name in ("open", "added"):
+        if flag_name in data and not isinstance(data[flag_name], bool):
+            raise HandError("bad_field", f"{where}.{flag_name} must be true or false", f"{where}.{flag_name}")
+    added = bool(data.get("added", False))
+    is_open = bool(data.get("open", True))
+    src = data.get("from")
+    if src is not None and src not in FROM_VALUES:
+        raise HandError("bad_field", f"{where}.from must be left, across or right, not {src!r}", f"{where}.from")
+    kinds = sorted(kind(t) for t in tiles)
+    label = format_tiles(tiles)
+    if mtype == "chi":
+        if len(tiles) != 3:
+            raise HandError("bad_meld", f"a chi has 3 tiles, {label!r} has {len(tiles)}", f"{where}.tiles")
+        if is_honor(kinds[0]) or is_honor(kinds[2]):
+            raise HandError("bad_meld", f"a chi cannot contain honors ({label})", f"{where}.tiles")
+        if len({suit(k) for k in kinds}) != 1 or kinds != [kinds[0], kinds[0] + 1, kinds[0] + 2]:
+            raise HandError("bad_meld", f"{label} is not three consecutive tiles of one suit", f"{where}.tiles")
+        if data.get("open") is False or added:
+            raise HandError("bad_meld", "a chi is always open and never added", f"{where}.open")
+        if src not in (None, "left"):
+            raise HandError("bad_meld", "a chi can only be called from the player on the left", f"{where}.from")
+    elif mtype == "pon":
+        if len(tiles) != 3 or len(set(kinds)) != 1:
+            raise HandError("bad_meld", f"a pon is three equal tiles, not {label!r}", f"{where}.tiles")
+        if data.get("open") is False or added:
+            raise HandError("bad_meld", "a pon is always open (an added kan is a kan with added: true)", f"{where}.open")
+    else:
+        if len(tiles) != 4 or len(set(kinds)) != 1:
+            raise HandError("bad_meld", f"a kan is four equal tiles, not {label!r}", f"{where}.tiles")
+        if added and not is_open:
+            raise HandError("bad_meld", "an added kan is open (it was a pon)", f"{where}.added")
+        if not is_open and src is not None:
+            raise HandError("bad_meld", "a closed kan is not called from anybody", f"{where}.from")
+    return Meld(mtype, tiles, open=is_open, added=added, from_=src)
+
+
+def parse_hand(data: Any, rules_override: str | None = None) -> Hand:
+    """Parse the contract's Hand JSON object (already decoded) into a :class:`Hand`.
+
+    >>> h = parse_hand({"rules": "riichi", "hand": "123m456p789s1122z", "win_tile": "2z"})
+    >>> (h.rules, len(h.concealed), h.tsumo, h.is_dealer)
+    ('riichi', 13, False, True)
+    """
+    if not isinstance(data, Mapping):
+        raise HandError("bad_json", "a Hand must be a JSON object", None)
+    extra = set(data) - HAND_FIELDS
+    if extra:
+        name = sorted(extra)[0]
+        raise HandError("unknown_field", f"{name!r} is not a field of a Hand", name)
+    rules = rules_override or data.get("rules", "riichi")
+    if not isinstance(rules, str):
+        raise HandError("bad_field", "rules must be a ruleset id string", "rules")
+    options = data.get("options", {})
+    if options is None:
+        options = {}
+    if not isinstance(options, Mapping):
+        raise HandError("bad_field", "options must be an object of name: value", "options")
+    if "hand" not in data:
+        raise HandError("bad_field", "hand (the concealed tiles) is required", "hand")
+    concealed = tuple(parse_tiles(data["hand"], "hand", allow_back=False))
+    if "win_tile" not in data:
+        raise HandError("bad_field", "win_tile is required", "win_tile")
+    win = parse_tiles(data["win_tile"], "win_tile", allow_back=False)
+    if len(win) != 1:
+        raise HandError("bad_field", f"win_tile must be exactly one tile, not {len(win)}", "win_tile")
+    melds_raw = data.get("melds", [])
+    if melds_raw is None:
+        melds_raw = []
+    if not isinstance(melds_raw, list):
+        raise HandError("bad_field", "melds must be a list of meld objects", "melds")
+    if len(melds_raw) > 4:
+        raise HandError("wrong_tile_count", f"a hand has at most 4 melds, not {len(melds_raw)}", "melds")
+    melds = tuple(parse_meld(m, f"melds[{i}]") for i, m in enumerate(melds_raw))
+    win_kind = data.get("win", "ron")
+    if win_kind not in ("ron", "tsumo"):
+        raise HandError("bad_field", f"win must be ron or tsumo, not {win_kind!r}", "win")
+    seat_name = data.get("seat_wind", "east")
+    seat = wind_index(seat_name, "seat_wind")
+    rnd = wind_index(data.get("round_wind", "east"), "round_wind")
+    dealer_raw = data.get("dealer")
+    if dealer_raw is None:
+        is_dealer = seat == 0
+    elif isinstance(dealer_raw, bool):
+        is_dealer = dealer_raw
+    elif isinstance(dealer_raw, str):
+        is_dealer = wind_index(dealer_raw, "dealer") == seat
+    else:
+        raise HandError("bad_field", "dealer must be true/false or the dealer's seat wind", "dealer")
+    flags_raw = data.get("flags", [])
+    if flags_raw is None:
+        flags_raw = []
+    if not isinstance(flags_raw, list) or not all(isinstance(f, str) for f in flags_raw):
+        raise HandError("bad_field", "flags must be a list of flag names", "flags")
+    for i, f in enumerate(flags_raw):
+        if f not in KNOWN_FLAGS:
+            raise HandError("unknown_flag", f"{f!r} is not a known flag", f"flags[{i}]")
+    nuki = data.get("nuki", "")
+    if nuki is None:
+        nuki = ""
+    return Hand(
+        rules=rules,
+        concealed=concealed,
+        win_tile=win[0],
+        melds=melds,
+        options=dict(options),
+        tsumo=win_kind == "tsumo",
+        seat_wind=seat,
+        round_wind=rnd,
+        is_dealer=is_dealer,
+        honba=_int_field(data, "honba", 0),
+        dora_indicators=_tile_list(data.get("dora_indicators", []) or [], "dora_indicators"),
+        ura_indicators=_tile_list(data.get("ura_indicators", []) or [], "ura_indicators"),
+        nuki=tuple(parse_tiles(nuki, "nuki", allow_back=False)) if isinstance(nuki, str) else _tile_list(nuki, "nuki"),
+        flags=frozenset(flags_raw),
+        riichi_sticks=_int_field(data, "riichi_sticks", 0),
+        honba_given="honba" in data,
+    )

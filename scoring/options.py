@@ -1,0 +1,137 @@
+"""Ruleset options: a frozen dataclass per ruleset, each field with a one-line meaning.
+
+Fields are declared with :func:`opt`, which keeps the meaning and the allowed values beside the
+default, so ``paiscan rules``, ``GET /v1/rulesets`` and validation all read one source.
+
+>>> from dataclasses import dataclass
+>>> @dataclass(frozen=True)
+... class Demo:
+...     kiriage: bool = opt(False, "round 4 han 30 fu up to mangan")
+...     kazoe: str = opt("yakuman", "cap of 13+ han", choices=("yakuman", "sanbaiman"))
+>>> parse_options(Demo, {"kiriage": True}).kiriage
+True
+>>> parse_options(Demo, {"kazoe": "x"})
+Traceback (most recent call last):
+...
+scoring.errors.HandError: option kazoe must be one of yakuman, sanbaiman, not 'x'
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+from collections.abc import Mapping
+from typing import Any, get_origin, get_type_hints
+
+from scoring.errors import HandError
+
+
+def opt(default: Any, doc: str, choices: tuple[Any, ...] | None = None) -> Any:
+    """Declare an option field with its default, meaning and (optionally) allowed values."""
+    meta = {"doc": doc, "choices": choices}
+    if isinstance(default, dict | list):
+        frozen = types.MappingProxyType(dict(default)) if isinstance(default, dict) else tuple(default)
+        return dataclasses.field(default_factory=lambda: frozen, metadata=meta)
+    return dataclasses.field(default=default, metadata=meta)
+
+
+def field_default(f: dataclasses.Field[Any]) -> Any:
+    """The default of an option field (mutable defaults live in a factory)."""
+    if f.default_factory is not dataclasses.MISSING:
+        return f.default_factory()
+    return f.default
+
+
+def _type_name(tp: Any) -> str:
+    origin = get_origin(tp)
+    if origin is not None and origin in (dict, Mapping) or tp in (dict, Mapping):
+        return "object"
+    if getattr(tp, "__name__", "") == "Mapping":
+        return "object"
+    return {bool: "bool", int: "int", str: "str", float: "float"}.get(tp, str(tp))
+
+
+def option_schema(cls: type) -> list[dict[str, Any]]:
+    """Name, type, default, meaning and allowed values of every option of ``cls``."""
+    hints = get_type_hints(cls)
+    out = []
+    for f in dataclasses.fields(cls):
+        default = field_default(f)
+        if isinstance(default, types.MappingProxyType):
+            default = dict(default)
+        entry: dict[str, Any] = {
+            "name": f.name,
+            "type": _type_name(hints[f.name]),
+            "default": default,
+            "meaning": f.metadata.get("doc", ""),
+        }
+        if f.metadata.get("choices"):
+            entry["choices"] = list(f.metadata["choices"])
+        out.append(entry)
+    return out
+
+
+def _check_value(name: str, tp: Any, value: Any, default: Any) -> Any:
+    field_name = f"options.{name}"
+    kind = _type_name(tp)
+    if kind == "bool":
+        if not isinstance(value, bool):
+            raise HandError("bad_option", f"option {name} must be true or false, not {value!r}", field_name)
+    elif kind == "int":
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise HandError("bad_option", f"option {name} must be a whole number, not {value!r}", field_name)
+    elif kind == "float":
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise HandError("bad_option", f"option {name} must be a number, not {value!r}", field_name)
+    elif kind == "str":
+        if not isinstance(value, str):
+            raise HandError("bad_option", f"option {name} must be a string, not {value!r}", field_name)
+    elif kind == "object":
+        if not isinstance(value, Mapping):
+            raise HandError("bad_option", f"option {name} must be an object, not {value!r}", field_name)
+        merged = dict(default)
+        for key, sub in value.items():
+            if key not in merged:
+                raise HandError(
+                    "bad_option", f"option {name} has no key {key!r} (keys: {', '.join(merged)})",
+                    f"{field_name}.{key}",
+                )
+            if isinstance(sub, bool) or not isinstance(sub, type(merged[key])):
+                raise HandError("bad_option", f"option {name}.{key} must be {type(merged[key]).__name__}",
+                                f"{field_name}.{key}")
+            merged[key] = sub
+        return types.MappingProxyType(merged)
+    return value
+
+
+def parse_options(cls: type, raw: Mapping[str, Any] | None, presets: Mapping[str, Mapping[str, Any]] | None = None) -> Any:
+    """Build the options dataclass from user input, rejecting unknown names and bad values.
+
+    A ``"preset"`` key picks a named preset first; explicit options override it.
+    """
+    raw = dict(raw or {})
+    values: dict[str, Any] = {}
+    if "preset" in raw:
+        name = raw.pop("preset")
+        if not presets or name not in presets:
+            known = ", ".join(presets or {}) or "none"
+            raise HandError("bad_option", f"unknown preset {name!r} (presets: {known})", "options.preset")
+        values.update(presets[name])
+    values.update(raw)
+    hints = get_type_hints(cls)
+    fields = {f.name: f for f in dataclasses.fields(cls)}
+    checked: dict[str, Any] = {}
+    for name, value in values.items():
+        if name not in fields:
+            known = ", ".join(fields)
+            raise HandError("unknown_option", f"unknown option {name!r} (options: {known})", f"options.{name}")
+        f = fields[name]
+        value = _check_value(name, hints[name], value, field_default(f))
+        choices = f.metadata.get("choices")
+        if choices and value not in choices:
+            allowed = ", ".join(str(c) for c in choices)
+            raise HandError("bad_option", f"option {name} must be one of {allowed}, not {value!r}", f"options.{name}")
+        checked[name] = value
+    return cls(**checked)
+
+

@@ -1,0 +1,241 @@
+"""Standard Japanese riichi mahjong, as common online play scores it.
+
+Defaults: open tanyao on, one red five per suit, no kiriage, 13+ han is a (kazoe) yakuman, double
+yakuman on (13-sided kokushi, suuankou tanki, pure nine gates, big four winds). Honba pay 300 on
+ron and 100 from each payer on tsumo; riichi deposits (``riichi_sticks``) go to the winner.
+
+The Boo family and Jun subclass :class:`HanFuRuleset` and override what differs.
+
+>>> from scoring import score_hand
+>>> s = score_hand({"rules": "riichi", "hand": "234m567p223344s5s", "win_tile": "5s",
+...                 "seat_wind": "south", "flags": ["riichi"], "dora_indicators": ["1m"]})
+>>> s.han, s.fu, s.total, [y.id for y in s.yaku]
+(5, 30, 8000, ['riichi', 'pinfu', 'tanyao', 'iipeikou', 'dora'])
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from scoring.engine import Ruleset
+from scoring.errors import HandError
+from scoring.fu import FuRules, compute_fu, describe_fu
+from scoring.hand import Hand
+from scoring.options import opt
+from scoring.score import FuPart, Item, Payment, Score, Step, YakuHit, round_up
+from scoring.tiles import GREEN_TILES
+from scoring.yaku import STANDARD_YAKU, Context, Yaku, evaluate, revalue, ryuuiisou_with_hatsu
+
+LIMIT_NAMES = {2000: "mangan", 3000: "haneman", 4000: "baiman", 6000: "sanbaiman", 8000: "yakuman"}
+MULTI_YAKUMAN = {1: "yakuman", 2: "double_yakuman", 3: "triple_yakuman", 4: "quadruple_yakuman",
+                 5: "quintuple_yakuman", 6: "sextuple_yakuman"}
+
+
+@dataclass(frozen=True)
+class RiichiOptions:
+    """Options of standard riichi (defaults as in common online play)."""
+
+    open_tanyao: bool = opt(True, "tanyao counts with an open hand (kuitan)")
+    red_fives: Mapping[str, int] = opt({"m": 1, "p": 1, "s": 1}, "red fives in the set per suit; each is 1 han (aka dora)")
+    kiriage: bool = opt(False, "round 4 han 30 fu and 3 han 60 fu up to mangan (kiriage mangan)")
+    kazoe: str = opt("yakuman", "what 13 or more han from regular yaku is worth", choices=("yakuman", "sanbaiman"))
+    double_yakuman: bool = opt(True, "13-sided kokushi, suuankou tanki, pure nine gates and big four winds are double yakuman")
+    renhou: str = opt("han5", "renhou (ron before the first draw): 5 han yaku, a yakuman, or not counted",
+                      choices=("han5", "yakuman", "off"))
+    double_wind_pair_fu: int = opt(4, "fu of a pair of the wind that is both seat and round wind", choices=(2, 4))
+    ryuuiisou_needs_hatsu: bool = opt(False, "all green must contain the green dragon")
+
+
+RENHOU_HAN5 = Yaku("renhou", "Blessing of man", "人和", 5, None, lambda c: int("renhou" in c.facts.flags))
+RENHOU_YAKUMAN = Yaku("renhou_yakuman", "Blessing of man", "人和", 1, None,
+                      lambda c: int("renhou" in c.facts.flags), unit="yakuman")
+
+
+class HanFuRuleset(Ruleset):
+    """The han × fu family: yaku from a table, dora, fu, a basic-points table and payments.
+
+    Hooks: :meth:`yaku_table`, :meth:`fu_rules`, :meth:`bonus_han`, :meth:`basic_points`,
+    :meth:`payments`.
+    """
+
+    def fu_rules(self, opts: Any) -> FuRules:
+        return FuRules(double_wind_pair=getattr(opts, "double_wind_pair_fu", 4))
+
+    def bonus_han(self, ctx: Context) -> list[YakuHit]:
+        """Dora-like han added to a hand that has a yaku (not a yaku themselves)."""
+        hand, facts = ctx.hand, ctx.facts
+        out = []
+        dora = facts.dora_count(hand.dora_indicators)
+        if dora:
+            out.append(YakuHit("dora", "Dora", "ドラ", dora, "han", dora))
+        reds = sum(facts.reds)
+        if reds:
+            out.append(YakuHit("aka_dora", "Red fives", "赤ドラ", reds, "han", reds))
+        if facts.flags & {"riichi", "double_riichi"} and hand.ura_indicators:
+            ura = facts.dora_count(hand.ura_indicators)
+            if ura:
+                out.append(YakuHit("ura_dora", "Ura dora", "裏ドラ", ura, "han", ura))
+        return out
+
+    def basic_points(self, han: int, fu: int, yakuman: int, opts: Any) -> tuple[int, str | None, str]:
+        """Basic points, the limit reached (or None) and a sentence explaining them."""
+        if yakuman:
+            mult = min(yakuman, 6)
+            return 8000 * mult, MULTI_YAKUMAN[mult], f"{mult} × yakuman = {8000 * mult} basic points"
+        if han >= 13:
+            if opts.kazoe == "yakuman":
+                return 8000, "yakuman", f"{han} han: counted (kazoe) yakuman = 8000 basic points"
+            return 6000, "sanbaiman", f"{han} han: capped at sanbaiman = 6000 basic points"
+        for floor, basic in ((11, 6000), (8, 4000), (6, 3000), (5, 2000)):
+            if han >= floor:
+                return basic, LIMIT_NAMES[basic], f"{han} han = {LIMIT_NAMES[basic]} = {basic} basic points"
+        basic = fu * 2 ** (han + 2)
+        formula = f"{fu} fu × 2^({han}+2) = {basic}"
+        if basic > 2000:
+            return 2000, "mangan", f"{formula} > 2000 → mangan = 2000 basic points"
+        if getattr(opts, "kiriage", False) and (han, fu) in ((4, 30), (3, 60)):
+            return 2000, "mangan", f"{formula} → kiriage mangan = 2000 basic points"
+        return basic, None, f"{formula} basic points"
+
+    def payments(self, basic: int, hand: Hand, opts: Any) -> tuple[list[Payment], list[Item], list[Step]]:
+        """Riichi payments: each payment rounded up to 100, honba 300 (100 each on tsumo)."""
+        steps: list[Step] = []
+        items: list[Item] = []
+        pays: list[Payment] = []
+        honba = hand.honba
+        if not hand.tsumo:
+            mult = 6 if hand.is_dealer else 4
+            amount = round_up(mult * basic, 100)
+            steps.append(Step("payment", f"{'dealer' if hand.is_dealer else 'non-dealer'} ron: "
+                                         f"{mult} × {basic} = {mult * basic} → {amount} from the discarder"))
+            if honba:
+                steps.append(Step("honba", f"{honba} honba × 300 = {300 * honba} from the discarder"))
+                items.append(Item("honba", 300 * honba))
+            pays.append(Payment("discarder", amount + 300 * honba))
+        elif hand.is_dealer:
+            each = round_up(2 * basic, 100)
+            steps.append(Step("payment", f"dealer tsumo: each non-dealer pays 2 × {basic} → {each}"))
+            if honba:
+                steps.append(Step("honba", f"{honba} honba: 100 × {honba} more from each payer"))
+                items.append(Item("honba", 300 * honba))
+            pays.extend(Payment("non_dealer", each + 100 * honba) for _ in range(3))
+        else:
+            dealer = round_up(2 * basic, 100)
+            other = round_up(basic, 100)
+            steps.append(Step("payment", f"non-dealer tsumo: dealer pays 2 × {basic} → {dealer}, "
+                                         f"each non-dealer pays {basic} → {other}"))
+            if honba:
+                steps.append(Step("honba", f"{honba} honba: 100 × {honba} more from each payer"))
+                items.append(Item("honba", 300 * honba))
+            pays.append(Payment("dealer", dealer + 100 * honba))
+            pays.extend(Payment("non_dealer", other + 100 * honba) for _ in range(2))
+        if hand.riichi_sticks:
+            items.append(Item("riichi_sticks", 1000 * hand.riichi_sticks, "deposits on the table"))
+            steps.append(Step("deposits", f"{hand.riichi_sticks} riichi stick(s) × 1000 = {1000 * hand.riichi_sticks}"))
+        return pays, items, steps
+
+    def is_pinfu(self, hits: Sequence[YakuHit]) -> bool:
+        return any(h.id == "pinfu" for h in hits)
+
+    def score_interpretation(self, ctx: Context) -> Score | HandError:
+        opts = ctx.opts
+        hits = evaluate(self.yaku_table(opts), ctx)
+        yakuman_hits = [h for h in hits if h.unit == "yakuman"]
+        fu, fu_parts = compute_fu(ctx, self.fu_rules(opts), is_pinfu=self.is_pinfu(hits))
+        steps: list[Step] = []
+        if yakuman_hits:
+            hits = yakuman_hits
+            yakuman = sum(h.value for h in hits)
+            han = 0
+            steps.append(Step("yaku", " + ".join(f"{h.name_ja} {h.name} ({h.value}×)" for h in hits)
+                              + f" = {yakuman} yakuman"))
+        else:
+            yakuman = 0
+            han = sum(h.value for h in hits)
+            if han == 0:
+                return HandError("no_yaku", "the hand is complete but has no yaku (dora do not count as yaku)", "hand")
+            hits = hits + self.bonus_han(ctx)
+            han = sum(h.value for h in hits)
+            steps.append(Step("yaku", " + ".join(f"{h.name_ja} {h.name} {h.value}" for h in hits) + f" = {han} han"))
+            steps.append(Step("fu", describe_fu(fu, fu_parts)))
+        basic, limit, why = self.basic_points(han, fu, yakuman, opts)
+        steps.append(Step("basic", why))
+        pays, items, pay_steps = self.payments(basic, ctx.hand, opts)
+        steps.extend(pay_steps)
+        total = sum(p.amount for p in pays) + sum(i.value for i in items if i.id == "riichi_sticks")
+        steps.append(Step("total", f"{total}"))
+        return Score(
+            rules=self.id, total=total, payments=tuple(pays), han=han, fu=fu, limit=limit,
+            yaku=tuple(hits), items=tuple(items), decomposition=tuple(sorted_labels(ctx)),
+            fu_details=tuple(fu_parts), wait=ctx.interp.wait, form=ctx.interp.form, steps=tuple(steps),
+            extra={"basic_points": basic, "yakuman": yakuman},
+        )
+
+
+def sorted_labels(ctx: Context) -> list[str]:
+    if ctx.interp.form == "kokushi":
+        from scoring.tiles import format_tiles
+
+        return [format_tiles(ctx.hand.all_tiles)]
+    groups = sorted(ctx.interp.groups, key=lambda g: (g.tile, g.shape))
+    return [g.label() for g in groups]
+
+
+class Riichi(HanFuRuleset):
+    id: ClassVar[str] = "riichi"
+    name: ClassVar[str] = "Riichi (standard Japanese)"
+    name_ja: ClassVar[str] = "リーチ麻雀"
+    Options: ClassVar[type] = RiichiOptions
+    presets: ClassVar[Mapping[str, Mapping[str, Any]]] = {
+        "online": {},
+        "no_aka": {"red_fives": {"m": 0, "p": 0, "s": 0}},
+        "ema": {"open_tanyao": True, "red_fives": {"m": 0, "p": 0, "s": 0}, "kiriage": False,
+                "kazoe": "sanbaiman", "double_yakuman": False, "renhou": "han5"},
+    }
+    _tables: dict[tuple[bool, bool, str, bool], tuple[Yaku, ...]]
+
+    def __init__(self) -> None:
+        self._tables = {}
+
+    def yaku_table(self, opts: Any) -> Sequence[Yaku]:
+        key = (opts.open_tanyao, opts.double_yakuman, opts.renhou, opts.ryuuiisou_needs_hatsu)
+        table = self._tables.get(key)
+        if table is None:
+            changes: dict[str, dict[str, Any]] = {}
+            if not opts.open_tanyao:
+                changes["tanyao"] = {"open": None}
+            if not opts.double_yakuman:
+                for yid in ("kokushi_13", "suuankou_tanki", "junsei_chuuren"):
+                    changes[yid] = {"closed": 1}
+                changes["daisuushii"] = {"closed": 1, "open": 1}
+            if opts.ryuuiisou_needs_hatsu:
+                changes["ryuuiisou"] = {"check": ryuuiisou_with_hatsu}
+            table = revalue(STANDARD_YAKU, changes)
+            if opts.renhou == "han5":
+                table = (*table, RENHOU_HAN5)
+            elif opts.renhou == "yakuman":
+                table = (*table, RENHOU_YAKUMAN)
+            self._tables[key] = table
+        return table
+
+    def score(self, hand: Hand) -> Score:
+        if "nagashi_mangan" in hand.flags:
+            return self._nagashi(hand)
+        return super().score(hand)
+
+    def _nagashi(self, hand: Hand) -> Score:
+        opts = self.parse_options(hand.options)
+        self.check_tiles(hand, opts)
+        from dataclasses import replace
+
+        pays, items, steps = self.payments(2000, replace(hand, tsumo=True), opts)
+        total = sum(p.amount for p in pays) + sum(i.value for i in items if i.id == "riichi_sticks")
+        hit = YakuHit("nagashi_mangan", "Nagashi mangan", "流し満貫", 5, "han")
+        return Score(self.id, total, tuple(pays), han=5, fu=30, limit="mangan", yaku=(hit,), items=tuple(items),
+                     steps=(Step("yaku", "流し満貫 nagashi mangan: paid as a mangan tsumo"), *steps),
+                     fu_details=(FuPart(30, "nagashi_mangan", "fixed"),), form="nagashi")
+
+
+__all__ = ["GREEN_TILES", "HanFuRuleset", "Riichi", "RiichiOptions"]

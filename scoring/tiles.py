@@ -1,0 +1,190 @@
+"""Tiles and MPSZ notation.
+
+A tile is a small int equal to its class id in the interface contract, so detections, labels and
+scoring share one numbering:
+
+* ``0..8`` 1m-9m, ``9..17`` 1p-9p, ``18..26`` 1s-9s, ``27..33`` 1z-7z (E S W N, white green red)
+* ``34, 35, 36`` red 5m, 5p, 5s (``0m 0p 0s``); ``37`` a face-down tile (``?``).
+
+A tile's *kind* (``0..33``) forgets redness; scoring works on kinds and counts red fives apart.
+
+>>> parse_tiles("123m406p55z")
+[0, 1, 2, 12, 35, 14, 31, 31]
+>>> format_tiles(parse_tiles("55z 406p 321m"))
+'123m406p55z'
+>>> [tile_name(t) for t in parse_tiles("0s7z?")]
+['0s', '7z', '?']
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from scoring.errors import HandError
+
+N_KINDS = 34
+RED_5M, RED_5P, RED_5S = 34, 35, 36
+BACK = 37
+N_CLASSES = 38
+
+SUITS = "mpsz"
+EAST, SOUTH, WEST, NORTH, WHITE, GREEN, RED = 27, 28, 29, 30, 31, 32, 33
+WINDS = ("east", "south", "west", "north")
+WIND_TILES = (EAST, SOUTH, WEST, NORTH)
+DRAGONS = (WHITE, GREEN, RED)
+
+_KIND: tuple[int, ...] = (*range(N_KINDS), 4, 13, 22, BACK)
+_RED_OF_SUIT = {0: RED_5M, 1: RED_5P, 2: RED_5S}
+
+
+def kind(tile: int) -> int:
+    """The kind 0..33 of a tile (a red five is a five).
+
+    >>> kind(RED_5P)
+    13
+    """
+    return _KIND[tile]
+
+
+def is_red(tile: int) -> bool:
+    return RED_5M <= tile <= RED_5S
+
+
+def suit(k: int) -> int:
+    """0 manzu, 1 pinzu, 2 souzu, 3 honors (of a kind or tile)."""
+    return _KIND[k] // 9 if k < N_CLASSES else 3
+
+
+def number(k: int) -> int:
+    """The face number 1..9 of a number tile kind, 1..7 of an honor."""
+    k = _KIND[k]
+    return k % 9 + 1 if k < 27 else k - 26
+
+
+def is_honor(k: int) -> bool:
+    return 27 <= k < N_KINDS
+
+
+def is_terminal(k: int) -> bool:
+    return k < 27 and k % 9 in (0, 8)
+
+
+YAOCHUU: frozenset[int] = frozenset(k for k in range(N_KINDS) if is_honor(k) or is_terminal(k))
+SIMPLES: frozenset[int] = frozenset(range(N_KINDS)) - YAOCHUU
+GREEN_TILES: frozenset[int] = frozenset({19, 20, 21, 23, 25, GREEN})
+
+
+def is_yaochuu(k: int) -> bool:
+    return k in YAOCHUU
+
+
+def red_of_suit(s: int) -> int:
+    return _RED_OF_SUIT[s]
+
+
+def tile_name(tile: int) -> str:
+    """MPSZ name of one tile: ``'5m'``, ``'0p'`` (red), ``'7z'``, ``'?'``."""
+    if tile == BACK:
+        return "?"
+    if is_red(tile):
+        return "0" + SUITS[tile - RED_5M]
+    return f"{number(tile)}{SUITS[suit(tile)]}"
+
+
+def parse_tiles(text: str, field: str = "tiles", allow_back: bool = True) -> list[int]:
+    """Parse MPSZ notation into tiles, keeping the written order.
+
+    Raises :class:`HandError` (``bad_tile``) naming ``field`` on anything that is not a tile.
+    """
+    if not isinstance(text, str):
+        raise HandError("bad_field", f"{field} must be a string of tiles in MPSZ notation", field)
+    tiles: list[int] = []
+    pending: list[str] = []
+    for ch in text:
+        if ch.isspace():
+            continue
+        if ch.isdigit():
+            pending.append(ch)
+        elif ch == "?":
+            if pending:
+                raise HandError("bad_tile", f"digits {''.join(pending)!r} before '?' have no suit letter", field)
+            if not allow_back:
+                raise HandError("face_down_tile", "a face-down tile '?' cannot be scored", field)
+            tiles.append(BACK)
+        elif ch in SUITS:
+            if not pending:
+                raise HandError("bad_tile", f"suit letter {ch!r} has no digits before it", field)
+            s = SUITS.index(ch)
+            for d in pending:
+                n = int(d)
+                if s == 3:
+                    if not 1 <= n <= 7:
+                        raise HandError("bad_tile", f"'{d}z' is not a tile (honors are 1z-7z)", field)
+                    tiles.append(26 + n)
+                elif n == 0:
+                    tiles.append(_RED_OF_SUIT[s])
+                else:
+                    tiles.append(s * 9 + n - 1)
+            pending = []
+        else:
+            raise HandError("bad_tile", f"{ch!r} is not part of MPSZ tile notation", field)
+    if pending:
+        raise HandError("bad_tile", f"digits {''.join(pending)!r} have no suit letter", field)
+    return tiles
+
+
+def _sort_key(tile: int) -> tuple[int, float]:
+    if tile == BACK:
+        return (4, 0.0)
+    k = kind(tile)
+    return (suit(k), number(k) - (0.5 if is_red(tile) else 0.0))
+
+
+def format_tiles(tiles: Iterable[int], sort: bool = True) -> str:
+    """Compact MPSZ for tiles: sorted by suit and number unless ``sort`` is false."""
+    seq: Sequence[int] = sorted(tiles, key=_sort_key) if sort else list(tiles)
+    out: list[str] = []
+    run_suit = ""
+    for t in seq:
+        name = tile_name(t)
+        if name == "?":
+            if run_suit:
+                out.append(run_suit)
+                run_suit = ""
+            out.append("?")
+            continue
+        d, s = name[0], name[1]
+        if run_suit and s != run_suit:
+            out.append(run_suit)
+        out.append(d)
+        run_suit = s
+    if run_suit:
+        out.append(run_suit)
+    return "".join(out)
+
+
+def dora_from_indicator(indicator: int, three_player: bool = False) -> int:
+    """The dora kind an indicator points at (the *next* tile of its group).
+
+    >>> tile_name(dora_from_indicator(parse_tiles("9p")[0]))
+    '1p'
+    >>> tile_name(dora_from_indicator(WEST)), tile_name(dora_from_indicator(RED))
+    ('4z', '5z')
+    >>> tile_name(dora_from_indicator(parse_tiles("1m")[0], three_player=True))
+    '5m'
+    """
+    k = kind(indicator)
+    if k < 27:
+        if three_player and k < 9:
+            return {0: 4, 4: 8, 8: 0}.get(k, (k + 1) % 9)
+        return k - k % 9 + (k % 9 + 1) % 9
+    if k <= NORTH:
+        return EAST + (k - EAST + 1) % 4
+    return WHITE + (k - WHITE + 1) % 3
+
+
+def wind_index(name: str, field: str) -> int:
+    """0..3 for ``east|south|west|north``; a clear error otherwise."""
+    if name not in WINDS:
+        raise HandError("bad_field", f"{field} must be one of {', '.join(WINDS)}, not {name!r}", field)
+    return WINDS.index(name)
