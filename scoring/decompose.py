@@ -52,7 +52,12 @@ class Group(NamedTuple):
         return [self.tile] * (2 if self.shape == PAIR else 3 if self.shape == TRIPLET else 4)
 
     def label(self) -> str:
-        return format_tiles(self.tiles())
+        return _label(self.shape, self.tile)
+
+
+@lru_cache(maxsize=512)
+def _label(shape: int, tile: int) -> str:
+    return format_tiles(Group(shape, tile).tiles())
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,7 +135,7 @@ def suit_splits(counts: tuple[int, ...], honors: bool = False) -> tuple[tuple[_S
 
 def standard_splits(counts34: Sequence[int]) -> list[list[tuple[int, int]]]:
     """Every standard split (sets plus exactly one pair) of concealed counts over 34 kinds."""
-    per_suit = []
+    per_suit: list[tuple[int, tuple[_Split, ...], tuple[_Split, ...]] | None] = []
     for s in range(4):
         base = s * 9
         c = tuple(counts34[base: base + (7 if s == 3 else 9)])
@@ -217,12 +222,12 @@ def interpretations(hand: Hand, seven_pairs_duplicates: bool = False) -> list[In
             out.append(Interpretation("standard", tuple(groups), win_index, wait))
     if not meld_groups:
         pairs = [k for k, c in enumerate(counts) if c]
-        if all(c in (2, 4) for c in counts if c) and sum(counts) == 14:
-            if all(counts[k] == 2 for k in pairs) or seven_pairs_duplicates:
-                groups = []
-                for k in pairs:
-                    groups.extend([Group(PAIR, k)] * (counts[k] // 2))
-                out.append(Interpretation("chiitoitsu", tuple(groups), groups.index(Group(PAIR, win)), TANKI))
+        if (all(c in (2, 4) for c in counts if c) and sum(counts) == 14
+                and (all(counts[k] == 2 for k in pairs) or seven_pairs_duplicates)):
+            groups = []
+            for k in pairs:
+                groups.extend([Group(PAIR, k)] * (counts[k] // 2))
+            out.append(Interpretation("chiitoitsu", tuple(groups), groups.index(Group(PAIR, win)), TANKI))
         if sum(counts) == 14 and all(counts[k] for k in YAOCHUU) and not any(
             counts[k] for k in range(34) if k not in YAOCHUU
         ):

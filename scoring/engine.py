@@ -136,14 +136,16 @@ class Ruleset:
         closed = hand.is_closed
         riichi = f & {"riichi", "double_riichi", "open_riichi"}
         if riichi and not closed:
-            raise HandError("riichi_open_hand", f"{sorted(riichi)[0]} needs a closed hand (no chi, pon or open kan)", "flags")
+            raise HandError("riichi_open_hand", f"{sorted(riichi)[0]} needs a closed hand (no chi, pon or open kan)",
+                            "flags")
         if "ippatsu" in f:
             if not closed:
                 raise HandError("ippatsu_open_hand", "ippatsu needs a closed hand", "flags")
             if not riichi:
                 raise HandError("ippatsu_without_riichi", "ippatsu needs riichi", "flags")
         if "tenhou" in f and not hand.is_dealer:
-            raise HandError("tenhou_not_dealer", "tenhou is the dealer's first-draw win; this player is not the dealer", "flags")
+            raise HandError("tenhou_not_dealer", "tenhou is the dealer's first-draw win; this player is not the dealer",
+                            "flags")
         for name in ("chiihou", "renhou", "dealer_first_discard_ron"):
             if name in f and hand.is_dealer:
                 raise HandError("chiihou_dealer", f"{name} is a non-dealer's first-turn win", "flags")

@@ -9,8 +9,9 @@ wind pair, tsumo fu on a pinfu hand) is a :class:`FuRules` value.
 >>> h = parse_hand({"hand": "123m222p3357s777p", "win_tile": "6s", "seat_wind": "south"})
 >>> ctx = Context.of(h, Facts.of(h), interpretations(h)[0], None)
 >>> fu, parts = compute_fu(ctx, FuRules())
->>> fu, [(p.fu, p.reason) for p in parts]
-(40, [(20, 'base'), (10, 'menzen_ron'), (2, 'wait_kanchan'), (4, 'concealed_triplet_simple'), (4, 'concealed_triplet_simple')])
+>>> fu, [(p.fu, p.reason) for p in parts]  # doctest: +NORMALIZE_WHITESPACE
+(40, [(20, 'base'), (10, 'menzen_ron'), (2, 'wait_kanchan'),
+      (4, 'concealed_triplet_simple'), (4, 'concealed_triplet_simple')])
 """
 
 from __future__ import annotations
@@ -92,7 +93,9 @@ def pair_fu(ctx: Context, rules: FuRules) -> list[FuPart]:
     return parts
 
 
-def compute_fu(ctx: Context, rules: FuRules, is_pinfu: bool = False, as_ron: bool | None = None) -> tuple[int, list[FuPart]]:
+def compute_fu(
+    ctx: Context, rules: FuRules, is_pinfu: bool = False, as_ron: bool | None = None
+) -> tuple[int, list[FuPart]]:
     """Fu of one interpretation and its parts. ``as_ron`` overrides the win kind (a tsumo that a
     ruleset pays as ron takes ron fu)."""
     if ctx.interp.form == "chiitoitsu":

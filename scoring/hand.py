@@ -185,7 +185,8 @@ def parse_meld(data: Any, where: str) -> Meld:
         if len(tiles) != 3 or len(set(kinds)) != 1:
             raise HandError("bad_meld", f"a pon is three equal tiles, not {label!r}", f"{where}.tiles")
         if data.get("open") is False or added:
-            raise HandError("bad_meld", "a pon is always open (an added kan is a kan with added: true)", f"{where}.open")
+            raise HandError("bad_meld", "a pon is always open (an added kan is a kan with added: true)",
+                            f"{where}.open")
     else:
         if len(tiles) != 4 or len(set(kinds)) != 1:
             raise HandError("bad_meld", f"a kan is four equal tiles, not {label!r}", f"{where}.tiles")
@@ -272,7 +273,8 @@ def parse_hand(data: Any, rules_override: str | None = None) -> Hand:
         honba=_int_field(data, "honba", 0),
         dora_indicators=_tile_list(data.get("dora_indicators", []) or [], "dora_indicators"),
         ura_indicators=_tile_list(data.get("ura_indicators", []) or [], "ura_indicators"),
-        nuki=tuple(parse_tiles(nuki, "nuki", allow_back=False)) if isinstance(nuki, str) else _tile_list(nuki, "nuki"),
+        nuki=(tuple(parse_tiles(nuki, "nuki", allow_back=False)) if isinstance(nuki, str)
+              else _tile_list(nuki, "nuki")),
         flags=frozenset(flags_raw),
         riichi_sticks=_int_field(data, "riichi_sticks", 0),
         honba_given="honba" in data,

@@ -21,6 +21,7 @@ from __future__ import annotations
 import dataclasses
 import types
 from collections.abc import Mapping
+from functools import cache
 from typing import Any, get_origin, get_type_hints
 
 from scoring.errors import HandError
@@ -44,16 +45,26 @@ def field_default(f: dataclasses.Field[Any]) -> Any:
 
 def _type_name(tp: Any) -> str:
     origin = get_origin(tp)
-    if origin is not None and origin in (dict, Mapping) or tp in (dict, Mapping):
+    if (origin is not None and origin in (dict, Mapping)) or tp in (dict, Mapping):
         return "object"
     if getattr(tp, "__name__", "") == "Mapping":
         return "object"
     return {bool: "bool", int: "int", str: "str", float: "float"}.get(tp, str(tp))
 
 
+@cache
+def _hints(cls: type) -> dict[str, Any]:
+    return get_type_hints(cls)
+
+
+@cache
+def _defaults(cls: type) -> Any:
+    return cls()
+
+
 def option_schema(cls: type) -> list[dict[str, Any]]:
     """Name, type, default, meaning and allowed values of every option of ``cls``."""
-    hints = get_type_hints(cls)
+    hints = _hints(cls)
     out = []
     for f in dataclasses.fields(cls):
         default = field_default(f)
@@ -104,12 +115,16 @@ def _check_value(name: str, tp: Any, value: Any, default: Any) -> Any:
     return value
 
 
-def parse_options(cls: type, raw: Mapping[str, Any] | None, presets: Mapping[str, Mapping[str, Any]] | None = None) -> Any:
+def parse_options(
+    cls: type, raw: Mapping[str, Any] | None, presets: Mapping[str, Mapping[str, Any]] | None = None
+) -> Any:
     """Build the options dataclass from user input, rejecting unknown names and bad values.
 
     A ``"preset"`` key picks a named preset first; explicit options override it.
     """
-    raw = dict(raw or {})
+    if not raw:
+        return _defaults(cls)
+    raw = dict(raw)
     values: dict[str, Any] = {}
     if "preset" in raw:
         name = raw.pop("preset")
@@ -118,7 +133,7 @@ def parse_options(cls: type, raw: Mapping[str, Any] | None, presets: Mapping[str
             raise HandError("bad_option", f"unknown preset {name!r} (presets: {known})", "options.preset")
         values.update(presets[name])
     values.update(raw)
-    hints = get_type_hints(cls)
+    hints = _hints(cls)
     fields = {f.name: f for f in dataclasses.fields(cls)}
     checked: dict[str, Any] = {}
     for name, value in values.items():

@@ -103,7 +103,7 @@ def parse_tiles(text: str, field: str = "tiles", allow_back: bool = True) -> lis
     for ch in text:
         if ch.isspace():
             continue
-        if ch.isdigit():
+        if ch in "0123456789":
             pending.append(ch)
         elif ch == "?":
             if pending:

@@ -15,7 +15,14 @@ from scoring.decompose import KAN, PAIR, SEQUENCE, TRIPLET, Group, Interpretatio
 from scoring.hand import Hand
 from scoring.score import YakuHit
 from scoring.tiles import (
-    DRAGONS, GREEN_TILES, RED_5M, RED_5S, WIND_TILES, YAOCHUU, dora_from_indicator, kind,
+    DRAGONS,
+    GREEN_TILES,
+    RED_5M,
+    RED_5S,
+    WIND_TILES,
+    YAOCHUU,
+    dora_from_indicator,
+    kind,
 )
 
 
@@ -138,7 +145,7 @@ def evaluate(table: Sequence[Yaku], ctx: Context) -> list[YakuHit]:
     found: list[tuple[Yaku, int]] = []
     for y in table:
         value = y.closed if closed else y.open
-        if value is None or value == 0 and y.unit != "points":
+        if value is None or (value == 0 and y.unit != "points"):
             continue
         n = y.check(ctx)
         if n:
@@ -153,7 +160,9 @@ def evaluate(table: Sequence[Yaku], ctx: Context) -> list[YakuHit]:
     ]
 
 
-def revalue(table: Sequence[Yaku], changes: Mapping[str, Mapping[str, Any]], drop: Iterable[str] = ()) -> tuple[Yaku, ...]:
+def revalue(
+    table: Sequence[Yaku], changes: Mapping[str, Mapping[str, Any]], drop: Iterable[str] = ()
+) -> tuple[Yaku, ...]:
     """A copy of ``table`` with some fields changed per id and some ids removed (a ruleset override).
 
     >>> t = revalue(STANDARD_YAKU, {"tanyao": {"open": None}}, drop=["pinfu"])

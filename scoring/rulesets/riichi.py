@@ -38,10 +38,14 @@ class RiichiOptions:
     """Options of standard riichi (defaults as in common online play)."""
 
     open_tanyao: bool = opt(True, "tanyao counts with an open hand (kuitan)")
-    red_fives: Mapping[str, int] = opt({"m": 1, "p": 1, "s": 1}, "red fives in the set per suit; each is 1 han (aka dora)")
+    red_fives: Mapping[str, int] = opt(
+        {"m": 1, "p": 1, "s": 1}, "red fives in the set per suit; each is 1 han (aka dora)"
+    )
     kiriage: bool = opt(False, "round 4 han 30 fu and 3 han 60 fu up to mangan (kiriage mangan)")
     kazoe: str = opt("yakuman", "what 13 or more han from regular yaku is worth", choices=("yakuman", "sanbaiman"))
-    double_yakuman: bool = opt(True, "13-sided kokushi, suuankou tanki, pure nine gates and big four winds are double yakuman")
+    double_yakuman: bool = opt(
+        True, "13-sided kokushi, suuankou tanki, pure nine gates and big four winds are double yakuman"
+    )
     renhou: str = opt("han5", "renhou (ron before the first draw): 5 han yaku, a yakuman, or not counted",
                       choices=("han5", "yakuman", "off"))
     double_wind_pair_fu: int = opt(4, "fu of a pair of the wind that is both seat and round wind", choices=(2, 4))

@@ -1,0 +1,73 @@
+"""``paiscan score-hand`` and ``paiscan rules`` as the contract describes them."""
+
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from service.cli import app
+
+RUNNER = CliRunner()
+EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "hand.json"
+
+
+def run(args: list[str], stdin: str | None = None) -> tuple[int, list[dict]]:
+    result = RUNNER.invoke(app, args, input=stdin)
+    lines = [json.loads(line) for line in result.stdout.splitlines() if line.strip().startswith(("{", "["))]
+    return result.exit_code, lines
+
+
+def test_bundled_example_scores() -> None:
+    code, out = run(["score-hand", str(EXAMPLE)])
+    assert code == 0 and out[0]["total"] == 8300 and out[0]["limit"] == "mangan"
+
+
+def test_rules_and_option_override() -> None:
+    code, out = run(["score-hand", str(EXAMPLE), "--option", "kiriage=true", "--option", "open_tanyao=false"])
+    assert code == 0 and out[0]["total"] == 8300
+    code, out = run(["score-hand", str(EXAMPLE), "--rules", "nope"])
+    assert code == 2 and out[0]["error"]["code"] == "unknown_ruleset"
+
+
+def test_invalid_hand_is_error_json_exit_2() -> None:
+    code, out = run(["score-hand", "-"], stdin='{"hand": "123m", "win_tile": "1z"}')
+    assert code == 2 and out[0]["error"] == {
+        "code": "wrong_tile_count",
+        "message": out[0]["error"]["message"],
+        "field": "hand",
+    }
+
+
+def test_bad_json_and_bad_option_syntax() -> None:
+    code, out = run(["score-hand", "-"], stdin="{not json")
+    assert code == 2 and out[0]["error"]["code"] == "bad_json"
+    code, out = run(["score-hand", str(EXAMPLE), "--option", "kiriage"])
+    assert code == 2 and out[0]["error"]["code"] == "bad_option"
+    code, out = run(["score-hand", "/no/such/file.json"])
+    assert code == 2 and out[0]["error"]["code"] == "unreadable_input"
+
+
+def test_jsonl_one_line_per_hand_in_order() -> None:
+    hands = [
+        json.dumps({"hand": "123m456p789s1122z", "win_tile": "2z", "win": "tsumo"}),
+        "this is not json",
+        "",
+        json.dumps({"hand": "123m456p789s1122z", "win_tile": "2z", "flags": ["bogus"]}),
+        json.dumps([1, 2]),
+    ]
+    code, out = run(["score-hand", "--jsonl", "-"], stdin="\n".join(hands) + "\n")
+    assert code == 0
+    assert [o.get("error", {}).get("code") for o in out] == [None, "bad_json", "unknown_flag", "bad_json"]
+    assert out[0]["total"] == 2100
+
+
+def test_rules_command_lists_options() -> None:
+    result = RUNNER.invoke(app, ["rules", "riichi", "--json"])
+    assert result.exit_code == 0
+    data = json.loads(result.stdout)
+    names = {o["name"]: o for o in data["options"]}
+    assert names["open_tanyao"]["default"] is True and names["open_tanyao"]["type"] == "bool"
+    assert names["red_fives"]["default"] == {"m": 1, "p": 1, "s": 1}
+    assert any(y["id"] == "pinfu" and y["open"] is None for y in data["yaku"])
+    result = RUNNER.invoke(app, ["rules", "riichi"])
+    assert result.exit_code == 0 and "open_tanyao" in result.stdout

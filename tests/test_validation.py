@@ -1,0 +1,100 @@
+"""Every class of invalid input is rejected with its own error code and the field it concerns."""
+
+from typing import Any
+
+import pytest
+
+from scoring import HandError, score_hand
+from scoring.errors import ERROR_CODES
+
+BASE: dict[str, Any] = {"rules": "riichi", "hand": "123m456p789s1122z", "win_tile": "2z", "win": "tsumo"}
+
+
+def with_(**changes: Any) -> dict[str, Any]:
+    return {**BASE, **changes}
+
+
+CASES: list[tuple[str, dict[str, Any], str, str | None]] = [
+    ("not an object", [], "bad_json", None),  # type: ignore[list-item]
+    ("unknown field", with_(flag=["riichi"]), "unknown_field", "flag"),
+    ("bad tile", with_(hand="123m456p789s1122x"), "bad_tile", "hand"),
+    ("honor 8z", with_(win_tile="8z"), "bad_tile", "win_tile"),
+    ("face-down tile", with_(hand="123m456p789s112z?"), "face_down_tile", "hand"),
+    ("five of a kind", with_(hand="1111m456p789s122z", win_tile="1m"), "too_many_of_kind", "win_tile"),
+    ("red five counts with fives", with_(hand="5550m456p789s112z", win_tile="5m"),
+     "too_many_of_kind", "win_tile"),
+    ("indicator makes a fifth", with_(hand="111m456p789s1122z", win_tile="2z", dora_indicators=["1m", "1m"]),
+     "too_many_of_kind", "dora_indicators"),
+    ("too many red fives", with_(hand="00m456p789s11222z", win_tile="1z"), "too_many_red_fives", "hand"),
+    ("tile count", with_(hand="123m456p789s112z"), "wrong_tile_count", "hand"),
+    ("tile count with meld", with_(melds=[{"type": "pon", "tiles": "777p"}]), "wrong_tile_count", "hand"),
+    ("chi across suits", with_(hand="123m456p1122z", melds=[{"type": "chi", "tiles": "89m1p"}]), "bad_meld",
+     "melds[0].tiles"),
+    ("chi with honors", with_(hand="123m456p1122z", melds=[{"type": "chi", "tiles": "123z"}]), "bad_meld",
+     "melds[0].tiles"),
+    ("pon of unequal tiles", with_(hand="123m456p1122z", melds=[{"type": "pon", "tiles": "778p"}]), "bad_meld",
+     "melds[0].tiles"),
+    ("kan of three", with_(hand="123m456p1122z", melds=[{"type": "kan", "tiles": "777p"}]), "bad_meld",
+     "melds[0].tiles"),
+    ("unknown meld type", with_(hand="123m456p1122z", melds=[{"type": "pung", "tiles": "777p"}]), "bad_meld",
+     "melds[0].type"),
+    ("unknown flag", with_(flags=["richi"]), "unknown_flag", "flags[0]"),
+    ("unknown option", with_(options={"open_tanyo": True}), "unknown_option", "options.open_tanyo"),
+    ("bad option value", with_(options={"kazoe": "none"}), "bad_option", "options.kazoe"),
+    ("bad option type", with_(options={"kiriage": "yes"}), "bad_option", "options.kiriage"),
+    ("unknown ruleset", with_(rules="mcr"), "unknown_ruleset", "rules"),
+    ("riichi with open hand", with_(hand="123m456p1122z", melds=[{"type": "pon", "tiles": "777p"}],
+                                    flags=["riichi"]), "riichi_open_hand", "flags"),
+    ("ippatsu with open hand", with_(hand="123m456p1122z", melds=[{"type": "pon", "tiles": "777p"}],
+                                     flags=["ippatsu"]), "ippatsu_open_hand", "flags"),
+    ("ippatsu without riichi", with_(flags=["ippatsu"]), "ippatsu_without_riichi", "flags"),
+    ("tenhou for a non-dealer", with_(seat_wind="south", flags=["tenhou"]), "tenhou_not_dealer", "flags"),
+    ("chiihou for the dealer", with_(flags=["chiihou"]), "chiihou_dealer", "flags"),
+    ("tenhou on ron", with_(win="ron", flags=["tenhou"]), "tenhou_on_ron", "flags"),
+    ("renhou on tsumo", with_(seat_wind="west", flags=["renhou"]), "renhou_on_tsumo", "flags"),
+    ("haitei on ron", with_(win="ron", flags=["haitei"]), "haitei_on_ron", "flags"),
+    ("houtei on tsumo", with_(flags=["houtei"]), "houtei_on_tsumo", "flags"),
+    ("rinshan on ron", with_(win="ron", flags=["rinshan"]), "rinshan_on_ron", "flags"),
+    ("rinshan without kan", with_(flags=["rinshan"]), "rinshan_without_kan", "flags"),
+    ("chankan on tsumo", with_(flags=["chankan"]), "chankan_on_tsumo", "flags"),
+    ("first-turn win with meld", with_(hand="123m456p1122z", seat_wind="south",
+                                       melds=[{"type": "kan", "tiles": "7777p", "open": False}],
+                                       flags=["chiihou"]), "first_turn_with_meld", "flags"),
+    ("not a winning hand", with_(hand="123m456p789s1123z"), "not_a_winning_hand", "hand"),
+    ("no yaku", with_(win="ron"), "no_yaku", "hand"),
+    ("bad wind", with_(seat_wind="eastt"), "bad_field", "seat_wind"),
+    ("negative honba", with_(honba=-1), "bad_field", "honba"),
+    ("honba not a number", with_(honba="2"), "bad_field", "honba"),
+    ("bad win kind", with_(win="tsumo!"), "bad_field", "win"),
+    ("two win tiles", with_(win_tile="2z3z"), "bad_field", "win_tile"),
+    ("flags not a list", with_(flags="riichi"), "bad_field", "flags"),
+    ("chi from across", with_(hand="123m456p1122z", melds=[{"type": "chi", "tiles": "789s", "from": "across"}]),
+     "bad_meld", "melds[0].from"),
+]
+
+
+@pytest.mark.parametrize(("data", "code", "field"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+def test_invalid_input(data: Any, code: str, field: str | None) -> None:
+    with pytest.raises(HandError) as info:
+        score_hand(data)
+    assert (info.value.code, info.value.field) == (code, field), info.value.message
+    assert info.value.code in ERROR_CODES
+    assert info.value.message
+
+
+def test_every_core_code_is_exercised() -> None:
+    exercised = {c[2] for c in CASES}
+    ruleset_specific = {"tile_not_in_ruleset", "yaku_not_adopted", "conflicting_flags"}
+    assert set(ERROR_CODES) - exercised - ruleset_specific == set()
+
+
+def test_conflicting_flags() -> None:
+    data = with_(hand="123m456p789s1z", win_tile="1z", melds=[{"type": "kan", "tiles": "2222z", "open": False}],
+                 flags=["haitei", "rinshan"])
+    with pytest.raises(HandError) as info:
+        score_hand(data)
+    assert info.value.code == "conflicting_flags"
+
+
+def test_valid_base_hand_scores() -> None:
+    assert score_hand(BASE).total > 0
