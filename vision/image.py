@@ -1,0 +1,111 @@
+"""Decoding an uploaded photo safely: sniff the format, refuse bombs and truncated files, apply the
+EXIF orientation, and decode large JPEGs at reduced size when the full size is not needed.
+
+Every failure is an :class:`ImageError` with a code the service maps to an HTTP status
+(``not_an_image`` → 415, ``too_many_pixels``/``unreadable_image`` → 422).
+"""
+
+from __future__ import annotations
+
+import io
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+from PIL import Image, ImageOps
+
+try:  # HEIC/HEIF from iPhones
+    import pillow_heif
+
+    pillow_heif.register_heif_opener()
+    HEIF = True
+except ImportError:  # pragma: no cover - optional at run time
+    HEIF = False
+
+DEFAULT_MAX_PIXELS = 40_000_000
+
+
+class ImageError(ValueError):
+    """A photo that cannot be read; ``code`` says why, ``message`` says it to a person."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+    def to_dict(self) -> dict[str, dict[str, str]]:
+        return {"error": {"code": self.code, "message": self.message, "field": "file"}}
+
+
+def sniff(data: bytes) -> str | None:
+    """The image format from its first bytes: ``jpeg``, ``png``, ``webp``, ``heif`` or None.
+
+    >>> sniff(b"\\xff\\xd8\\xff\\xe0...."), sniff(b"\\x89PNG\\r\\n\\x1a\\n"), sniff(b"GIF89a")
+    ('jpeg', 'png', None)
+    """
+    if data[:3] == b"\xff\xd8\xff":
+        return "jpeg"
+    if data[:8] == b"\x89PNG\r\n\x1a\n":
+        return "png"
+    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
+        return "webp"
+    if data[4:8] == b"ftyp" and data[8:12] in (b"heic", b"heix", b"hevc", b"heim", b"heis", b"mif1", b"msf1", b"avif"):
+        return "heif"
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class DecodedImage:
+    """An upright BGR image (what OpenCV and the models expect) and how it was decoded."""
+
+    bgr: np.ndarray
+    format: str
+    original_size: tuple[int, int]  # width, height before any reduction, after EXIF rotation
+    scale: float  # decoded size / original size (DCT-reduced JPEG decoding)
+
+
+def decode_image(data: bytes, max_pixels: int = DEFAULT_MAX_PIXELS, max_side: int | None = None) -> DecodedImage:
+    """Decode upload bytes into an upright BGR array.
+
+    ``max_side``: when the photo is larger, JPEGs are decoded at 1/2, 1/4 or 1/8 size by the codec
+    itself (``draft``), much faster than decoding in full and shrinking.
+    """
+    fmt = sniff(data)
+    if fmt is None:
+        raise ImageError("not_an_image", "the file is not a JPEG, PNG, WebP or HEIC image")
+    if fmt == "heif" and not HEIF:
+        raise ImageError("not_an_image", "HEIC images need pillow-heif, which is not installed")
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", Image.DecompressionBombWarning)
+            img = Image.open(io.BytesIO(data))
+            w, h = img.size
+            if w * h > max_pixels:
+                raise ImageError("too_many_pixels",
+                                 f"the image has {w}×{h} = {w * h} pixels; the limit is {max_pixels}")
+            scale = 1.0
+            if fmt == "jpeg" and max_side and max(w, h) > 2 * max_side:
+                img.draft("RGB", (max(1, w * max_side // max(w, h)), max(1, h * max_side // max(w, h))))
+                scale = img.size[0] / w
+            orientation = img.getexif().get(0x0112, 1)
+            img.load()
+            upright = ImageOps.exif_transpose(img) if orientation != 1 else img
+            rgb = upright.convert("RGB")
+    except ImageError:
+        raise
+    except (Image.DecompressionBombError, Image.DecompressionBombWarning) as exc:
+        raise ImageError("too_many_pixels", f"the image is too large to decode safely ({exc})") from exc
+    except (OSError, SyntaxError, ValueError, EOFError) as exc:
+        raise ImageError("unreadable_image", f"the {fmt} image is damaged or truncated ({exc})") from exc
+    arr = np.asarray(rgb)[:, :, ::-1].copy()
+    ow, oh = (h, w) if orientation in (5, 6, 7, 8) else (w, h)
+    return DecodedImage(arr, fmt, (ow, oh), scale)
+
+
+def read_image_file(path: str, max_pixels: int = DEFAULT_MAX_PIXELS, max_side: int | None = None) -> DecodedImage:
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read()
+    except OSError as exc:
+        raise ImageError("unreadable_image", f"cannot read {path}: {exc.strerror}") from exc
+    return decode_image(data, max_pixels=max_pixels, max_side=max_side)
