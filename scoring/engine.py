@@ -17,7 +17,7 @@ from scoring.errors import HandError
 from scoring.hand import CONTRACT_FLAGS, Hand
 from scoring.options import option_schema, parse_options
 from scoring.score import Score
-from scoring.tiles import RED_5M, RED_5S, SUITS, kind, tile_name
+from scoring.tiles import BACK, RED_5M, RED_5S, SUITS, kind, tile_name
 from scoring.yaku import Context, Facts, Yaku
 
 _RINSHAN_FLAGS = ("rinshan", "rinshan_after_daiminkan")
@@ -81,6 +81,9 @@ class Ruleset:
     # ---------------------------------------------------------------- validation
     def validate(self, hand: Hand, opts: Any) -> None:
         """Every check that does not need a decomposition; raises :class:`HandError`."""
+        if hand.win_tile == BACK:
+            raise HandError("bad_field", f"win_tile is required ({self.name} does not score nagashi mangan "
+                            "without a winning tile)", "win_tile")
         self.check_tiles(hand, opts)
         self.check_flags(hand, opts)
         self.check_hand(hand, opts)

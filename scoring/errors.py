@@ -63,5 +63,7 @@ ERROR_CODES: dict[str, str] = {
     "conflicting_flags": "two flags that cannot both happen (haitei with rinshan, houtei with chankan)",
     "not_a_winning_hand": "the tiles do not form a complete hand",
     "no_yaku": "a complete hand with no yaku, which the ruleset does not let win",
+    "manzu_in_hand": "three-player Totenko: a manzu tile in the hand instead of set aside as gari",
+    "bad_nuki": "a tile set aside as gari/nuki that the ruleset does not set aside",
     "yaku_not_adopted": "a hand complete only in a shape the chosen options switch off",
 }

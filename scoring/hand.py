@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from scoring.errors import HandError
-from scoring.tiles import WINDS, format_tiles, is_honor, kind, parse_tiles, suit, wind_index
+from scoring.tiles import BACK, WINDS, format_tiles, is_honor, kind, parse_tiles, suit, wind_index
 
 MeldType = Literal["chi", "pon", "kan"]
 CONTRACT_FLAGS = frozenset(
@@ -222,8 +222,11 @@ def parse_hand(data: Any, rules_override: str | None = None) -> Hand:
         raise HandError("bad_field", "hand (the concealed tiles) is required", "hand")
     concealed = tuple(parse_tiles(data["hand"], "hand", allow_back=False))
     if "win_tile" not in data:
-        raise HandError("bad_field", "win_tile is required", "win_tile")
-    win = parse_tiles(data["win_tile"], "win_tile", allow_back=False)
+        if "nagashi_mangan" not in (data.get("flags") or []):
+            raise HandError("bad_field", "win_tile is required", "win_tile")
+        win = [BACK]  # nagashi mangan is not a win on a tile
+    else:
+        win = parse_tiles(data["win_tile"], "win_tile", allow_back=False)
     if len(win) != 1:
         raise HandError("bad_field", f"win_tile must be exactly one tile, not {len(win)}", "win_tile")
     melds_raw = data.get("melds", [])

@@ -231,7 +231,7 @@ class Riichi(HanFuRuleset):
 
     def _nagashi(self, hand: Hand) -> Score:
         opts = self.parse_options(hand.options)
-        self.check_tiles(hand, opts)
+        self.check_flags(hand, opts)
         from dataclasses import replace
 
         pays, items, steps = self.payments(2000, replace(hand, tsumo=True), opts)
