@@ -129,6 +129,67 @@ def rules_cmd(
             console.print(yt)
 
 
+@app.command("synth")
+def synth_cmd(
+    out: Annotated[Path | None, typer.Option("--out", help="output folder (images/, labels/, structures/ ...)")] = None,
+    n: Annotated[int, typer.Option("--n", min=1, help="number of renders")] = 100,
+    seed: Annotated[int, typer.Option("--seed", help="dataset seed (renders are identical per seed)")] = 0,
+    rules: Annotated[str, typer.Option("--rules", help="ruleset whose tile set and conventions to follow")] = "riichi",
+    crops: Annotated[bool, typer.Option("--crops", help="also write upright tile crops for the classifier")] = False,
+    workers: Annotated[int, typer.Option("--workers", min=1, help="render processes")] = 1,
+    preview_path: Annotated[Path | None, typer.Option("--preview", help="write a contact sheet with boxes")] = None,
+) -> None:
+    """Render synthetic photos of winning hands with exact labels."""
+    from scoring import HandError
+    from scoring.registry import RULESETS
+
+    if rules not in RULESETS:
+        err = HandError("unknown_ruleset", f"unknown ruleset {rules!r} (known: {', '.join(RULESETS)})", "rules")
+        _emit(err.to_dict())
+        raise typer.Exit(2)
+    if out is None and preview_path is None:
+        _fail("bad_field", "give --out DIR and/or --preview OUT.jpg", "out")
+    from datasets.synth import preview, write_dataset
+
+    if preview_path is not None:
+        preview(preview_path, n=16, seed=seed, rules=rules)
+        typer.echo(f"preview written to {preview_path}", err=True)
+    if out is not None:
+        write_dataset(out, n, seed, rules=rules, crops=crops, workers=workers, progress=True)
+
+
+@app.command("train")
+def train_cmd(
+    model: Annotated[str, typer.Argument(help="localizer or classifier")],
+    data: Annotated[list[Path], typer.Option("--data", help="paiscan synth output folder(s)")],
+    out: Annotated[Path, typer.Option("--out", help="run folder (checkpoints, metrics, ONNX)")] = Path("runs/model"),
+    epochs: Annotated[int | None, typer.Option("--epochs", help="epochs (default: the recipe's)")] = None,
+    imgsz: Annotated[int | None, typer.Option("--imgsz", help="localizer input size")] = None,
+    seed: Annotated[int, typer.Option("--seed")] = 0,
+) -> None:
+    """Train a model (needs the train extra). Resumes from the run folder's checkpoint."""
+    from dataclasses import replace
+
+    if model == "localizer":
+        from datasets.train_localizer import LocalizerRecipe, train_localizer
+
+        lrec = replace(LocalizerRecipe(), seed=seed)
+        if epochs:
+            lrec = replace(lrec, epochs=epochs)
+        if imgsz:
+            lrec = replace(lrec, imgsz=imgsz)
+        train_localizer(data, out, lrec)
+    elif model == "classifier":
+        from datasets.train_classifier import ClassifierRecipe, train_classifier
+
+        crec = replace(ClassifierRecipe(), seed=seed)
+        if epochs:
+            crec = replace(crec, epochs=epochs)
+        train_classifier(data, out, crec)
+    else:
+        _fail("bad_field", f"model must be localizer or classifier, not {model!r}", "model")
+
+
 def main() -> None:
     app()
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import functools
 import glob
-import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,7 +26,8 @@ ART_NAMES: list[str] = (
 ART_SETS = ("Regular", "Black")
 # face base colours (BGR) per art set
 FACE_TONES: dict[str, list[tuple[int, int, int]]] = {
-    "Regular": [(214, 234, 243), (232, 240, 244), (196, 226, 240), (222, 232, 230), (205, 228, 236)],
+    "Regular": [(214, 234, 243), (232, 240, 244), (196, 226, 240), (222, 232, 230),
+                (205, 228, 236)],
     "Black": [(34, 33, 36), (44, 42, 40), (28, 30, 38)],
 }
 # tile back colours (BGR): yellow, green, blue, orange, white, plus darker variants
@@ -46,15 +46,20 @@ MIN_LEVEL_W = 24
 
 @dataclass(frozen=True)
 class ArtStyle:
-    """One consistent look for all tiles of a render (quantised so textures can be cached)."""
+    """One consistent look for all tiles of a render.
+
+    Only ``art_set``, ``font`` and ``tex_w`` select cached textures; the other fields are applied
+    while drawing (cheaply, on each tile's small image region).
+    """
 
     art_set: str = "Regular"
-    tone: int = 0
-    stroke: int = 0  # -1 thinner, 0, +1/+2 bolder (pixels at the largest texture level)
-    hue: int = 0  # OpenCV hue units (2 degrees each)
+    face_bgr: tuple[float, float, float] = (214.0, 234.0, 243.0)  # face base colour
+    stroke: float = 0.0  # -1 thinner .. +1 bolder
+    hue_deg: float = 0.0  # hue rotation of the motif colours
+    saturation: float = 1.0  # motif saturation multiplier
     scale: float = 0.86  # motif size relative to the face
     font: str | None = None  # CJK font for characters and honors, None: the art
-    tex_w: int = 256
+    tex_w: int = 192
 
 
 def find_cjk_fonts() -> list[str]:
@@ -72,35 +77,41 @@ def _find_cjk_fonts() -> tuple[str, ...]:
     files = sorted({f for p in pats for f in glob.glob(p, recursive=True)})
     good: list[str] = []
     for f in files:
+        if Path(f).name in ("ipagp.ttf", "ipamp.ttf"):  # proportional twins of ipag/ipam
+            continue
         try:
             font = ImageFont.truetype(f, 40)
             if all(font.getmask(ch).getbbox() for ch in "萬東發中九"):
                 good.append(f)
         except Exception:
             continue
-    # one font file per family keeps the choice compact; prefer regular/bold weights
     return tuple(good)
 
 
 def random_style(rng: np.random.Generator, config: SynthConfig) -> ArtStyle:
-    """Draw a quantised art style."""
+    """Draw an art style for one render."""
     art_set = "Black" if rng.random() < config.p_black_set else "Regular"
     fonts = find_cjk_fonts()
     font = None
     if fonts and rng.random() < config.p_font_redraw:
         font = fonts[int(rng.integers(len(fonts)))]
+    tones = FACE_TONES[art_set]
+    tone = np.array(tones[int(rng.integers(len(tones)))], np.float64)
+    tone = np.clip(tone * rng.uniform(0.96, 1.03, 3), 0, 255)
     return ArtStyle(
         art_set=art_set,
-        tone=int(rng.integers(len(FACE_TONES[art_set]))),
-        stroke=int(rng.choice([-1, 0, 0, 1, 2])),
-        hue=int(rng.choice([-6, -3, 0, 0, 3, 6])),
-        scale=float(rng.choice([0.74, 0.8, 0.86, 0.92])),
+        face_bgr=(float(tone[0]), float(tone[1]), float(tone[2])),
+        stroke=float(rng.uniform(-0.8, 0.8)) if rng.random() < 0.7 else 0.0,
+        hue_deg=float(rng.normal(0, 7)),
+        saturation=float(rng.uniform(0.75, 1.15)),
+        scale=float(rng.uniform(0.72, 0.9)),
         font=font,
         tex_w=config.texture_width,
     )
 
 
 def tex_size(tex_w: int) -> tuple[int, int]:
+    """(width, height) of a face texture ``tex_w`` wide (3:4 like the art)."""
     return tex_w, round(tex_w * 4 / 3)
 
 
@@ -162,60 +173,41 @@ def _art_name(cls: int) -> str:
     return ART_NAMES[cls]
 
 
-@functools.lru_cache(maxsize=512)
-def face_texture(style: ArtStyle, cls: int, level: int, tiles_dir: str) -> np.ndarray:
-    """The face of tile class ``cls`` (0-36) in ``style`` at mip ``level`` (0 = largest), BGR."""
+@functools.lru_cache(maxsize=1024)
+def motif_texture(art_set: str, font: str | None, cls: int, level: int, tiles_dir: str,
+                  tex_w: int) -> np.ndarray:
+    """The motif of class ``cls`` (0-36) as premultiplied BGRA uint8 covering the whole face
+    rectangle, at mip ``level`` (0 = ``tex_w`` wide)."""
     if level > 0:
-        base = face_texture(style, cls, 0, tiles_dir)
-        w = max(MIN_LEVEL_W, style.tex_w >> level)
+        base = motif_texture(art_set, font, cls, 0, tiles_dir, tex_w)
+        w = max(MIN_LEVEL_W, tex_w >> level)
         return cv2.resize(base, tex_size(w), interpolation=cv2.INTER_AREA)
-    w, h = tex_size(style.tex_w)
-    arts = _load_set(tiles_dir, style.art_set, style.tex_w)
-    black = style.art_set == "Black"
+    w, h = tex_size(tex_w)
     motif = None
-    if style.font is not None:
-        motif = _font_motif(cls, style.font, w, h, black)
+    if font is not None:
+        motif = _font_motif(cls, font, w, h, art_set == "Black")
     if motif is None:
-        motif = arts[_art_name(cls)].copy()
-    # stroke weight: dilate/erode the alpha, colour from a normalised blur
-    if style.stroke != 0:
-        a = motif[..., 3]
-        k = 2 * abs(style.stroke) + 1
-        ker = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
-        a2 = cv2.dilate(a, ker) if style.stroke > 0 else cv2.erode(a, ker)
-        col = cv2.blur(motif[..., :3], (k + 2, k + 2))
-        aw = cv2.blur(a, (k + 2, k + 2))[..., None]
-        col = col / np.maximum(aw, 1e-3) * 255.0  # straight (un-premultiplied) colour
-        col = np.where(a[..., None] > 8, motif[..., :3] / np.maximum(a[..., None], 1e-3) * 255.0,
-                       col)
-        motif = np.concatenate([col * (a2[..., None] / 255.0), a2[..., None]], axis=2)
-    # hue shift of the motif colours
-    a = np.clip(motif[..., 3:4], 0, 255)
-    straight = np.clip(motif[..., :3] / np.maximum(a, 1e-3) * 255.0, 0, 255).astype(np.uint8)
-    if style.hue != 0:
-        hsv = cv2.cvtColor(straight, cv2.COLOR_BGR2HSV)
-        hsv[..., 0] = ((hsv[..., 0].astype(np.int16) + style.hue) % 180).astype(np.uint8)
-        straight = cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)
-    # motif scale: shrink and centre on the face
-    sw, sh = max(4, round(w * style.scale)), max(4, round(h * style.scale))
-    small_c = cv2.resize(straight, (sw, sh), interpolation=cv2.INTER_AREA).astype(np.float32)
-    small_a = cv2.resize(a, (sw, sh), interpolation=cv2.INTER_AREA)
-    small_a = small_a.reshape(sh, sw, 1).astype(np.float32) / 255.0
-    x0, y0 = (w - sw) // 2, (h - sh) // 2
-    face = _face_base(style, w, h)
-    roi = face[y0:y0 + sh, x0:x0 + sw]
-    face[y0:y0 + sh, x0:x0 + sw] = roi * (1 - small_a) + small_c * small_a
-    return np.clip(face, 0, 255).astype(np.uint8)
+        motif = _load_set(tiles_dir, art_set, tex_w)[ART_NAMES[cls]]
+    return np.clip(motif + 0.5, 0, 255).astype(np.uint8)
 
 
-def _face_base(style: ArtStyle, w: int, h: int) -> np.ndarray:
-    tone = np.array(FACE_TONES[style.art_set][style.tone], np.float32)
-    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
-    r = ((xx / w - 0.5) ** 2 + (yy / h - 0.5) ** 2) ** 0.5
-    shade = 1.0 - 0.06 * r  # slight darkening towards the rim
-    rng = np.random.default_rng(zlib.crc32(f"{style.art_set}/{style.tone}/{w}".encode()))
-    grain = cv2.GaussianBlur(rng.normal(0, 3.0, (h, w)).astype(np.float32), (0, 0), 1.5)
-    return tone[None, None, :] * shade[..., None] + grain[..., None]
+def hue_matrix(hue_deg: float, saturation: float) -> np.ndarray:
+    """3x3 BGR colour matrix rotating hue about the grey axis and scaling saturation."""
+    th = np.deg2rad(hue_deg)
+    c, s = np.cos(th), np.sin(th)
+    k = 1.0 / 3.0
+    sq = np.sqrt(k)
+    # rotation about (1,1,1)/sqrt(3) (Rodrigues), in RGB order
+    rot = np.array([
+        [c + (1 - c) * k, k * (1 - c) - sq * s, k * (1 - c) + sq * s],
+        [k * (1 - c) + sq * s, c + (1 - c) * k, k * (1 - c) - sq * s],
+        [k * (1 - c) - sq * s, k * (1 - c) + sq * s, c + (1 - c) * k],
+    ])
+    grey = np.full((3, 3), k)
+    sat = grey + saturation * (np.eye(3) - grey)
+    m_rgb = sat @ rot
+    perm = np.array([[0, 0, 1], [0, 1, 0], [1, 0, 0]], np.float64)  # BGR <-> RGB
+    return (perm @ m_rgb @ perm).astype(np.float32)
 
 
 def texture_level(style: ArtStyle, face_px: float) -> int:

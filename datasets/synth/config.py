@@ -31,7 +31,7 @@ class SynthConfig:
     """Camera azimuth around the table normal (0: from the player's seat)."""
     hfov_deg: tuple[float, float] = (48.0, 72.0)
     """Horizontal field of view (phone main cameras are about 65-70 degrees)."""
-    fill: tuple[float, float] = (0.5, 0.94)
+    fill: tuple[float, float] = (0.6, 0.97)
     """Fraction of the frame (the limiting dimension) spanned by the hand."""
     p_standing: float = 0.2
     """Probability that the concealed row and winning tile stand upright facing the camera."""
@@ -60,7 +60,9 @@ class SynthConfig:
     plain flat table and clean pixels (for tests)."""
     background_color: tuple[int, int, int] | None = None
     """Force a flat table colour (BGR); implies no table texture."""
-    texture_width: int = 256
+    instance_map: bool = False
+    """Also return a per-pixel map of which tile is visible (for tests and occlusion stats)."""
+    texture_width: int = 192
     """Width in pixels of the largest cached face texture (mip levels are derived from it)."""
 
 

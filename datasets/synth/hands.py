@@ -8,6 +8,7 @@ four times counting indicators, ``nuki`` and (via :func:`remaining_pool`) backgr
 
 from __future__ import annotations
 
+import importlib
 import random
 from collections import Counter
 from typing import Any
@@ -36,7 +37,9 @@ def full_set(rules: str) -> list[int]:
         if rules in THREE_PLAYER and 1 <= kind <= 7:  # no 2m-8m
             continue
         n_red = min(reds.get(kind, 0), 4)
-        tiles += [_RED_OF_KIND[kind]] * n_red + [kind] * (4 - n_red)
+        if n_red:
+            tiles += [_RED_OF_KIND[kind]] * n_red
+        tiles += [kind] * (4 - n_red)
     return tiles
 
 
@@ -133,7 +136,8 @@ def _private_random_hand(rng: random.Random, rules: str) -> dict[str, Any]:
             if what == "chi":
                 meld.update(type="chi", open=True, **{"from": "left"})
             elif what == "pon":
-                meld.update(type="pon", open=True, **{"from": rng.choice(["left", "across", "right"])})
+                meld.update(type="pon", open=True,
+                            **{"from": rng.choice(["left", "across", "right"])})
             elif what == "kan_open":
                 meld.update(type="kan", open=True, added=False,
                             **{"from": rng.choice(["left", "across", "right"])})
@@ -184,10 +188,11 @@ def random_hand(rng: random.Random, rules: str = "riichi") -> dict[str, Any]:
     Uses ``scoring.generate.random_hand`` when available, else the private generator.
     """
     try:
-        from scoring.generate import random_hand as scoring_random_hand  # type: ignore[import-not-found]
+        mod = importlib.import_module("scoring.generate")
+        scoring_random_hand = getattr(mod, "random_hand", None)
     except Exception:
         scoring_random_hand = None
-    if scoring_random_hand is not None:
+    if callable(scoring_random_hand):
         state = rng.getstate()
         try:
             hand = dict(scoring_random_hand(rng, rules))

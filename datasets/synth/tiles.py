@@ -11,7 +11,9 @@ Class ids follow the contract: 0-8 ``1m``-``9m``, 9-17 ``1p``-``9p``, 18-26 ``1s
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import functools
+import importlib
+from collections.abc import Callable, Iterable
 
 N_CLASSES = 38
 FACE_DOWN = 37
@@ -30,11 +32,8 @@ CLASS_NAMES: list[str] = (
 
 def parse_tiles(text: str) -> list[int]:
     """Parse an MPSZ string (``?`` = face-down) into contract class ids, in order."""
-    try:  # prefer the scoring package's parser when it exists
-        from scoring.tiles import parse_tiles as _scoring_parse  # type: ignore[import-not-found]
-    except Exception:  # pragma: no cover - depends on the scoring package state
-        _scoring_parse = None
-    if _scoring_parse is not None and "?" not in text:
+    _scoring_parse = _scoring_parser()
+    if _scoring_parse is not None:
         try:
             ids = [int(t) for t in _scoring_parse(text)]
             if all(0 <= t < N_CLASSES for t in ids):
@@ -42,6 +41,17 @@ def parse_tiles(text: str) -> list[int]:
         except Exception:  # pragma: no cover
             pass
     return _parse_local(text)
+
+
+@functools.lru_cache(maxsize=1)
+def _scoring_parser() -> Callable[[str], list[int]] | None:
+    """``scoring.tiles.parse_tiles`` when the scoring package provides it."""
+    try:
+        mod = importlib.import_module("scoring.tiles")
+    except Exception:  # pragma: no cover - depends on the scoring package state
+        return None
+    fn = getattr(mod, "parse_tiles", None)
+    return fn if callable(fn) else None
 
 
 def _parse_local(text: str) -> list[int]:

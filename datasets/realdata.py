@@ -1,0 +1,77 @@
+"""The real-photo supplement in ``../shared/realdata`` (CC BY 4.0, see its README).
+
+Images are split by a hash of their name, never by chance, so the held-out real-photo check is the
+same on every machine and is never trained on.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+ATTRIBUTION = (
+    'Trained in part on "Chinese Mahjong Detection" (v4), Roboflow Universe workspace riichimahjongdetection, '
+    "licensed CC BY 4.0 (https://creativecommons.org/licenses/by/4.0/), via github.com/alanchoi00/mahjong_detection; "
+    "class ids remapped and some images and boxes removed."
+)
+
+
+def shared_dir() -> Path:
+    env = os.environ.get("PAISCAN_SHARED")
+    if env:
+        return Path(env)
+    root = Path(__file__).resolve().parents[1]
+    for candidate in (root.parent / "shared", root / "shared", Path("/work/shared")):
+        if candidate.is_dir():
+            return candidate
+    return root.parent / "shared"
+
+
+def realdata_dir() -> Path:
+    return shared_dir() / "realdata" / "chinese-mahjong-rf"
+
+
+@dataclass(frozen=True, slots=True)
+class LabelledImage:
+    image: Path
+    labels: Path
+    split: str  # "train" or "holdout"
+
+
+def split_of(name: str, holdout_percent: int = 25) -> str:
+    """A stable split from the file name (same answer everywhere).
+
+    >>> split_of("IMG_1.jpg") in ("train", "holdout")
+    True
+    """
+    h = int(hashlib.sha256(name.encode()).hexdigest()[:8], 16) % 100
+    return "holdout" if h < holdout_percent else "train"
+
+
+def iter_realdata(root: Path | None = None) -> Iterator[LabelledImage]:
+    root = root or realdata_dir()
+    images = root / "images"
+    if not images.is_dir():
+        return
+    for img in sorted(images.iterdir()):
+        if img.suffix.lower() not in (".jpg", ".jpeg", ".png"):
+            continue
+        lab = root / "labels" / (img.stem + ".txt")
+        if lab.exists():
+            yield LabelledImage(img, lab, split_of(img.name))
+
+
+def read_yolo_labels(path: Path, width: int, height: int) -> list[tuple[int, tuple[float, float, float, float]]]:
+    """``class cx cy w h`` (normalised) lines → (class, x1 y1 x2 y2 pixels)."""
+    out = []
+    for line in path.read_text().splitlines():
+        parts = line.split()
+        if len(parts) < 5:
+            continue
+        c = int(float(parts[0]))
+        cx, cy, w, h = (float(v) for v in parts[1:5])
+        out.append((c, ((cx - w / 2) * width, (cy - h / 2) * height, (cx + w / 2) * width, (cy + h / 2) * height)))
+    return out

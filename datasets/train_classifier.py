@@ -1,0 +1,241 @@
+"""Train the tile-face classifier (a small CNN of our own) and export it to ONNX.
+
+Data: renderer crops (``paiscan synth --crops``: ``DIR/crops/CLASSID/*.jpg``) plus face crops from
+the real-photo supplement's training split. Heavy augmentation: all four 90° turns (squeezed back
+to the portrait input, as the runtime does with near-square boxes), 180° turns, blur, colour,
+noise, JPEG and small perspective. Resumable: a checkpoint is written after every epoch.
+Needs the ``train`` extra (torch).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+from datasets.realdata import iter_realdata, read_yolo_labels
+
+INPUT_W, INPUT_H = 48, 64
+N_CLASSES = 37
+
+
+@dataclass(frozen=True)
+class ClassifierRecipe:
+    """What a training run does (written into the model card)."""
+
+    epochs: int = 12
+    batch: int = 128
+    lr: float = 3e-3
+    seed: int = 0
+    real_weight: int = 3  # each real training crop is seen this many times per epoch
+    threads: int = 2
+
+
+def _load(path: Path) -> np.ndarray | None:
+    img = cv2.imread(str(path), cv2.IMREAD_COLOR)
+    return img
+
+
+def collect_synth(dirs: Sequence[Path]) -> list[tuple[np.ndarray, int]]:
+    out = []
+    for d in dirs:
+        crops = d / "crops"
+        if not crops.is_dir():
+            continue
+        for cls_dir in sorted(crops.iterdir()):
+            if not cls_dir.name.isdigit():
+                continue
+            c = int(cls_dir.name)
+            if c >= N_CLASSES:
+                continue  # face-down tiles are the localizer's business
+            for f in sorted(cls_dir.glob("*.jpg")):
+                img = _load(f)
+                if img is not None and min(img.shape[:2]) >= 6:
+                    out.append((cv2.resize(img, (INPUT_W * 2, INPUT_H * 2), interpolation=cv2.INTER_AREA), c))
+    return out
+
+
+def collect_real(split: str) -> list[tuple[np.ndarray, int]]:
+    """Face crops of the real-photo supplement (one split), with a margin like the runtime's."""
+    out = []
+    for item in iter_realdata():
+        if item.split != split:
+            continue
+        img = cv2.imread(str(item.image))
+        if img is None:
+            continue
+        h, w = img.shape[:2]
+        for c, (x1, y1, x2, y2) in read_yolo_labels(item.labels, w, h):
+            if c >= 34:
+                continue
+            mx, my = (x2 - x1) * 0.06, (y2 - y1) * 0.06
+            crop = img[max(0, int(y1 - my)):int(y2 + my + 1), max(0, int(x1 - mx)):int(x2 + mx + 1)]
+            if min(crop.shape[:2]) < 6:
+                continue
+            if crop.shape[1] > crop.shape[0] * 1.15:
+                crop = cv2.rotate(crop, cv2.ROTATE_90_CLOCKWISE)
+            out.append((cv2.resize(crop, (INPUT_W * 2, INPUT_H * 2), interpolation=cv2.INTER_AREA), c))
+    return out
+
+
+def augment(img: np.ndarray, rng: random.Random) -> np.ndarray:
+    """One random view of a crop, at the model's input size (BGR uint8)."""
+    h, w = img.shape[:2]
+    r = rng.random()
+    if r < 0.25:
+        img = cv2.rotate(img, cv2.ROTATE_180)
+    elif r < 0.35:
+        img = cv2.rotate(img, rng.choice([cv2.ROTATE_90_CLOCKWISE, cv2.ROTATE_90_COUNTERCLOCKWISE]))
+    h, w = img.shape[:2]
+    # perspective / scale / shift jitter
+    j = 0.08
+    src = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
+    dst = src + np.float32([[rng.uniform(-j, j) * w, rng.uniform(-j, j) * h] for _ in range(4)])
+    m = cv2.getPerspectiveTransform(src, dst)
+    img = cv2.warpPerspective(img, m, (w, h), borderMode=cv2.BORDER_REPLICATE)
+    img = cv2.resize(img, (INPUT_W, INPUT_H), interpolation=cv2.INTER_AREA)
+    f = img.astype(np.float32)
+    # colour: white balance, brightness, contrast, a little desaturation
+    f *= np.float32([rng.uniform(0.85, 1.15) for _ in range(3)])
+    f = (f - 128) * rng.uniform(0.7, 1.3) + 128 + rng.uniform(-30, 30)
+    if rng.random() < 0.2:
+        g = f.mean(2, keepdims=True)
+        f = g + (f - g) * rng.uniform(0.3, 1.0)
+    if rng.random() < 0.3:
+        k = rng.choice([3, 5])
+        f = cv2.GaussianBlur(f, (k, k), 0)
+    if rng.random() < 0.4:
+        f += np.random.default_rng(rng.getrandbits(32)).normal(0, rng.uniform(2, 10), f.shape).astype(np.float32)
+    out = np.clip(f, 0, 255).astype(np.uint8)
+    if rng.random() < 0.3:
+        ok, enc = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, rng.randint(30, 90)])
+        if ok:
+            out = cv2.imdecode(enc, cv2.IMREAD_COLOR)
+    return out
+
+
+def to_tensor_batch(imgs: Sequence[np.ndarray]) -> np.ndarray:
+    arr = np.stack(imgs)[:, :, :, ::-1].transpose(0, 3, 1, 2).astype(np.float32) / 255.0
+    return np.ascontiguousarray(arr)
+
+
+def build_model() -> Any:
+    import torch.nn as nn
+
+    def block(cin: int, cout: int, pool: bool = True) -> list[Any]:
+        layers: list[Any] = [
+            nn.Conv2d(cin, cout, 3, padding=1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True),
+            nn.Conv2d(cout, cout, 3, padding=1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True),
+        ]
+        if pool:
+            layers.append(nn.MaxPool2d(2))
+        return layers
+
+    return nn.Sequential(
+        *block(3, 24), *block(24, 48), *block(48, 96), *block(96, 160, pool=False),
+        nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Dropout(0.2), nn.Linear(160, N_CLASSES),
+    )
+
+
+def evaluate(model: Any, data: Sequence[tuple[np.ndarray, int]]) -> float:
+    import torch
+
+    if not data:
+        return float("nan")
+    model.eval()
+    right = 0
+    with torch.no_grad():
+        for i in range(0, len(data), 256):
+            chunk = data[i:i + 256]
+            x = torch.from_numpy(to_tensor_batch([cv2.resize(im, (INPUT_W, INPUT_H), interpolation=cv2.INTER_AREA)
+                                                  for im, _ in chunk]))
+            pred = model(x).argmax(1).numpy()
+            right += int(sum(int(p) == c for p, (_, c) in zip(pred, chunk, strict=True)))
+    return right / len(data)
+
+
+def train_classifier(synth_dirs: Sequence[Path], out: Path, recipe: ClassifierRecipe = ClassifierRecipe(),
+                     log: Any = print) -> dict[str, Any]:
+    """Train, export ``out/classifier.onnx`` and return the metrics (also written to ``out/metrics.json``)."""
+    import torch
+    import torch.nn as nn
+
+    torch.manual_seed(recipe.seed)
+    torch.set_num_threads(recipe.threads)
+    rng = random.Random(recipe.seed)
+    out.mkdir(parents=True, exist_ok=True)
+    synth = collect_synth(synth_dirs)
+    real_train = collect_real("train")
+    real_hold = collect_real("holdout")
+    if not synth:
+        raise SystemExit(f"no crops found under {[str(d) for d in synth_dirs]} (make them with paiscan synth --crops)")
+    rng.shuffle(synth)
+    n_val = max(1, len(synth) // 20)
+    val, train = synth[:n_val], synth[n_val:]
+    train = train + real_train * recipe.real_weight
+    log(f"crops: {len(train)} train ({len(real_train)} real x{recipe.real_weight}), {len(val)} synthetic val, "
+        f"{len(real_hold)} real holdout")
+    model = build_model()
+    opt = torch.optim.AdamW(model.parameters(), lr=recipe.lr, weight_decay=1e-4)
+    steps_per_epoch = max(1, len(train) // recipe.batch)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=recipe.lr, total_steps=recipe.epochs * steps_per_epoch)
+    ckpt = out / "checkpoint.pt"
+    start = 0
+    if ckpt.exists():
+        state = torch.load(ckpt, weights_only=False)
+        model.load_state_dict(state["model"])
+        opt.load_state_dict(state["opt"])
+        sched.load_state_dict(state["sched"])
+        start = state["epoch"] + 1
+        log(f"resuming after epoch {start}")
+    loss_fn = nn.CrossEntropyLoss(label_smoothing=0.05)
+    for epoch in range(start, recipe.epochs):
+        model.train()
+        t0 = time.time()
+        order = list(range(len(train)))
+        rng.shuffle(order)
+        total = 0.0
+        for s in range(steps_per_epoch):
+            idx = order[s * recipe.batch:(s + 1) * recipe.batch]
+            x = torch.from_numpy(to_tensor_batch([augment(train[i][0], rng) for i in idx]))
+            y = torch.tensor([train[i][1] for i in idx])
+            loss = loss_fn(model(x), y)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            sched.step()
+            total += float(loss.detach())
+        acc = evaluate(model, val)
+        log(f"epoch {epoch + 1}/{recipe.epochs} loss {total / steps_per_epoch:.3f} synth-val {acc:.4f} "
+            f"({time.time() - t0:.0f}s)")
+        torch.save({"model": model.state_dict(), "opt": opt.state_dict(), "sched": sched.state_dict(),
+                    "epoch": epoch}, ckpt)
+    metrics = {"synthetic_val_accuracy": evaluate(model, val),
+               "real_holdout_accuracy_34": evaluate(model, real_hold), "n_train": len(train),
+               "n_val": len(val), "n_real_holdout": len(real_hold)}
+    export_onnx(model, out / "classifier.onnx")
+    (out / "metrics.json").write_text(json.dumps(metrics, indent=1))
+    log(json.dumps(metrics))
+    return metrics
+
+
+def export_onnx(model: Any, path: Path) -> None:
+    import onnx
+    import torch
+
+    model.eval()
+    dummy = torch.zeros(1, 3, INPUT_H, INPUT_W)
+    torch.onnx.export(model, dummy, str(path), input_names=["images"], output_names=["logits"],
+                      dynamic_axes={"images": {0: "batch"}, "logits": {0: "batch"}}, opset_version=17,
+                      dynamo=False)
+    m = onnx.load(str(path))
+    meta = m.metadata_props.add()
+    meta.key, meta.value = "classes", json.dumps(list(range(N_CLASSES)))
+    onnx.save(m, str(path))

@@ -1,0 +1,96 @@
+"""Train the two-class tile localizer (face-up, face-down) with ultralytics YOLO and export ONNX.
+
+The renderer's 38-class labels are mapped to two classes (37 → face-down, the rest face-up) in a
+derived folder of symlinked images, so the renders are never copied. Training starts from the
+``yolo11n.yaml`` architecture (no pretrained weights can be downloaded here). Resumable through
+ultralytics' ``last.pt``. Needs the ``train`` extra.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from datasets.realdata import split_of
+
+
+@dataclass(frozen=True)
+class LocalizerRecipe:
+    """What a training run does (written into the model card)."""
+
+    epochs: int = 30
+    imgsz: int = 416
+    batch: int = 16
+    seed: int = 0
+    workers: int = 2
+    model: str = "yolo11n.yaml"
+    patience: int = 100
+
+
+def build_two_class(sources: Sequence[Path], work: Path, val_percent: int = 8) -> Path:
+    """Symlink images and write 2-class labels under ``work``; returns the dataset yaml path."""
+    for split in ("train", "val"):
+        for kind in ("images", "labels"):
+            d = work / kind / split
+            if d.exists():
+                shutil.rmtree(d)
+            d.mkdir(parents=True)
+    n = 0
+    for src in sources:
+        for img in sorted((src / "images").glob("*.jpg")):
+            lab = src / "labels" / f"{img.stem}.txt"
+            if not lab.exists():
+                continue
+            split = "val" if split_of(img.name, val_percent) == "holdout" else "train"
+            name = f"{src.name}_{img.stem}"
+            (work / "images" / split / f"{name}.jpg").symlink_to(img.resolve())
+            lines = []
+            for line in lab.read_text().splitlines():
+                parts = line.split()
+                if len(parts) >= 5:
+                    lines.append(" ".join(["1" if int(parts[0]) == 37 else "0", *parts[1:5]]))
+            (work / "labels" / split / f"{name}.txt").write_text("\n".join(lines) + ("\n" if lines else ""))
+            n += 1
+    if not n:
+        raise SystemExit(f"no labelled images under {[str(s) for s in sources]} (make them with paiscan synth)")
+    yaml_path = work / "data.yaml"
+    yaml_path.write_text(f"path: {work.resolve()}\ntrain: images/train\nval: images/val\n"
+                         "names:\n  0: tile\n  1: face_down\n")
+    return yaml_path
+
+
+def train_localizer(sources: Sequence[Path], out: Path, recipe: LocalizerRecipe = LocalizerRecipe(),
+                    log: Any = print) -> dict[str, Any]:
+    """Train (or resume), export ``out/localizer.onnx``, return the validation metrics."""
+    os.environ.setdefault("YOLO_OFFLINE", "1")
+    from ultralytics import YOLO
+
+    out = out.resolve()  # ultralytics puts relative projects under its own settings folder
+    out.mkdir(parents=True, exist_ok=True)
+    data = build_two_class(sources, out / "dataset")
+    last = out / "run" / "weights" / "last.pt"
+    if last.exists():
+        log(f"resuming from {last}")
+        model = YOLO(str(last))
+        model.train(resume=True)
+    else:
+        model = YOLO(recipe.model)
+        model.train(data=str(data), epochs=recipe.epochs, imgsz=recipe.imgsz, batch=recipe.batch, device="cpu",
+                    workers=recipe.workers, seed=recipe.seed, project=str(out), name="run", exist_ok=True,
+                    plots=False, amp=False, pretrained=False, patience=recipe.patience, verbose=False,
+                    fliplr=0.5, flipud=0.0, degrees=0.0, mosaic=1.0, close_mosaic=3)
+    best = out / "run" / "weights" / "best.pt"
+    trained = YOLO(str(best if best.exists() else last))
+    metrics = trained.val(data=str(data), imgsz=recipe.imgsz, device="cpu", plots=False, verbose=False)
+    onnx_path = Path(trained.export(format="onnx", imgsz=recipe.imgsz, opset=17, simplify=False, dynamic=False))
+    shutil.copy(onnx_path, out / "localizer.onnx")
+    result = {"map50": float(metrics.box.map50), "map50_95": float(metrics.box.map),
+              "precision": float(metrics.box.mp), "recall": float(metrics.box.mr), "recipe": asdict(recipe)}
+    (out / "metrics.json").write_text(json.dumps(result, indent=1))
+    log(json.dumps(result))
+    return result

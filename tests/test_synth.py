@@ -1,0 +1,220 @@
+"""Tests of the synthetic photo engine (datasets.synth)."""
+
+from __future__ import annotations
+
+import json
+import random
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+import pytest
+
+from datasets.synth import SynthConfig, render_sample, write_dataset
+from datasets.synth import art as synth_art
+from datasets.synth.hands import _private_random_hand, full_set, hand_tiles
+from datasets.synth.tiles import FACE_DOWN, kind_of, parse_tiles, to_mpsz
+
+BG = (255, 0, 255)  # magenta: no tile colour is this
+PLAIN = SynthConfig(effects=False, background_color=BG, p_black_set=0.0, p_cut=0.0,
+                    instance_map=True)
+
+
+def expected_labels(structure: dict[str, Any], meta: dict[str, Any]) -> Counter[int]:
+    """Class multiset a render must label: every tile of the Hand (closed kans show their two
+    end tiles face-down) plus the background tiles listed in the meta."""
+    ids = hand_tiles(structure)
+    for m in structure.get("melds", []):
+        if m.get("type") == "kan" and not m.get("open", True):
+            kan = parse_tiles(m["tiles"])
+            for t in (kan[0], kan[-1]):
+                ids.remove(t)
+                ids += [FACE_DOWN]
+    ids += parse_tiles(meta["background"])
+    return Counter(ids)
+
+
+@pytest.mark.parametrize("rules", ["riichi", "totenko_balance", "kansai_boo", "wsom"])
+def test_labels_match_structure(rules: str) -> None:
+    for seed in range(6):
+        s = render_sample(seed * 7 + 1, rules)
+        got = Counter(s.classes) + Counter(s.meta["ignored_classes"])
+        assert got == expected_labels(s.structure, s.meta), (rules, seed)
+        assert len(s.boxes) == len(s.classes) == len(s.meta["boxes"]) == len(s.yolo_lines())
+        h, w = s.image.shape[:2]
+        assert (w, h) == (1280, 960)
+        for line in s.yolo_lines():
+            c, cx, cy, bw, bh = line.split()
+            assert 0 <= int(c) <= 37
+            assert all(0.0 <= float(v) <= 1.0 for v in (cx, cy, bw, bh))
+
+
+def test_boxes_enclose_drawn_tiles() -> None:
+    n_tight = 0
+    for seed in (3, 11, 25, 40):
+        s = render_sample(seed, config=PLAIN)
+        img, ids = s.image, s.instance_map
+        assert ids is not None
+        bg = np.all(img == np.array(BG, np.uint8), axis=2)
+        covered = np.zeros(bg.shape, bool)
+        for box, info in zip(s.boxes, s.meta["boxes"], strict=True):
+            x0, y0, x1, y1 = box
+            mask = ids == info["place"] + 1
+            covered |= mask
+            ys, xs = np.nonzero(mask)
+            assert len(xs) > 20
+            # the tile's pixels are inside its box ...
+            assert xs.min() >= x0 - 1 and xs.max() <= x1 + 0.5
+            assert ys.min() >= y0 - 1 and ys.max() <= y1 + 0.5
+            # ... are drawn (not the table colour) ...
+            assert (~bg[mask]).mean() > 0.97
+            # ... and the box is tight around a tile that nothing else overlaps
+            region = ids[max(int(y0) - 2, 0):int(y1) + 3, max(int(x0) - 2, 0):int(x1) + 3]
+            alone = not np.isin(region, [0, info["place"] + 1], invert=True).any()
+            if info["truncated"] == 0 and alone:
+                n_tight += 1
+                assert abs(xs.min() - x0) <= 1.5 and abs(xs.max() + 1 - x1) <= 1.5
+                assert abs(ys.min() - y0) <= 1.5 and abs(ys.max() + 1 - y1) <= 1.5
+        # nothing but tiles is drawn: outside every tile the table is untouched
+        outside = ~cv2.dilate((ids > 0).astype(np.uint8), np.ones((3, 3), np.uint8)).astype(bool)
+        assert bg[outside].mean() > 0.999
+        # every labelled tile shows up somewhere
+        assert covered.sum() > 0
+    assert n_tight >= 4
+
+
+def test_layout_follows_melds() -> None:
+    found: Counter[str] = Counter()
+    for seed in range(60):
+        s = render_sample(seed, config=PLAIN)
+        by_meld: dict[int, list[dict[str, Any]]] = {}
+        for b in s.meta["boxes"]:
+            if b["group"] == "meld":
+                by_meld.setdefault(b["group_index"], []).append(b)
+        for mi, meld in enumerate(s.structure.get("melds", [])):
+            boxes = by_meld.get(mi, [])
+            n_side = sum(b["rotated"] for b in boxes)
+            n_down = sum(b["face_down"] for b in boxes)
+            if meld["type"] == "kan" and not meld.get("open", True):
+                assert (n_side, n_down, len(boxes)) == (0, 2, 4)
+                found["closed"] += 1
+            elif meld["type"] == "kan" and meld.get("added"):
+                assert (n_side, n_down, len(boxes)) == (2, 0, 4)
+                found["added"] += 1
+            else:
+                assert n_side == 1 and n_down == 0
+                found[meld["type"]] += 1
+        win = [b for b in s.meta["boxes"] if b["group"] == "win"]
+        assert len(win) == 1 and win[0]["tile"] == s.structure["win_tile"]
+        dora = sorted(b["tile"] for b in s.meta["boxes"] if b["group"] == "dora")
+        assert dora == sorted(s.structure.get("dora_indicators", []))
+    assert found["chi"] and found["pon"] and found["closed"]
+
+
+def test_same_seed_same_bytes() -> None:
+    a = render_sample(1234)
+    b = render_sample(1234)
+    assert np.array_equal(a.image, b.image)
+    assert a.jpeg == b.jpeg
+    assert a.yolo_lines() == b.yolo_lines()
+    c = render_sample(1235)
+    assert not np.array_equal(a.image, c.image) or a.image.shape != c.image.shape
+
+
+def test_write_dataset_and_crops(tmp_path: Path) -> None:
+    cfg = SynthConfig(tilt_deg=(0.0, 0.0), roll_deg=(0.0, 0.0), yaw_deg=(0.0, 0.0),
+                      p_standing=0.0, p_twist=0.0, p_cut=0.0)
+    write_dataset(tmp_path / "a", n=4, seed=5, crops=True, progress=False, config=cfg)
+    out = tmp_path / "a"
+    names = sorted(p.stem for p in (out / "images").glob("*.jpg"))
+    assert len(names) == 4
+    n_labels = 0
+    for name in names:
+        assert cv2.imread(str(out / "images" / f"{name}.jpg")) is not None
+        lines = (out / "labels" / f"{name}.txt").read_text().splitlines()
+        n_labels += len(lines)
+        meta = json.loads((out / "meta" / f"{name}.json").read_text())
+        assert len(meta["boxes"]) == len(lines)
+        for b in meta["boxes"]:
+            assert set(b) >= {"rotated", "upside_down", "corners", "face_down"}
+            assert len(b["corners"]) == 4
+        st = json.loads((out / "structures" / f"{name}.json").read_text())
+        assert {"hand", "melds", "win_tile", "dora_indicators"} <= set(st)
+    crops = sorted((out / "crops").glob("*/*.jpg"))
+    assert len(crops) == n_labels
+    n_rot = 0
+    for p in crops:
+        im = cv2.imread(str(p))
+        assert im is not None
+        h, w = im.shape[:2]
+        assert h > w, p  # upright, sideways tiles included
+        assert int(p.parent.name) in range(38)
+    metas = [json.loads(p.read_text()) for p in (out / "meta").glob("*.json")]
+    n_rot = sum(b["rotated"] for m in metas for b in m["boxes"])
+    assert n_rot > 0  # the check above covered turned crops
+
+
+def test_write_dataset_deterministic_across_workers(tmp_path: Path) -> None:
+    write_dataset(tmp_path / "a", n=3, seed=9, progress=False)
+    write_dataset(tmp_path / "b", n=3, seed=9, progress=False, workers=2)
+    for sub in ("images", "labels", "structures", "meta"):
+        fa = sorted((tmp_path / "a" / sub).iterdir())
+        fb = sorted((tmp_path / "b" / sub).iterdir())
+        assert [p.name for p in fa] == [p.name for p in fb]
+        for x, y in zip(fa, fb, strict=True):
+            assert x.read_bytes() == y.read_bytes(), x
+
+
+def test_works_without_cjk_fonts(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(synth_art, "find_cjk_fonts", lambda: [])
+    s = render_sample(77, config=SynthConfig(p_font_redraw=1.0))
+    assert s.meta["style"]["font"] is None
+    assert len(s.classes) > 10
+
+
+def test_resolution_option() -> None:
+    s = render_sample(5, config=SynthConfig(megapixels=(1.0, 2.0)))
+    h, w = s.image.shape[:2]
+    assert 0.9e6 <= w * h <= 2.1e6
+
+
+@pytest.mark.parametrize("rules", ["riichi", "totenko_balance", "kansai_boo", "wsom", "jun"])
+def test_private_generator(rules: str) -> None:
+    rng = random.Random(3)
+    allowed = Counter(full_set(rules))
+    for _ in range(40):
+        hand = _private_random_hand(rng, rules)
+        tiles = hand_tiles(hand)
+        n_sets = len(hand["melds"]) * 3 + 1 + len(parse_tiles(hand["hand"]))
+        kans = sum(1 for m in hand["melds"] if m["type"] == "kan")
+        assert n_sets + kans == 14 + kans or n_sets == 14
+        assert not (Counter(tiles) - allowed), hand  # never more than the set holds
+        kinds = Counter(kind_of(t) for t in tiles)
+        assert max(kinds.values()) <= 4
+        if rules == "totenko_balance":
+            assert all(kind_of(t) in (0, 4, 8) for t in parse_tiles(hand["nuki"]))
+            in_hand = parse_tiles(hand["hand"] + hand["win_tile"]) + [
+                t for m in hand["melds"] for t in parse_tiles(m["tiles"])]
+            assert all(kind_of(t) >= 9 for t in in_hand)
+        if rules in ("wsom", "jun"):
+            assert not {34, 35, 36} & set(tiles)
+
+
+def test_mpsz_round_trip() -> None:
+    ids = parse_tiles("123m406p55z?")
+    assert ids == [0, 1, 2, 12, 35, 14, 31, 31, 37]
+    assert to_mpsz(ids[:-1]) == "123m406p55z"
+
+
+def test_tiles_dir_resolution(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    from datasets.synth.config import resolve_tiles_dir
+
+    real = resolve_tiles_dir()
+    assert (real / "Export" / "Regular" / "Man1.png").is_file()
+    monkeypatch.setenv("PAISCAN_TILES_DIR", str(real))
+    assert resolve_tiles_dir() == real
+    monkeypatch.setenv("PAISCAN_TILES_DIR", str(tmp_path))  # not a tiles folder: fall back
+    assert resolve_tiles_dir() == real
+    assert resolve_tiles_dir(SynthConfig(tiles_dir=str(real))) == real

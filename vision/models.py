@@ -1,0 +1,195 @@
+"""The two ONNX models and the arithmetic around them (no torch here).
+
+* **Localizer**: an ultralytics YOLO detector exported to ONNX with two classes, face-up tile (0)
+  and face-down tile (1). Input ``[1, 3, S, S]`` RGB in 0..1, letterboxed; output
+  ``[1, 4 + 2, N]`` (cx, cy, w, h, class scores) in input pixels.
+* **Classifier**: a small CNN over tile crops, input ``[B, 3, H, W]`` RGB in 0..1, output logits
+  ``[B, 37]`` (34 kinds + red 0m 0p 0s, contract ids 0..36).
+
+Each model is one ``onnxruntime.InferenceSession`` created once and reused; the intra-op thread
+count is a setting.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+MODELS_DIR = Path(__file__).resolve().parents[1] / "models"
+N_FACE_CLASSES = 37
+
+
+@dataclass(frozen=True, slots=True)
+class Letterbox:
+    """How an image was fitted into the model's square input: ``x_in = x * scale + pad_x``."""
+
+    scale: float
+    pad_x: float
+    pad_y: float
+    size: int
+
+    def to_image(self, boxes: np.ndarray) -> np.ndarray:
+        """Map ``[N, 4]`` x1 y1 x2 y2 boxes from model input pixels back to image pixels."""
+        out = boxes.astype(np.float32).copy()
+        out[:, [0, 2]] = (out[:, [0, 2]] - self.pad_x) / self.scale
+        out[:, [1, 3]] = (out[:, [1, 3]] - self.pad_y) / self.scale
+        return out
+
+
+def letterbox(bgr: np.ndarray, size: int, fill: int = 114) -> tuple[np.ndarray, Letterbox]:
+    """Resize keeping the aspect ratio and pad to ``size × size``; returns the NCHW float input.
+
+    >>> x, lb = letterbox(np.zeros((100, 200, 3), np.uint8), 64)
+    >>> x.shape, lb.scale, lb.pad_y
+    ((1, 3, 64, 64), 0.32, 16.0)
+    """
+    h, w = bgr.shape[:2]
+    scale = min(size / w, size / h)
+    nw, nh = max(1, round(w * scale)), max(1, round(h * scale))
+    resized = cv2.resize(bgr, (nw, nh), interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR)
+    pad_x, pad_y = (size - nw) // 2, (size - nh) // 2
+    canvas = np.full((size, size, 3), fill, np.uint8)
+    canvas[pad_y:pad_y + nh, pad_x:pad_x + nw] = resized
+    x = canvas[:, :, ::-1].transpose(2, 0, 1)[None].astype(np.float32) / 255.0
+    return np.ascontiguousarray(x), Letterbox(scale, float(pad_x), float(pad_y), size)
+
+
+def nms(boxes: np.ndarray, scores: np.ndarray, iou_threshold: float) -> list[int]:
+    """Greedy non-maximum suppression over x1 y1 x2 y2 boxes; indices kept, best first.
+
+    >>> nms(np.array([[0, 0, 10, 10], [1, 1, 11, 11], [20, 20, 30, 30]], float), np.array([.9, .8, .7]), .5)
+    [0, 2]
+    """
+    order = np.argsort(-scores)
+    keep: list[int] = []
+    areas = (boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1])
+    while order.size:
+        i = int(order[0])
+        keep.append(i)
+        rest = order[1:]
+        xx1 = np.maximum(boxes[i, 0], boxes[rest, 0])
+        yy1 = np.maximum(boxes[i, 1], boxes[rest, 1])
+        xx2 = np.minimum(boxes[i, 2], boxes[rest, 2])
+        yy2 = np.minimum(boxes[i, 3], boxes[rest, 3])
+        inter = np.clip(xx2 - xx1, 0, None) * np.clip(yy2 - yy1, 0, None)
+        iou = inter / (areas[i] + areas[rest] - inter + 1e-9)
+        order = rest[iou <= iou_threshold]
+    return keep
+
+
+@dataclass(frozen=True, slots=True)
+class TileBox:
+    """One localized tile in image pixels: face-down or not, with the localizer's confidence."""
+
+    box: tuple[float, float, float, float]
+    confidence: float
+    face_down: bool
+
+
+def decode_yolo(output: np.ndarray, lb: Letterbox, conf: float = 0.25, iou: float = 0.6,
+                image_size: tuple[int, int] | None = None, max_det: int = 300) -> list[TileBox]:
+    """Turn a YOLO (v8/11 export) output ``[1, 4 + C, N]`` into tiles in image pixels."""
+    pred = output[0].T  # [N, 4 + C]
+    scores = pred[:, 4:]
+    cls = scores.argmax(1)
+    best = scores[np.arange(len(pred)), cls]
+    mask = best >= conf
+    if not mask.any():
+        return []
+    pred, cls, best = pred[mask], cls[mask], best[mask]
+    xyxy = np.stack([pred[:, 0] - pred[:, 2] / 2, pred[:, 1] - pred[:, 3] / 2,
+                     pred[:, 0] + pred[:, 2] / 2, pred[:, 1] + pred[:, 3] / 2], 1)
+    keep = nms(xyxy, best, iou)[:max_det]  # class-agnostic: a tile is face up or down, not both
+    boxes = lb.to_image(xyxy[keep])
+    if image_size is not None:
+        w, h = image_size
+        boxes[:, [0, 2]] = boxes[:, [0, 2]].clip(0, w)
+        boxes[:, [1, 3]] = boxes[:, [1, 3]].clip(0, h)
+    return [TileBox((float(b[0]), float(b[1]), float(b[2]), float(b[3])), float(best[k]), bool(cls[k] == 1))
+            for b, k in zip(boxes, keep, strict=True)]
+
+
+def crop_tile(bgr: np.ndarray, box: Sequence[float], size: tuple[int, int], margin: float = 0.06) -> np.ndarray:
+    """The tile cut from the image (a little margin), turned upright when the box is landscape,
+    resized to ``size`` = (width, height)."""
+    x1, y1, x2, y2 = box
+    mw, mh = (x2 - x1) * margin, (y2 - y1) * margin
+    h, w = bgr.shape[:2]
+    xa, ya = int(max(0, x1 - mw)), int(max(0, y1 - mh))
+    xb, yb = int(min(w, x2 + mw + 1)), int(min(h, y2 + mh + 1))
+    crop = bgr[ya:yb, xa:xb]
+    if crop.size == 0:
+        crop = np.zeros((size[1], size[0], 3), np.uint8)
+    if crop.shape[1] > crop.shape[0] * 1.15:
+        crop = cv2.rotate(crop, cv2.ROTATE_90_CLOCKWISE)
+    return cv2.resize(crop, size, interpolation=cv2.INTER_AREA)
+
+
+def softmax(logits: np.ndarray) -> np.ndarray:
+    z = logits - logits.max(1, keepdims=True)
+    e = np.exp(z)
+    return e / e.sum(1, keepdims=True)
+
+
+def make_session(path: Path, threads: int = 1) -> Any:
+    import onnxruntime as ort
+
+    opts = ort.SessionOptions()
+    opts.intra_op_num_threads = threads
+    opts.inter_op_num_threads = 1
+    opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    return ort.InferenceSession(str(path), sess_options=opts, providers=["CPUExecutionProvider"])
+
+
+class Localizer:
+    """The tile localizer: one reused session; ``size`` is read from the model's input shape."""
+
+    def __init__(self, path: Path, threads: int = 1, conf: float = 0.3, iou: float = 0.6) -> None:
+        self.session = make_session(path, threads)
+        inp = self.session.get_inputs()[0]
+        self.input_name = inp.name
+        self.size = int(inp.shape[2]) if isinstance(inp.shape[2], int) else 416
+        self.conf, self.iou = conf, iou
+
+    def __call__(self, bgr: np.ndarray) -> list[TileBox]:
+        x, lb = letterbox(bgr, self.size)
+        (out,) = self.session.run(None, {self.input_name: x})
+        return decode_yolo(out, lb, self.conf, self.iou, image_size=(bgr.shape[1], bgr.shape[0]))
+
+
+class Classifier:
+    """The face classifier over upright crops; returns class probabilities ``[N, 37]``."""
+
+    def __init__(self, path: Path, threads: int = 1, batch: int = 32) -> None:
+        self.session = make_session(path, threads)
+        inp = self.session.get_inputs()[0]
+        self.input_name = inp.name
+        self.height, self.width = int(inp.shape[2]), int(inp.shape[3])
+        self.batch = batch
+        meta = self.session.get_modelmeta().custom_metadata_map
+        self.classes: list[int] = json.loads(meta["classes"]) if "classes" in meta else list(range(N_FACE_CLASSES))
+
+    def crops(self, bgr: np.ndarray, boxes: Sequence[Sequence[float]]) -> np.ndarray:
+        if not boxes:
+            return np.zeros((0, 3, self.height, self.width), np.float32)
+        tiles = [crop_tile(bgr, b, (self.width, self.height)) for b in boxes]
+        arr = np.stack(tiles)[:, :, :, ::-1].transpose(0, 3, 1, 2).astype(np.float32) / 255.0
+        return np.ascontiguousarray(arr)
+
+    def __call__(self, bgr: np.ndarray, boxes: Sequence[Sequence[float]]) -> np.ndarray:
+        x = self.crops(bgr, boxes)
+        if not len(x):
+            return np.zeros((0, N_FACE_CLASSES), np.float32)
+        outs = [self.session.run(None, {self.input_name: x[i:i + self.batch]})[0] for i in range(0, len(x), self.batch)]
+        probs = softmax(np.concatenate(outs))
+        if self.classes != list(range(N_FACE_CLASSES)):
+            full = np.zeros((len(probs), N_FACE_CLASSES), np.float32)
+            full[:, self.classes] = probs
+            probs = full
+        return probs
