@@ -36,6 +36,7 @@ class ClassifierRecipe:
     seed: int = 0
     real_weight: int = 3  # each real training crop is seen this many times per epoch
     threads: int = 2
+    samples_per_epoch: int = 16000  # a random subset per epoch keeps an epoch to minutes on a CPU
 
 
 def _load(path: Path) -> np.ndarray | None:
@@ -184,7 +185,7 @@ def train_classifier(synth_dirs: Sequence[Path], out: Path, recipe: ClassifierRe
         f"{len(real_hold)} real holdout")
     model = build_model()
     opt = torch.optim.AdamW(model.parameters(), lr=recipe.lr, weight_decay=1e-4)
-    steps_per_epoch = max(1, len(train) // recipe.batch)
+    steps_per_epoch = max(1, min(len(train), recipe.samples_per_epoch) // recipe.batch)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=recipe.lr, total_steps=recipe.epochs * steps_per_epoch)
     ckpt = out / "checkpoint.pt"
     start = 0
@@ -203,6 +204,8 @@ def train_classifier(synth_dirs: Sequence[Path], out: Path, recipe: ClassifierRe
         rng.shuffle(order)
         total = 0.0
         for s in range(steps_per_epoch):
+            if s % 25 == 0:
+                log(f"  step {s}/{steps_per_epoch}")
             idx = order[s * recipe.batch:(s + 1) * recipe.batch]
             x = torch.from_numpy(to_tensor_batch([augment(train[i][0], rng) for i in idx]))
             y = torch.tensor([train[i][1] for i in idx])

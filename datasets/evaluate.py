@@ -1,0 +1,202 @@
+"""``paiscan eval``: detection and structure metrics over a labelled image folder (contract).
+
+A detector here is any callable from image bytes to a :class:`Prediction` (boxes with contract
+class ids, and optionally the hand structure), so paiscan and a peer are measured the same way,
+file to result.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from datasets.realdata import read_yolo_labels
+from scoring.tiles import BACK, RED_5M, RED_5S, kind, parse_tiles
+
+Box = tuple[float, float, float, float]
+
+
+@dataclass(frozen=True)
+class Prediction:
+    boxes: Sequence[tuple[int, Box]]
+    hand: dict[str, Any] | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+Detector = Callable[[bytes, str], Prediction]
+
+
+def iou(a: Box, b: Box) -> float:
+    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
+    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+    inter = ix * iy
+    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
+    return inter / union if union > 0 else 0.0
+
+
+def match(gt: Sequence[Box], pred: Sequence[Box], threshold: float = 0.5) -> list[tuple[int, int]]:
+    """Greedy one-to-one matching by IoU (highest first), pairs (gt index, pred index)."""
+    cands = sorted(((iou(g, p), i, j) for i, g in enumerate(gt) for j, p in enumerate(pred)), reverse=True)
+    used_g: set[int] = set()
+    used_p: set[int] = set()
+    out = []
+    for v, i, j in cands:
+        if v < threshold:
+            break
+        if i in used_g or j in used_p:
+            continue
+        used_g.add(i)
+        used_p.add(j)
+        out.append((i, j))
+    return out
+
+
+def _tiles_key(value: Any) -> list[int]:
+    if isinstance(value, list):
+        tiles: list[int] = []
+        for v in value:
+            tiles += parse_tiles(v)
+        return sorted(tiles)
+    return sorted(parse_tiles(value or ""))
+
+
+def same_structure(truth: dict[str, Any], read: dict[str, Any] | None) -> bool:
+    """Hand, melds, winning tile, dora indicators and nuki all right (red fives distinguished)."""
+    if not read:
+        return False
+    if _tiles_key(truth.get("hand", "")) != _tiles_key(read.get("hand", "")):
+        return False
+    if _tiles_key(truth.get("win_tile", "")) != _tiles_key(read.get("win_tile", "")):
+        return False
+    if _tiles_key(truth.get("dora_indicators", [])) != _tiles_key(read.get("dora_indicators", [])):
+        return False
+    if _tiles_key(truth.get("nuki", "")) != _tiles_key(read.get("nuki", "")):
+        return False
+
+    def melds(h: dict[str, Any]) -> Counter[tuple[str, tuple[int, ...], bool]]:
+        return Counter((m["type"], tuple(_tiles_key(m["tiles"])), bool(m.get("open", True)))
+                       for m in h.get("melds", []))
+
+    return melds(truth) == melds(read)
+
+
+def evaluate_folder(data: Path, detector: Detector, limit: int | None = None, progress: bool = False,
+                    plain_reds: bool = False) -> dict[str, Any]:
+    """Metrics of the contract's ``paiscan eval``. ``plain_reds`` judges red fives as plain fives
+    (for a 34-class peer that cannot tell them apart)."""
+    images = sorted(p for p in (data / "images").iterdir() if p.suffix.lower() in (".jpg", ".jpeg", ".png", ".webp"))
+    if limit:
+        images = images[:limit]
+    n_gt = n_pred = correct = localized = right_class = 0
+    red_gt = red_ok = back_gt = back_ok = exact = 0
+    structures = struct_ok = 0
+    latencies: list[float] = []
+    it: Iterable[Path] = images
+    if progress:
+        from tqdm import tqdm
+
+        it = tqdm(images, desc="eval", unit="img")
+    for img_path in it:
+        data_bytes = img_path.read_bytes()
+        lab = data / "labels" / f"{img_path.stem}.txt"
+        struct_path = data / "structures" / f"{img_path.stem}.json"
+        truth = json.loads(struct_path.read_text()) if struct_path.exists() else None
+        rules = truth.get("rules", "riichi") if truth else "riichi"
+        t0 = time.perf_counter()
+        pred = detector(data_bytes, rules)
+        latencies.append((time.perf_counter() - t0) * 1000)
+        from PIL import Image
+
+        with Image.open(img_path) as im:
+            w, h = im.size
+        gt = read_yolo_labels(lab, w, h) if lab.exists() else []
+        if plain_reds:
+            gt = [(kind(c) if c != BACK else c, b) for c, b in gt]
+        ign_path = data / "ignore" / f"{img_path.stem}.txt"
+        ignore = [b for _, b in read_yolo_labels(ign_path, w, h)] if ign_path.exists() else []
+        pboxes = list(pred.boxes)
+        pairs = match([b for _, b in gt], [b for _, b in pboxes])
+        matched_p = {j for _, j in pairs}
+        # unmatched predictions lying on an ignored tile count neither way
+        extra = [j for j in range(len(pboxes)) if j not in matched_p
+                 and not any(iou(pboxes[j][1], g) >= 0.5 for g in ignore)]
+        img_correct = 0
+        for i, j in pairs:
+            gc, pc = gt[i][0], pboxes[j][0]
+            ok = gc == pc
+            localized += 1
+            right_class += ok
+            img_correct += ok
+            if RED_5M <= gc <= RED_5S:
+                red_ok += ok
+            if gc == BACK:
+                back_ok += ok
+        red_gt += sum(1 for c, _ in gt if RED_5M <= c <= RED_5S)
+        back_gt += sum(1 for c, _ in gt if c == BACK)
+        n_gt += len(gt)
+        n_pred += len(pairs) + len(extra)
+        correct += img_correct
+        exact += img_correct == len(gt) and not extra
+        if truth is not None:
+            structures += 1
+            struct_ok += same_structure(truth, pred.hand)
+    lat = np.array(latencies) if latencies else np.zeros(1)
+    out: dict[str, Any] = {
+        "n_images": len(images),
+        "n_tiles": n_gt,
+        "tile_precision": correct / n_pred if n_pred else 0.0,
+        "tile_recall": correct / n_gt if n_gt else 0.0,
+        "localization_recall": localized / n_gt if n_gt else 0.0,
+        "cls_accuracy": right_class / localized if localized else 0.0,
+        "red_five_recall": red_ok / red_gt if red_gt else None,
+        "back_recall": back_ok / back_gt if back_gt else None,
+        "exact_image_rate": exact / len(images) if images else 0.0,
+        "latency_ms_p50": float(np.percentile(lat, 50)),
+        "latency_ms_p95": float(np.percentile(lat, 95)),
+    }
+    if structures:
+        out["exact_structure_rate"] = struct_ok / structures
+    return {k: (round(v, 4) if isinstance(v, float) else v) for k, v in out.items()}
+
+
+def paiscan_detector(reader: Any) -> Detector:
+    def detect(data: bytes, rules: str) -> Prediction:
+        result = reader.read(data, rules=rules)
+        inv = 1.0 / result.scale if result.scale else 1.0
+        boxes = [(d.cls, tuple(v * inv for v in d.box)) for d in result.detections]
+        return Prediction(boxes, result.reading.hand_dict())
+
+    return detect
+
+
+#: mahjong-detector's 34 class names → contract ids (it has no red fives and no backs)
+_PEER_NAMES = {"chun": 33, "haku": 31, "hatsu": 32, "nan": 28, "pe": 30, "sha": 29, "tou": 27}
+
+
+def peer_detector() -> Detector:
+    """The PyPI ``mahjong-detector`` (YOLOv8, 34 classes) run on the same bytes."""
+    import io
+
+    from mahjong_detector.predict import CLASS_NAMES, predict
+    from mahjong_detector.preprocess import preprocess_image
+    from PIL import Image, ImageOps
+
+    ids = [_PEER_NAMES.get(n, parse_tiles(n)[0] if n[0].isdigit() else -1) for n in CLASS_NAMES]
+
+    def detect(data: bytes, rules: str) -> Prediction:
+        img = ImageOps.exif_transpose(Image.open(io.BytesIO(data)))
+        pim, pad = preprocess_image(img)
+        dets = predict(pim, pad)
+        return Prediction([(ids[d.class_id], (float(d.x1), float(d.y1), float(d.x2), float(d.y2))) for d in dets])
+
+    return detect
+
+
+__all__ = ["Prediction", "evaluate_folder", "kind", "paiscan_detector", "peer_detector", "same_structure"]

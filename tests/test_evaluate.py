@@ -1,0 +1,68 @@
+"""The metrics of ``paiscan eval`` on a rendered folder with a detector that knows the truth."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from datasets.evaluate import Prediction, evaluate_folder, iou, match, same_structure
+from datasets.realdata import read_yolo_labels
+from datasets.synth import write_dataset
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("evalset")
+    write_dataset(out, 4, seed=424242, rules="riichi", crops=False, workers=1, progress=False)
+    return out
+
+
+def truth_detector(folder: Path, drop: int = 0, wrong: int = 0, extra: int = 0):
+    def detect(data: bytes, rules: str) -> Prediction:
+        import io
+
+        from PIL import Image
+
+        w, h = Image.open(io.BytesIO(data)).size
+        name = next(p.stem for p in (folder / "images").iterdir() if p.read_bytes() == data)
+        gt = read_yolo_labels(folder / "labels" / f"{name}.txt", w, h)
+        boxes = list(gt[drop:])
+        for k in range(min(wrong, len(boxes))):
+            c, b = boxes[k]
+            boxes[k] = ((c + 1) % 34, b)
+        boxes += [(0, (1.0 + 3 * k, 1.0, 2.0 + 3 * k, 2.0)) for k in range(extra)]
+        hand = json.loads((folder / "structures" / f"{name}.json").read_text())
+        return Prediction(boxes, hand)
+
+    return detect
+
+
+def test_perfect_detector_scores_one(folder: Path) -> None:
+    m = evaluate_folder(folder, truth_detector(folder))
+    assert m["n_images"] == 4
+    for key in ("tile_precision", "tile_recall", "localization_recall", "cls_accuracy", "exact_image_rate",
+                "exact_structure_rate"):
+        assert m[key] == 1.0, key
+    assert m["latency_ms_p50"] >= 0 and m["latency_ms_p95"] >= m["latency_ms_p50"]
+
+
+def test_mistakes_lower_the_right_metrics(folder: Path) -> None:
+    m = evaluate_folder(folder, truth_detector(folder, drop=1, wrong=1, extra=2))
+    assert m["tile_recall"] < 1 and m["tile_precision"] < 1 and m["cls_accuracy"] < 1
+    assert m["localization_recall"] < 1 and m["exact_image_rate"] == 0.0
+
+
+def test_iou_and_matching() -> None:
+    assert iou((0, 0, 10, 10), (0, 0, 10, 10)) == 1.0
+    assert iou((0, 0, 10, 10), (20, 20, 30, 30)) == 0.0
+    pairs = match([(0, 0, 10, 10), (20, 0, 30, 10)], [(21, 0, 31, 10), (0, 1, 10, 11)])
+    assert sorted(pairs) == [(0, 1), (1, 0)]
+    assert match([(0, 0, 10, 10)], [(5, 5, 15, 15)]) == []  # IoU 1/7 is below 0.5
+
+
+def test_same_structure_compares_melds_and_reds() -> None:
+    a = {"hand": "123m", "melds": [{"type": "pon", "tiles": "777p"}], "win_tile": "5p", "dora_indicators": ["1z"]}
+    assert same_structure(a, {**a, "hand": "312m"})
+    assert not same_structure(a, {**a, "win_tile": "0p"})
+    assert not same_structure(a, {**a, "melds": [{"type": "kan", "tiles": "7777p", "open": False}]})
+    assert not same_structure(a, None)
