@@ -72,13 +72,15 @@ def compare(score: dict[str, Any], expect: dict[str, Any], keys: tuple[str, ...]
             if set(got_ids) != set(want_ids):
                 problems.append(f"yaku: got {sorted(got_ids)}, want {sorted(want_ids)}")
                 continue
-            for w in want:
+            want_v: Counter[str] = Counter()
+            for w in want:  # an id listed once per set (WSOM value honors) sums its values
                 v = yaku_value(w)
-                if v is None:
-                    continue
-                got_v = sum(y["value"] for y in score["yaku"] if y["id"] == yaku_id(w))
+                if v is not None:
+                    want_v[yaku_id(w)] += v
+            for yid, v in want_v.items():
+                got_v = sum(y["value"] for y in score["yaku"] if y["id"] == yid)
                 if got_v != v:
-                    problems.append(f"yaku {yaku_id(w)}: value {got_v}, want {v}")
+                    problems.append(f"yaku {yid}: value {got_v}, want {v}")
         elif key == "items":
             got: Counter[str] = Counter()
             for item in score.get("items", []):
