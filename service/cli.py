@@ -190,6 +190,144 @@ def train_cmd(
         _fail("bad_field", f"model must be localizer or classifier, not {model!r}", "model")
 
 
+def _reader(models_dir: Path | None, threads: int) -> Any:
+    from vision.pipeline import ModelsMissing, PhotoReader, VisionSettings
+
+    settings = VisionSettings(threads=threads)
+    if models_dir is not None:
+        settings = VisionSettings(localizer_path=models_dir / "localizer.onnx",
+                                  classifier_path=models_dir / "classifier.onnx", threads=threads)
+    try:
+        return PhotoReader.load(settings)
+    except ModelsMissing as exc:
+        _fail("models_unavailable", str(exc), "models")
+
+
+ModelsDir = Annotated[Path | None, typer.Option("--models", help="folder with localizer.onnx and classifier.onnx")]
+Threads = Annotated[int, typer.Option("--threads", min=1, help="onnxruntime threads per model")]
+
+
+@app.command("eval")
+def eval_cmd(
+    data: Annotated[Path, typer.Option("--data", help="labelled folder: images/, labels/, [structures/, ignore/]")],
+    peer: Annotated[str | None, typer.Option("--peer", help="also run a peer: mahjong-detector")] = None,
+    limit: Annotated[int | None, typer.Option("--limit", help="only the first N images")] = None,
+    models: ModelsDir = None,
+    threads: Threads = 1,
+) -> None:
+    """Tile and structure metrics of a labelled folder, as one JSON object."""
+    from datasets.evaluate import evaluate_folder, paiscan_detector, peer_detector
+
+    if not (data / "images").is_dir():
+        _fail("bad_field", f"{data}/images is not a folder", "data")
+    reader = _reader(models, threads)
+    reader.warm()
+    result = evaluate_folder(data, paiscan_detector(reader), limit=limit, progress=sys.stderr.isatty())
+    if peer is not None:
+        if peer != "mahjong-detector":
+            _fail("bad_field", f"unknown peer {peer!r} (known: mahjong-detector)", "peer")
+        try:
+            detector = peer_detector()
+        except ImportError:
+            _fail("peer_unavailable", "pip install mahjong-detector (extra: peer) to compare with it", "peer")
+        mine_plain = evaluate_folder(data, paiscan_detector(reader), limit=limit, plain_reds=True)
+        result["peer"] = {"name": peer, **evaluate_folder(data, detector, limit=limit, plain_reds=True)}
+        result["paiscan_reds_as_plain"] = mine_plain
+    _emit(result)
+
+
+def _read_photo(path: Path, reader: Any, rules: str, context: dict[str, Any] | None) -> dict[str, Any]:
+    from vision.image import ImageError
+
+    try:
+        result = reader.read(path.read_bytes(), rules=rules, context=context)
+    except OSError as exc:
+        return {"error": {"code": "unreadable_image", "message": f"cannot read {path}: {exc.strerror}",
+                          "field": "PHOTO"}}
+    except ImageError as exc:
+        return exc.to_dict()
+    out: dict[str, Any] = result.to_dict()
+    out["photo"] = str(path)
+    return out
+
+
+@app.command("read")
+def read_cmd(
+    photo: Annotated[Path, typer.Argument(help="a photo, or a folder of photos with --jsonl")],
+    rules: Annotated[str, typer.Option("--rules", help="ruleset: tile set, what is set aside")] = "riichi",
+    jsonl: Annotated[bool, typer.Option("--jsonl", help="read a folder, one JSON line per photo")] = False,
+    annotate: Annotated[Path | None, typer.Option("--annotate", help="write the photo with boxes, structure")] = None,
+    models: ModelsDir = None,
+    threads: Threads = 1,
+) -> None:
+    """What a photo shows: detections and the hand structure, with ambiguities."""
+    reader = _reader(models, threads)
+    if photo.is_dir():
+        if not jsonl:
+            _fail("bad_field", "PHOTO is a folder: add --jsonl to read every photo in it", "PHOTO")
+        from tqdm import tqdm
+
+        files = sorted(p for p in photo.iterdir() if p.suffix.lower() in (".jpg", ".jpeg", ".png", ".webp", ".heic"))
+        for f in tqdm(files, desc="read", unit="photo", disable=not sys.stderr.isatty()):
+            _emit(_read_photo(f, reader, rules, None))
+        return
+    out = _read_photo(photo, reader, rules, None)
+    _emit(out)
+    if "error" in out:
+        raise typer.Exit(2)
+    if annotate is not None:
+        from vision.annotate import annotate_file
+
+        annotate_file(photo, out, annotate)
+
+
+@app.command("score")
+def score_cmd(
+    photo: Annotated[Path, typer.Argument(help="a photo of the winning hand")],
+    rules: Annotated[str, typer.Option("--rules")] = "riichi",
+    tsumo: Annotated[bool, typer.Option("--tsumo", help="won by tsumo (default ron)")] = False,
+    seat_wind: Annotated[str, typer.Option("--seat-wind")] = "east",
+    round_wind: Annotated[str, typer.Option("--round-wind")] = "east",
+    honba: Annotated[int, typer.Option("--honba", min=0)] = 0,
+    flag: Annotated[list[str] | None, typer.Option("--flag", help="riichi, ippatsu, haitei ... (repeatable)")] = None,
+    option: Annotated[list[str] | None, typer.Option("--option", help="key=value (JSON value), repeatable")] = None,
+    models: ModelsDir = None,
+    threads: Threads = 1,
+) -> None:
+    """Read a photo and print the Score, with the recognised hand under ``recognised``."""
+    context: dict[str, Any] = {"win": "tsumo" if tsumo else "ron", "seat_wind": seat_wind,
+                               "round_wind": round_wind, "honba": honba, "flags": flag or []}
+    options = _parse_option_args(option or [])
+    if options:
+        context["options"] = options
+    reader = _reader(models, threads)
+    out = _read_photo(photo, reader, rules, context)
+    if "error" in out:
+        _emit(out)
+        raise typer.Exit(2)
+    if out.get("problems") or not out.get("hand"):
+        _emit({"error": {"code": "no_valid_reading", "message": "the photo does not show a hand that can be scored",
+                         "field": "PHOTO"}, "recognised": out})
+        raise typer.Exit(2)
+    hand = {"rules": rules, **context, **out["hand"]}
+    result = _score_one(hand, None, {})
+    result["recognised"] = out
+    _emit(result)
+    if "error" in result:
+        raise typer.Exit(2)
+
+
+@app.command("serve")
+def serve_cmd(
+    host: Annotated[str, typer.Option("--host")] = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port")] = 8000,
+) -> None:
+    """Start the HTTP service and the web page."""
+    from service.app import serve
+
+    serve(host=host, port=port)
+
+
 def main() -> None:
     app()
 

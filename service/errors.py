@@ -1,0 +1,259 @@
+"""Every error the service answers has the contract's shape ``{"error": {"code", "message", "field"}}``.
+
+:class:`ApiError` is raised by the endpoints; :func:`install_error_handlers` turns it, FastAPI's
+own validation errors and Starlette's HTTP errors into that shape; :class:`GuardMiddleware` is the
+last resort that keeps an unexpected exception from ever becoming a bare 500.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import uuid
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+log = logging.getLogger("paiscan.service")
+
+#: Status of the last-resort answer to an unexpected exception. Not a 5xx: the service promises that
+#: no request produces a server error; the answer says the request could not be processed and gives an
+#: id to find the traceback in the log.
+UNEXPECTED_STATUS = 422
+
+_STATUS_CODES = {
+    400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found", 405: "method_not_allowed",
+    406: "not_acceptable", 409: "conflict", 411: "length_required", 413: "too_large", 415: "unsupported_media_type",
+    422: "unprocessable", 429: "too_many_requests", 503: "busy",
+}
+
+
+class ApiError(Exception):
+    """An error answer: status, the contract's code/message/field, and optional headers and extra keys."""
+
+    def __init__(self, status: int, code: str, message: str, field: str | None = None, *,
+                 headers: Mapping[str, str] | None = None, extra: Mapping[str, Any] | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.message = message
+        self.field = field
+        self.headers = dict(headers or {})
+        self.extra = dict(extra or {})
+
+    def body(self) -> dict[str, Any]:
+        return {"error": {"code": self.code, "message": self.message, "field": self.field}, **self.extra}
+
+    def response(self) -> JSONResponse:
+        return JSONResponse(self.body(), status_code=self.status, headers=self.headers)
+
+
+def error_body(code: str, message: str, field: str | None = None) -> dict[str, Any]:
+    return {"error": {"code": code, "message": message, "field": field}}
+
+
+def field_path(loc: Sequence[Any]) -> str | None:
+    """A pydantic location as the core names fields.
+
+    >>> field_path(("body", "melds", 0, "tiles")), field_path(("body",)), field_path(("query", "x"))
+    ('melds[0].tiles', None, 'x')
+    """
+    parts = list(loc)
+    if parts and parts[0] in ("body", "query", "path", "header", "cookie", "form"):
+        parts = parts[1:]
+    out = ""
+    for p in parts:
+        if isinstance(p, int):
+            out += f"[{p}]"
+        else:
+            out += ("." if out else "") + str(p)
+    return out or None
+
+
+def validation_error(errors: Sequence[Mapping[str, Any]], prefix: str | None = None) -> ApiError:
+    """The first pydantic/FastAPI validation error as a 422 ApiError (the others under ``errors``)."""
+    items: list[dict[str, str | None]] = []
+    for err in errors:
+        loc = tuple(err.get("loc") or ())
+        name = field_path(loc)
+        if prefix:
+            name = f"{prefix}.{name}" if name else prefix
+        etype = str(err.get("type", ""))
+        whole_body = name is None or name == prefix
+        if etype == "json_invalid":
+            code = "bad_json"
+            msg = f"not valid JSON: {(err.get('ctx') or {}).get('error', err.get('msg', ''))}"
+            name = prefix
+        elif etype == "missing":
+            code, msg = "bad_field", f"{name} is required"
+        elif etype == "extra_forbidden":
+            code, msg = "unknown_field", f"{name!r} is not a known field"
+        elif whole_body and etype in ("model_type", "model_attributes_type", "dict_type"):
+            code, msg = "bad_json", "the body must be a JSON object"
+        else:
+            code = "bad_field"
+            msg = f"{name}: {err.get('msg', 'invalid value')}" if name else str(err.get("msg", "invalid value"))
+        items.append({"code": code, "message": msg, "field": name})
+    if not items:
+        items.append({"code": "bad_field", "message": "invalid request", "field": prefix})
+    first = items[0]
+    extra = {"errors": items} if len(items) > 1 else None
+    return ApiError(422, str(first["code"]), str(first["message"]), first["field"], extra=extra)
+
+
+def install_error_handlers(app: FastAPI) -> None:
+    @app.exception_handler(ApiError)
+    async def _api_error(request: Request, exc: ApiError) -> JSONResponse:
+        return exc.response()
+
+    @app.exception_handler(RequestValidationError)
+    async def _validation(request: Request, exc: RequestValidationError) -> JSONResponse:
+        return validation_error(exc.errors()).response()
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        if exc.status_code == 400:
+            # FastAPI's "There was an error parsing the body": JSON nested too deeply, broken multipart …
+            is_json = "json" in request.headers.get("content-type", "")
+            code, field = ("bad_json", None) if is_json else ("bad_body", "body")
+            message = (f"the request body could not be parsed as {'JSON' if is_json else 'a form'}"
+                       f" ({exc.detail})" if isinstance(exc.detail, str) else "the request body could not be parsed")
+            return JSONResponse(error_body(code, message, field), status_code=422)
+        code = _STATUS_CODES.get(exc.status_code, "http_error")
+        message = exc.detail if isinstance(exc.detail, str) else json.dumps(exc.detail)
+        status = exc.status_code if exc.status_code < 500 else UNEXPECTED_STATUS
+        return JSONResponse(error_body(code, message), status_code=status, headers=exc.headers)
+
+    @app.exception_handler(Exception)
+    async def _unexpected(request: Request, exc: Exception) -> JSONResponse:  # pragma: no cover - see the guard
+        return unexpected_response(exc)
+
+
+def unexpected_response(exc: BaseException) -> JSONResponse:
+    incident = uuid.uuid4().hex[:12]
+    log.error("unexpected error %s: %r", incident, exc, exc_info=exc)
+    return JSONResponse(
+        error_body("internal_error", f"the request could not be processed (incident {incident}; "
+                                     "the server log has the details)"),
+        status_code=UNEXPECTED_STATUS)
+
+
+class GuardMiddleware:
+    """The outermost layer: an exception that escapes everything else still gets a JSON error answer."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = False
+
+        async def tracking_send(message: Message) -> None:
+            nonlocal started
+            if message["type"] == "http.response.start":
+                started = True
+            await send(message)
+
+        try:
+            await self.app(scope, receive, tracking_send)
+        except Exception as exc:
+            if started:
+                log.error("error after the response started: %r", exc, exc_info=exc)
+                return
+            response = unexpected_response(exc)
+            await response(scope, receive, send)
+
+
+class BodyLimitMiddleware:
+    """Refuse a request body larger than its cap with 413 while it streams in.
+
+    The cap is checked against Content-Length first (refused before reading anything) and then
+    against the bytes actually received, so a missing or lying Content-Length changes nothing. Once
+    the cap is passed the 413 is sent at once and whatever the application would have answered is
+    dropped.
+    """
+
+    def __init__(self, app: ASGIApp, cap_for: Callable[[Scope], BodyCap | None]) -> None:
+        self.app = app
+        self.cap_for = cap_for
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        limit = self.cap_for(scope)
+        if limit is None:
+            await self.app(scope, receive, send)
+            return
+        cap = limit.bytes
+        declared = _content_length(scope)
+        if declared is not None and declared > cap:
+            await _too_large(limit)(scope, receive, send)
+            return
+        received = 0
+        refused = False
+        response_started = False
+
+        async def limited_receive() -> Message:
+            nonlocal received, refused
+            message = await receive()
+            if message["type"] == "http.request":
+                received += len(message.get("body", b""))
+                if received > cap and not refused:
+                    refused = True
+                    if not response_started:
+                        await _too_large(limit)(scope, receive, send)
+                    raise BodyTooLarge(cap)
+            return message
+
+        async def guarded_send(message: Message) -> None:
+            nonlocal response_started
+            if refused:
+                return
+            if message["type"] == "http.response.start":
+                response_started = True
+            await send(message)
+
+        try:
+            await self.app(scope, limited_receive, guarded_send)
+        except Exception:
+            if not refused:
+                raise
+
+
+class BodyTooLarge(Exception):
+    def __init__(self, cap: int) -> None:
+        super().__init__(f"request body larger than {cap} bytes")
+
+
+def _content_length(scope: Scope) -> int | None:
+    for key, value in scope.get("headers", ()):
+        if key == b"content-length":
+            try:
+                return int(value)
+            except ValueError:
+                return None
+    return None
+
+
+def _too_large(limit: BodyCap) -> JSONResponse:
+    return JSONResponse(error_body("too_large", limit.message, limit.field), status_code=413,
+                        headers={"Connection": "close"})
+
+
+@dataclass(frozen=True)
+class BodyCap:
+    """The most bytes a request body may have, and what a 413 says about it."""
+
+    bytes: int
+    field: str
+    message: str
+

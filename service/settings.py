@@ -1,0 +1,61 @@
+"""The service's settings, read from the environment (prefix ``PAISCAN_``).
+
+>>> s = ServiceSettings(_env_file=None)
+>>> s.max_upload_bytes, s.max_pixels, s.queue_size >= s.workers
+(15000000, 40000000, True)
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from pydantic import Field, model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+def _default_workers() -> int:
+    return max(1, min(2, os.cpu_count() or 1))
+
+
+class ServiceSettings(BaseSettings):
+    """Everything ``paiscan serve`` can be told, each from ``PAISCAN_<NAME>`` (e.g. ``PAISCAN_WORKERS=2``)."""
+
+    model_config = SettingsConfigDict(env_prefix="PAISCAN_", extra="ignore")
+
+    models_dir: Path | None = Field(
+        default=None, description="folder with localizer.onnx and classifier.onnx (default: the package's models)")
+    localizer_path: Path | None = Field(default=None, description="the localizer ONNX file (overrides models_dir)")
+    classifier_path: Path | None = Field(default=None, description="the classifier ONNX file (overrides models_dir)")
+    onnx_threads: int = Field(default=1, ge=1, le=64, description="onnxruntime intra-op threads per model")
+    reader: str | None = Field(
+        default=None,
+        description="'module:factory' building the photo reader instead of the ONNX models; the factory is called "
+                    "with these settings (service.demo:DemoReader reads every photo as one fixed hand)")
+
+    max_upload_bytes: int = Field(default=15_000_000, ge=1024, description="largest photo upload, in bytes")
+    max_json_bytes: int = Field(default=256 * 1024, ge=1024, description="largest JSON request body, in bytes")
+    max_pixels: int = Field(default=40_000_000, ge=10_000, description="largest photo, in pixels (decompression bombs)")
+    decode_max_side: int = Field(
+        default=2200, ge=256, description="large JPEGs are decoded at reduced size down to about this long side")
+    preview_max_side: int = Field(default=1024, ge=64, le=4096, description="long side of the annotated preview")
+
+    workers: int = Field(default_factory=_default_workers, ge=1, le=64,
+                         description="photos read at the same time (inference threads)")
+    queue_size: int = Field(default=8, ge=1, le=10_000,
+                            description="photos accepted at once, running and waiting; more are answered 503")
+    retry_after_s: int = Field(default=2, ge=1, le=3600, description="the Retry-After of a 503 busy answer")
+
+    @model_validator(mode="after")
+    def _queue_holds_workers(self) -> ServiceSettings:
+        if self.queue_size < self.workers:
+            self.queue_size = self.workers
+        return self
+
+    def model_paths(self) -> tuple[Path | None, Path | None]:
+        """The two model files this configuration names (None: the vision package's default)."""
+        loc, cls = self.localizer_path, self.classifier_path
+        if self.models_dir is not None:
+            loc = loc or self.models_dir / "localizer.onnx"
+            cls = cls or self.models_dir / "classifier.onnx"
+        return loc, cls

@@ -1,0 +1,288 @@
+"""vision.layout: rows, sideways tiles, gaps, melds, winning-tile candidates, tiles apart.
+
+Hands are laid out with ``layout_boxes`` (tests/test_layout_helpers.py): ``'`` marks a sideways
+tile, ``"`` a sideways tile with a second one stacked on it, ``?`` a face-down tile.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from test_layout_helpers import layout_boxes, names, shuffled
+
+from scoring.registry import available
+from vision.detection import Detection
+from vision.layout import HandRow, Layout, analyse_layout, set_aside_kinds
+
+PON_HAND = "123m456p78s11z 9s ~0.8 5'55z"  # 10 concealed, 9s apart, pon of 5z from the left
+
+
+def hand_row(dets: list[Detection], rules: str = "riichi") -> HandRow:
+    lay = analyse_layout(dets, rules)
+    assert lay.hand is not None
+    return lay.hand
+
+
+def row_names(dets: list[Detection], hr: HandRow) -> str:
+    return " ".join(names(dets, hr.row.dets))
+
+
+# ---------------------------------------------------------------------------------- detection
+def test_detection_helpers_and_round_trip() -> None:
+    d = Detection(35, 0.8, (10.0, 10.0, 40.0, 50.0), True, ((35, 0.8), (13, 0.15)))
+    assert d.centre == (25.0, 30.0) and d.width == 30.0 and d.height == 40.0 and d.name == "0p"
+    assert Detection.from_dict(d.to_dict()) == d
+    assert Detection.from_dict(json.loads(json.dumps(d.to_dict()))) == d
+    assert Detection(4, 0.6, (0, 0, 1, 1)).candidates() == ((4, 0.6),)  # no top-k: its confidence
+
+
+@pytest.mark.parametrize("bad", [
+    {"cls": 38, "box": (0.0, 0.0, 1.0, 1.0)},
+    {"cls": 3, "box": (5.0, 0.0, 1.0, 1.0)},
+])
+def test_detection_rejects_impossible_values(bad: dict) -> None:
+    with pytest.raises(ValueError):
+        Detection(bad["cls"], 0.9, bad["box"])
+
+
+# ---------------------------------------------------------------------------------- rows
+def test_row_is_found_whatever_the_detection_order() -> None:
+    dets = layout_boxes(PON_HAND)
+    for seed in range(4):
+        mixed = shuffled(dets, seed)
+        hr = hand_row(mixed)
+        assert row_names(mixed, hr) == "1m 2m 3m 4p 5p 6p 7s 8s 1z 1z 9s 5z 5z 5z"
+
+
+@pytest.mark.parametrize("angle", [-30.0, -15.0, 0.0, 10.0, 30.0, 90.0, -90.0, 180.0])
+def test_row_direction_and_orientation_follow_a_rotated_photo(angle: float) -> None:
+    dets = layout_boxes(PON_HAND, angle=angle)
+    hr = hand_row(dets)
+    assert list(hr.row.dets) == list(range(14))  # the player's left to right
+    assert hr.row.oriented_by == "melds"
+    assert [t.det for t in hr.row.tiles if t.sideways] == [11]
+    assert [len(g) for g in hr.row.groups] == [10, 1, 3]
+    assert (hr.row.angle_deg + angle + 180) % 360 - 180 == pytest.approx(0, abs=2)
+
+
+@pytest.mark.parametrize(("perspective", "depth", "angle"), [(0.3, 0.0, 0.0), (0.3, 0.3, -20.0), (0.5, 0.4, 25.0)])
+def test_sideways_and_gaps_survive_perspective(perspective: float, depth: float, angle: float) -> None:
+    dets = layout_boxes(PON_HAND, perspective=perspective, depth=depth, angle=angle)
+    hr = hand_row(dets)
+    assert [t.det for t in hr.row.tiles if t.sideways] == [11]
+    assert [len(g) for g in hr.row.groups] == [10, 1, 3]
+
+
+@pytest.mark.parametrize("unit", [20.0, 40.0, 90.0])
+def test_gaps_are_in_tile_widths(unit: float) -> None:
+    hr = hand_row(layout_boxes("1234567m ~0.5 123p ~1.2 4567s", unit=unit))
+    gaps = [t.gap_before for t in hr.row.tiles[1:]]
+    assert gaps[6] == pytest.approx(0.5, abs=0.02) and gaps[9] == pytest.approx(1.2, abs=0.02)
+    assert max(gaps[:6]) < 0.05
+
+
+def test_loosely_laid_row_raises_the_split_threshold() -> None:
+    spec = " ".join(f"{i}m" for i in range(1, 10)) + " ~1.0 1p"
+    hr = hand_row(layout_boxes(spec, gap=0.25))
+    assert hr.row.split_gap == pytest.approx(0.45, abs=0.03)
+    assert [len(g) for g in hr.row.groups] == [9, 1]
+
+
+def test_few_detections_make_no_layout() -> None:
+    lay = analyse_layout(layout_boxes("12m"))
+    assert lay.candidates == () and lay.hand is None
+
+
+def test_second_row_of_discards_is_background() -> None:
+    hand = layout_boxes("123m456p789s1122z 2z", origin=(100, 600))
+    discards = layout_boxes("159m19p19s1234567z", origin=(130, 250), unit=28)
+    dets = shuffled(hand + discards)
+    lay = analyse_layout(dets)
+    assert len(lay.rows) == 2
+    hr = lay.hand
+    assert hr is not None
+    assert sorted(names(dets, hr.row.dets)) == sorted(names(hand, range(14)))
+    assert hr.apart == () and len(hr.unused) == 14
+
+
+def test_tile_far_out_on_the_row_line_is_apart() -> None:
+    dets = layout_boxes("123m456p789s1122z 2z ~4 3p")
+    hr = hand_row(dets)
+    assert hr.n_tiles == 14 and names(dets, hr.apart) == ["3p"]
+
+
+# ---------------------------------------------------------------------------------- melds
+@pytest.mark.parametrize(("meld", "kind", "from_"), [
+    ("3'45s", "call", "left"),
+    ("5'55z", "call", "left"),
+    ("55'5z", "call", "across"),
+    ("555'z", "call", "right"),
+    ("7'777p", "open_kan", "left"),
+    ("77'77p", "open_kan", "across"),
+    ("7777'p", "open_kan", "right"),
+    ('2"22p', "added_kan", "left"),
+    ('22"2p', "added_kan", "across"),
+    ('222"p', "added_kan", "right"),
+    ("2'2'22p", "added_kan", "left"),
+    ("22'2'2p", "added_kan", "across"),
+    ("222'2'p", "added_kan", "right"),
+    ("?77z?", "closed_kan", None),
+])
+def test_meld_shapes(meld: str, kind: str, from_: str | None) -> None:
+    dets = layout_boxes(f"23m456p11z 4m ~0.8 {meld} 6'78s")
+    hr = hand_row(dets)
+    assert hr.structures, "a count-consistent structure"
+    s = hr.structures[0]
+    assert names(dets, s.concealed) == ["2m", "3m", "4p", "5p", "6p", "1z", "1z"]
+    assert names(dets, [s.win]) == ["4m"]
+    first, second = s.melds
+    assert (first.kind, first.from_) == (kind, from_)
+    assert len(first.dets) == (3 if kind == "call" else 4)
+    assert (second.kind, second.from_) == ("call", "left")
+    assert s.cost == 0.0
+
+
+def test_stacked_tile_rides_on_its_base() -> None:
+    dets = layout_boxes('123m456p789s1z 1z ~0.8 5"55s', angle=20)
+    hr = hand_row(dets)
+    assert hr.row.stacked == (12,)  # spec order: the stacked copy follows its base (11)
+    assert next(t for t in hr.row.tiles if t.det == 11).stacked == 12
+    assert hr.structures[0].melds[0].dets == (11, 13, 14, 12)
+    assert hr.apart == ()
+
+
+def test_melds_touching_the_hand_still_split() -> None:
+    dets = layout_boxes("123m456p789s1z1z5'55z")  # no gap anywhere
+    hr = hand_row(dets)
+    s = hr.structures[0]
+    assert [m.from_ for m in s.melds] == ["left"]
+    assert names(dets, s.melds[0].dets) == ["5z", "5z", "5z"]
+
+
+def test_melds_on_the_left_of_the_image_mean_the_photo_is_upside_down() -> None:
+    dets = layout_boxes(PON_HAND, angle=180)
+    hr = hand_row(dets)
+    s = hr.structures[0]
+    assert names(dets, [s.win]) == ["9s"] and s.melds[0].from_ == "left"
+
+
+# ---------------------------------------------------------------------------------- winning tile
+def test_win_tile_apart_is_the_only_candidate_without_a_penalty() -> None:
+    dets = layout_boxes("123m456p789s1122z 2z")
+    hr = hand_row(dets)
+    assert [s.cost for s in hr.structures][:2] == [0.0, pytest.approx(1.5)]
+    assert hr.win_candidates[0] == 13 and hr.structures[0].win_rule == "gap"
+
+
+def test_no_gap_makes_every_tile_a_candidate_rightmost_first() -> None:
+    dets = layout_boxes("123m456p789s1122z2z")
+    hr = hand_row(dets)
+    assert hr.win_candidates[0] == 13
+    assert sorted(hr.win_candidates) == list(range(14))
+    assert {s.win_rule for s in hr.structures} == {"no_gap"}
+
+
+def test_win_tile_after_the_melds() -> None:
+    dets = layout_boxes("123m456p789s1z ~0.8 5'55z 1z")
+    s = hand_row(dets).structures[0]
+    assert names(dets, [s.win]) == ["1z"] and s.win_rule == "after_melds"
+
+
+def test_row_without_melds_is_read_from_both_ends() -> None:
+    dets = layout_boxes("2z ~1.2 123m456p789s1122z")  # the winning tile well apart, on the left
+    hr = hand_row(dets)
+    assert hr.row.oriented_by == "default"
+    s = hr.structures[0]
+    assert names(dets, [s.win]) == ["2z"] and s.cost == pytest.approx(0.1)
+
+
+# ---------------------------------------------------------------------------------- apart
+@pytest.mark.parametrize("extras", [
+    [("3p", 4.0, 3.2)],  # above the row
+    [("3p", 4.0, 3.2), ("7z", 5.05, 3.2)],  # two indicators side by side
+    [("3p", 16.0, -3.0)],  # below, to the right
+])
+def test_indicators_apart(extras: list[tuple[str, float, float]]) -> None:
+    dets = layout_boxes("123m456p789s1122z 2z", extras=extras)
+    hr = hand_row(dets)
+    assert hr.n_tiles == 14
+    assert names(dets, hr.indicators) == [name for name, _, _ in extras]
+
+
+@pytest.mark.parametrize("spec", ["3p ~2 123m456p789s1122z 2z", "123m456p789s1122z 2z ~1.5 3p"])
+def test_indicator_on_the_row_line_is_left_out_of_the_hand(spec: str) -> None:
+    dets = layout_boxes(spec)
+    hr = hand_row(dets)
+    assert hr.n_tiles == 15
+    s = hr.structures[0]
+    assert names(dets, s.excluded) == ["3p"] and names(dets, [s.win]) == ["2z"]
+    assert s.cost == pytest.approx(1.0)
+
+
+def test_far_away_tiles_are_unused() -> None:
+    dets = layout_boxes("123m456p789s1122z 2z", extras=[("3p", 8.0, 14.0)])
+    hr = hand_row(dets)
+    assert hr.apart == () and names(dets, hr.unused) == ["3p"]
+
+
+def test_face_down_tiles_apart_are_unused() -> None:
+    dets = layout_boxes("123m456p789s1122z 2z", extras=[("3p", 4.0, 3.2)])
+    dets.append(layout_boxes("?", origin=(100 + 5 * 40, 600 - 3.2 * 40))[0])
+    hr = hand_row(dets)
+    assert names(dets, hr.indicators) == ["3p"] and names(dets, hr.unused) == ["?"]
+
+
+totenko = pytest.mark.skipif("totenko_balance" not in available(), reason="the totenko_balance ruleset is not built")
+
+
+@totenko
+def test_totenko_sets_manzu_aside() -> None:
+    assert set_aside_kinds("totenko_balance") == frozenset({0, 4, 8})
+    assert set_aside_kinds("riichi") == frozenset() and set_aside_kinds("nope") == frozenset()
+    dets = layout_boxes("340s567s234p67p99p 8p", extras=[("1m", 2, 3.2), ("9m", 3.05, 3.2), ("3s", 6, 3.2)])
+    hr = hand_row(dets, "totenko_balance")
+    assert names(dets, hr.set_aside) == ["1m", "9m"] and names(dets, hr.indicators) == ["3s"]
+
+
+@totenko
+def test_totenko_gari_at_the_row_end_may_be_left_out() -> None:
+    dets = layout_boxes("340s567s234p67p99p 8p 0m9m")
+    hr = hand_row(dets, "totenko_balance")
+    s = hr.structures[0]
+    assert names(dets, s.excluded) == ["0m", "9m"] and s.cost == pytest.approx(0.1)
+
+
+def test_layout_to_dict_is_json() -> None:
+    lay: Layout = analyse_layout(layout_boxes(PON_HAND, extras=[("3p", 4.0, 3.2)]))
+    out = json.loads(json.dumps(lay.to_dict()))
+    assert out["candidates"][0]["row"]["sideways"] == [11]
+    assert out["candidates"][0]["structure"]["win"] == 10
+
+
+def test_row_near_the_diagonal_cannot_be_de_rotated() -> None:
+    dets = layout_boxes("123m456p789s1122z 2z", angle=45.0)
+    hr = hand_row(dets)
+    assert hr.row.degenerate and not any(t.sideways for t in hr.row.tiles)
+    s = hr.structures[0]
+    assert names(dets, [s.win]) == ["2z"] and len(s.concealed) == 13
+
+
+def test_unsure_sideways_judgements_are_also_read_reversed() -> None:
+    # heavy box noise at a steep skew: some upright tiles look a little sideways
+    dets = layout_boxes("3m4m5m6m7m7m7m8m6p8p 7p ~0.8 6p6p6'p", angle=30, perspective=0.1, depth=0.2,
+                        jitter=0.04, seed=26)
+    hr = hand_row(dets)
+    assert [t.det for t in hr.row.tiles if t.sideways] == [1, 13]  # 4m looks sideways
+    s = hr.structures[0]
+    assert names(dets, [s.win]) == ["7p"] and [m.from_ for m in s.melds] == ["right"]
+    assert 0.5 < s.cost < 1.0  # the price of overruling one unsure judgement
+
+
+def test_a_tile_detected_twice_counts_once() -> None:
+    dets = layout_boxes("123m456p789s1122z 2z")
+    x1, y1, x2, y2 = dets[4].box
+    twin = Detection(dets[4].cls, 0.5, (x1 + 1, y1 + 1, x2 + 1, y2 - 1))
+    dets.append(twin)
+    hr = hand_row(dets)
+    assert hr.n_tiles == 14 and 14 in hr.unused and hr.structures[0].cost == 0.0

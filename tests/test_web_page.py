@@ -1,0 +1,212 @@
+"""The phone page in headless Chromium: upload a photo, correct a tile, see the score change.
+
+The service runs under uvicorn on 127.0.0.1 (a free port) with the demo reader injected through
+the app factory, so no trained model is needed. Screenshots go to build/.
+"""
+
+from __future__ import annotations
+
+import shutil
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+CHROMIUM = shutil.which("chromium") or ("/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None)
+playwright_sync = pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
+if CHROMIUM is None:
+    pytest.skip("Debian's chromium is not installed (apt-get install chromium)", allow_module_level=True)
+
+expect = playwright_sync.expect
+
+from service.app import create_app  # noqa: E402
+from service.demo import DemoReader, demo_photo  # noqa: E402
+from service.settings import ServiceSettings  # noqa: E402
+
+BUILD = Path(__file__).resolve().parents[1] / "build"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+PHONE = {"width": 390, "height": 844}
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[str]:
+    import uvicorn
+
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    app = create_app(ServiceSettings(workers=1, queue_size=4), reader=DemoReader())
+    config = uvicorn.Config(app, log_level="warning", lifespan="on")
+    srv = uvicorn.Server(config)
+    thread = threading.Thread(target=srv.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not srv.started:
+        if time.monotonic() > deadline or not thread.is_alive():
+            raise RuntimeError("uvicorn did not start")
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{port}"
+    srv.should_exit = True
+    thread.join(10)
+    sock.close()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    with playwright_sync.sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        try:
+            yield b
+        finally:
+            b.close()
+
+
+def _phone_page(browser: Any, base: str, foreign: list[str], errors: list[str]) -> Any:
+    ctx = browser.new_context(viewport=PHONE, device_scale_factor=2, is_mobile=True, has_touch=True)
+    page = ctx.new_page()
+    page.set_default_timeout(15_000)
+    page.on("request", lambda r: None if r.url.startswith((base, "data:", "blob:")) else foreign.append(r.url))
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    return page
+
+
+def test_photo_correct_and_score(server: str, browser: Any, tmp_path: Path) -> None:
+    BUILD.mkdir(exist_ok=True)
+    photo = tmp_path / "hand.jpg"
+    photo.write_bytes(demo_photo(1600, 1000))
+    foreign: list[str] = []
+    errors: list[str] = []
+    page = _phone_page(browser, server, foreign, errors)
+    page.goto(server + "/")
+    page.wait_for_selector("body.ready")
+    page.screenshot(path=str(BUILD / "web-start.png"), full_page=True)
+
+    page.set_input_files("#picker", str(photo))
+    expect(page.locator("#boxes .box")).to_have_count(14)
+    # the demo reading: tanyao + pinfu, dealer ron, 2 han 30 fu
+    page.wait_for_selector('#score[data-total="2900"]')
+    assert page.locator("#questions").is_visible()  # the unsure 5p is asked about
+    page.screenshot(path=str(BUILD / "web-read.png"), full_page=True)
+
+    # tap the unsure tile and take the red five from the top-k suggestions
+    page.locator('#boxes .box[data-index="4"]').click()
+    page.wait_for_selector("#palette[open]")
+    top = page.locator('#palette-top .pal[data-face="0p"]')
+    assert top.count() == 1
+    assert page.locator("#palette-all .pal").count() == 37
+    page.screenshot(path=str(BUILD / "web-palette.png"))
+    top.click()
+    page.wait_for_selector('#score[data-total="5800"]')  # + aka dora: 3 han 30 fu
+    assert page.locator('#boxes .box[data-index="4"]').get_attribute("data-face") == "0p"
+    assert page.input_value("#in-hand") == "234m406p2245678s"
+    score_text = page.inner_text("#score")
+    assert "5,800" in score_text and "断幺九" in score_text and "平和" in score_text
+    page.screenshot(path=str(BUILD / "web-corrected.png"), full_page=True)
+
+    # the context only the ruleset reads: tsumo changes the flags offered and the score
+    page.locator("input[name=win][value=tsumo] + span").click()
+    expect(page.locator("#score")).not_to_have_attribute("data-total", "5800")
+    expect(page.locator("#score")).not_to_have_attribute("data-total", "")
+    assert page.locator('#flags input[value="haitei"]').count() == 1
+    assert page.locator('#flags input[value="houtei"]').count() == 0
+
+    assert not foreign, f"the page fetched from outside the server: {foreign}"
+    assert not errors, errors
+    page.context.close()
+
+
+def test_typed_hand_without_photo(server: str, browser: Any) -> None:
+    foreign: list[str] = []
+    errors: list[str] = []
+    page = _phone_page(browser, server, foreign, errors)
+    page.goto(server + "/")
+    page.wait_for_selector("body.ready")
+    if not page.locator("#hand-typing[open]").count():
+        page.locator("#hand-typing summary").click()
+    page.fill("#in-hand", "123m456p789s1122z")
+    page.fill("#in-win", "2z")
+    page.locator("input[name=win][value=tsumo] + span").click()
+    page.wait_for_selector('#score[data-total="2100"]')  # dealer tsumo, 1 han 40 fu: 700 all
+    page.fill("#in-win", "2x")
+    page.wait_for_selector("#in-win.invalid")
+    assert "Cannot score" in page.inner_text("#score")
+    # a ruleset change swaps the options shown
+    page.select_option("#ruleset", "jun")
+    expect(page.locator("#options [data-option=yakuman_stacking]")).to_have_count(1)
+    page.screenshot(path=str(BUILD / "web-typed.png"), full_page=True)
+    assert not foreign and not errors, (foreign, errors)
+    page.context.close()
+
+
+class PipelineShapedReader(DemoReader):
+    """Answers in the shape vision.reading gives: roles, corrections, a win-tile ambiguity with the
+    detections of its candidates, and an alternative reading."""
+
+    def read(self, image: Any, rules: str = "riichi", context: dict[str, Any] | None = None) -> Any:
+        base = super().read(image, rules, context).to_dict()
+        faces = ["2m", "3m", "4m", "4p", "5p", "6p", "6s", "7s", "8s", "2s", "2s", "3s", "4s", "5s"]
+        dets = base["detections"]
+        for d, face in zip(dets, faces, strict=True):
+            d["class"] = face
+            d["topk"] = [[face, 0.9], ["0p" if face == "5p" else face, 0.05]]
+        dets[4]["topk"] = [["5p", 0.5], ["0p", 0.45]]
+        out = {**base, "detections": dets,
+               "hand": {"hand": "234m406p678s2234s", "melds": [], "win_tile": "5s", "dora_indicators": [],
+                        "nuki": ""},
+               "corrections": [{"index": 4, "read": "5p", "as": "0p", "probability": 0.45}],
+               "ambiguities": [{"kind": "win_tile", "indices": [13, 9], "candidates": ["5s", "2s"]}],
+               "alternatives": [{"hand": "234m456p678s2234s", "melds": [], "win_tile": "5s", "dora_indicators": [],
+                                 "nuki": "", "score_total": 2900, "status": "scored"}]}
+
+        class Result:
+            def to_dict(self) -> dict[str, Any]:
+                return out
+        return Result()
+
+
+def test_reader_corrections_and_win_tile_question(browser: Any, tmp_path: Path) -> None:
+    import uvicorn
+
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    srv = uvicorn.Server(uvicorn.Config(create_app(ServiceSettings(workers=1), reader=PipelineShapedReader()),
+                                        log_level="warning"))
+    thread = threading.Thread(target=srv.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    try:
+        while not srv.started:
+            time.sleep(0.05)
+        base = f"http://127.0.0.1:{port}"
+        photo = tmp_path / "hand.png"
+        photo.write_bytes(demo_photo(1200, 800, ".png"))
+        foreign: list[str] = []
+        errors: list[str] = []
+        page = _phone_page(browser, base, foreign, errors)
+        page.goto(base + "/")
+        page.wait_for_selector("body.ready")
+        page.set_input_files("#camera", str(photo))
+        expect(page.locator("#boxes .box")).to_have_count(14)
+        expect(page.locator('#boxes .box[data-index="4"]')).to_have_attribute("data-face", "0p")  # the reader's fix
+        page.wait_for_selector('#score[data-total="5800"]')  # tanyao pinfu aka, 30 fu
+        page.locator('#questions .choice:has(.tile[data-face="2s"])').click()
+        page.wait_for_selector('#score[data-total="3900"]')  # tanki on 2s: no pinfu, 40 fu
+        assert page.locator('#hand-tiles .group.win .tile').get_attribute("data-face") == "2s"
+        assert page.locator('#boxes .box[data-index="9"]').get_attribute("class").split().count("role-win") == 1
+        page.locator("#questions details.alternatives summary").click()
+        page.locator("#questions .choice", has_text="→ 2,900").click()  # the other reading
+        page.wait_for_selector('#score[data-total="2900"]')
+        page.screenshot(path=str(BUILD / "web-questions.png"), full_page=True)
+        assert not foreign and not errors, (foreign, errors)
+        page.context.close()
+    finally:
+        srv.should_exit = True
+        thread.join(10)
+        sock.close()

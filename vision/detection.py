@@ -1,0 +1,117 @@
+"""One detected tile: what the detector saw, before any reading of the hand.
+
+A :class:`Detection` is the localizer's box plus the classifier's verdict, in image pixels, with
+classes numbered as the contract's detection classes (``0..37``, equal to :mod:`scoring.tiles`
+tile ids: ``37`` is a face-down tile).
+
+>>> d = Detection(4, 0.9, (10.0, 20.0, 40.0, 60.0), topk=((4, 0.9), (34, 0.08)))
+>>> d.centre, d.width, d.height, d.name
+((25.0, 40.0), 30.0, 40.0, '5m')
+>>> d.candidates()
+((4, 0.9), (34, 0.08))
+>>> d.to_dict()["topk"]
+[['5m', 0.9], ['0m', 0.08]]
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from scoring.tiles import BACK, N_CLASSES, parse_tiles, tile_name
+
+Box = tuple[float, float, float, float]
+
+
+@dataclass(frozen=True)
+class Detection:
+    """A tile in the photo.
+
+    * ``cls``: the class id (contract order), ``confidence``: the detector's confidence in it.
+    * ``box``: axis-aligned ``x1, y1, x2, y2`` in pixels, enclosing the visible tile.
+    * ``rotated``: the detector's hint that the tile lies sideways (long side along the row). The
+      layout does not trust it blindly: it decides sideways-ness from box proportions relative to
+      the row direction and to the other tiles of the row, and uses the flag only where the
+      proportions are inconclusive (a photo rotated by 90° makes every tile look "rotated").
+    * ``topk``: the classifier's best classes with their probabilities, best first (may be empty).
+    """
+
+    cls: int
+    confidence: float
+    box: Box
+    rotated: bool = False
+    topk: tuple[tuple[int, float], ...] = ()
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.cls < N_CLASSES:
+            raise ValueError(f"class id {self.cls} is outside 0..{N_CLASSES - 1}")
+        x1, y1, x2, y2 = self.box
+        if not (x2 > x1 and y2 > y1):
+            raise ValueError(f"box {self.box} is empty (x2 > x1 and y2 > y1 expected)")
+
+    # ------------------------------------------------------------------ geometry
+    @property
+    def centre(self) -> tuple[float, float]:
+        x1, y1, x2, y2 = self.box
+        return ((x1 + x2) / 2, (y1 + y2) / 2)
+
+    @property
+    def width(self) -> float:
+        return self.box[2] - self.box[0]
+
+    @property
+    def height(self) -> float:
+        return self.box[3] - self.box[1]
+
+    @property
+    def size(self) -> float:
+        """A rotation-tolerant scale of the tile: the geometric mean of the box sides."""
+        return math.sqrt(self.width * self.height)
+
+    # ------------------------------------------------------------------ classes
+    @property
+    def is_back(self) -> bool:
+        return self.cls == BACK
+
+    @property
+    def name(self) -> str:
+        return tile_name(self.cls)
+
+    def candidates(self) -> tuple[tuple[int, float], ...]:
+        """The classes this tile may be, best first: its class, then the other top-k classes.
+
+        The class's own probability is its top-k entry when there is one, else ``confidence``.
+        """
+        own = next((p for c, p in self.topk if c == self.cls), self.confidence)
+        rest = sorted(((c, p) for c, p in self.topk if c != self.cls), key=lambda cp: -cp[1])
+        return ((self.cls, own), *rest)
+
+    # ------------------------------------------------------------------ (de)serialisation
+    def to_dict(self) -> dict[str, Any]:
+        """The contract's detection entry (``paiscan read``)."""
+        return {
+            "class": tile_name(self.cls),
+            "class_id": self.cls,
+            "confidence": round(float(self.confidence), 4),
+            "box": [round(float(v), 1) for v in self.box],
+            "rotated": self.rotated,
+            "topk": [[tile_name(c), round(float(p), 4)] for c, p in self.topk],
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Detection:
+        """Inverse of :meth:`to_dict` (``class_id`` wins over ``class``; topk names or ids)."""
+
+        def tile_id(value: Any) -> int:
+            return int(value) if isinstance(value, int) else parse_tiles(str(value))[0]
+
+        cid = tile_id(data["class_id"] if "class_id" in data else data["class"])
+        x1, y1, x2, y2 = (float(v) for v in data["box"])
+        topk = tuple((tile_id(c), float(p)) for c, p in data.get("topk", []))
+        return cls(cid, float(data.get("confidence", 1.0)), (x1, y1, x2, y2), bool(data.get("rotated", False)),
+                   topk)
+
+
+__all__ = ["Box", "Detection"]

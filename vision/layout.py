@@ -1,0 +1,993 @@
+"""The geometry of a shown hand: rows, groups, melds, the winning tile and the tiles apart.
+
+:func:`analyse_layout` turns detections into a :class:`Layout` without judging tile identities
+beyond what the ruleset sets aside (that is :mod:`vision.reading`'s job, with the scoring core as
+arbiter). Everything is measured in *row coordinates* and *tile widths*, so the rules hold for a
+skewed or rotated photo and under mild perspective:
+
+1. **Rows.** A Hough-style search over directions (1° steps) finds the line through the most tile
+   centres (a tile belongs when its centre is within ``ROW_TOL`` of its own size from the line),
+   refined by a principal-axis fit of the members; lines are taken out one after another. A line
+   is cut where two neighbours are more than ``FAR_GAP`` tile widths apart (a tile far out on the
+   same line is not part of the hand).
+2. **Row coordinates.** ``u`` along the row, ``v`` across it (positive = away from the player).
+   Box sides are de-rotated into the tile's extent along and across the row (exact for a rotated
+   rectangle; impossible near 45°, where the rotated flag decides instead).
+3. **Sideways tiles** (a call): along/across is ``SIDEWAYS_RATIO`` times the upright reference
+   (the 35th percentile of the four neighbours on each side: most tiles of a hand stand upright,
+   and a local reference follows perspective) and at least ``SIDEWAYS_MIN_RATIO``; in the band
+   just below, the detector's rotated flag (taken relative to the majority of the row, so a photo
+   rotated by 90° does not flip every tile) decides. Up to ``MAX_UNSURE`` judgements close to the
+   threshold are unsure: the row is also read with them reversed, at a cost.
+4. **Stacked tiles** (an added kan): a sideways tile off the row, over a sideways tile of the row.
+5. **Gaps** in local tile widths (the mean upright width of the two neighbours, so perspective
+   cancels); a gap of ``SPLIT_GAP`` (or the row's median gap + 0.2 when the row is loosely laid)
+   splits groups.
+6. **Orientation** (which end is the player's right): a stacked tile lies on the far side of
+   its base; else the concealed tiles (the longer run without call marks) are on the left; else
+   the end with a lone tile a little apart (the winning tile) is the right; else the side the
+   tiles apart lie on is "up"; else left to right in the image (top to bottom for an upright
+   row). Every row is also read from the other end, at a cost by cue (``FLIP_COST``).
+7. **Structures**: every partition of the row into concealed tiles, the winning tile and melds
+   of 3 or 4 tiles with a call mark each (one sideways tile: chi/pon/open kan, its position gives
+   ``from``; a stacked or doubled sideways pair: added kan; back–face–face–back: closed kan), whose
+   tile count fits (``13 - 3·melds`` concealed), each with a geometric cost (see ``*_COST``).
+
+>>> from vision.detection import Detection
+>>> dets = [Detection(c, 0.99, (i * 30.0, 0.0, i * 30.0 + 28.0, 40.0)) for i, c in enumerate(range(3))]
+>>> lay = analyse_layout(dets)
+>>> [t.det for t in lay.rows[0].tiles], lay.rows[0].oriented_by
+([0, 1, 2], 'default')
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from functools import cache
+from typing import Any, Literal
+
+import numpy as np
+
+from scoring.errors import HandError
+from scoring.registry import get_ruleset
+from scoring.tiles import BACK, kind
+from vision.detection import Detection
+
+# ---------------------------------------------------------------------------------- thresholds
+#: half-width of a row band, in tile sizes (sqrt of box area): sideways tiles sit ~0.15 off
+#: the centre line of upright ones, a stacked tile or an indicator above the row ~1 away
+ROW_TOL = 0.3
+ROW_REFINE_TOL = 0.35
+ANGLE_STEP_DEG = 1.0
+MIN_ROW_TILES = 3
+#: a hand row (without stacked tiles) has 14 + kans tiles, 13 with one missing
+HAND_MIN_TILES, HAND_MAX_TILES = 8, 24
+#: another line with this many tiles is background (discards), not indicators
+BACKGROUND_ROW_TILES = 6
+#: short side / long side of a tile face, to turn a sideways tile's length into a tile width
+SHORT_OVER_LONG = 0.75
+SIDEWAYS_RATIO = 1.35
+SIDEWAYS_MIN_RATIO = 0.6
+SIDEWAYS_FLAG_BAND = 1.15
+#: sideways judgements within this log-margin of the threshold are unsure: the row is also read
+#: with up to ``MAX_UNSURE`` of them reversed, at ``UNSURE_FLIP_COST + UNSURE_MARGIN_COST · margin``
+UNSURE_MARGIN = 0.25
+MAX_UNSURE = 3
+UNSURE_FLIP_COST = 0.5
+UNSURE_MARGIN_COST = 3.0
+#: |cos 2θ| below this (θ within ~7° of 45°): box sides cannot be de-rotated
+DEGENERATE_COS2 = 0.25
+#: gaps in tile widths
+SPLIT_GAP = 0.3
+FAR_GAP = 3.0
+EXCLUDE_GAP = 1.0
+#: a stacked tile: along-row offset within this share of the base tile's length, across-row
+#: centre distance between 0.5 and this many base widths
+STACK_U_TOL = 0.4
+STACK_V_MAX = 1.6
+#: tiles apart from the hand (indicators, set-aside tiles) are within this many tile widths of it
+#: and of a similar size
+NEAR_UNITS = 6.0
+SIZE_RATIO = (0.6, 1.7)
+#: tiles apart whose centres are this many tile widths apart touch (side by side ~1.05, one above
+#: the other ~1.35)
+CLUSTER_UNITS = 1.6
+#: two boxes overlapping this much are one tile detected twice (the less confident is dropped)
+DUPLICATE_IOU = 0.6
+MAX_STRUCTURES = 96
+MAX_DETECTIONS = 200
+
+# geometric costs (comparable to classifier costs, which are ln(p_top / p))
+NO_GAP_LAST_COST = 0.3  # no visible gap: the winning tile is the rightmost concealed tile
+NO_GAP_OTHER_COST = 0.6  # ... or any other concealed tile (the player sorted it in)
+WIN_AGAINST_GAP_COST = 1.5  # a winning tile other than the one a visible gap shows
+WIN_AFTER_MELDS_COST = 0.2  # a lone tile after the melds
+SPLIT_IN_MELD_COST = 1.5  # a visible gap inside one meld
+MELD_TOUCH_COST = 0.1  # two melds touching (common)
+HAND_TOUCHES_MELD_COST = 0.3  # no gap between the concealed tiles and the first meld
+FACE_UP_CLOSED_KAN_COST = 1.0  # four equal upright tiles shown apart, read as a closed kan
+CLOSED_KAN_INNER_BACKS_COST = 0.3  # face–back–back–face
+EXCLUDE_COST = 1.0  # a lone group at a row end is an indicator, not part of the hand
+#: a row read from the end its orientation cue did not choose, by cue
+FLIP_COST = {"stacked": 1.5, "melds": 1.5, "melds_weak": 0.3, "win_gap": 0.8, "apart": 0.1, "default": 0.1,
+             "flipped": 0.1}
+SET_ASIDE_EXCLUDE_COST = 0.1  # a group of set-aside tiles (gari) at a row end
+
+FROM3 = ("left", "across", "right")
+FROM4 = ("left", "across", "across", "right")
+MeldKind = Literal["call", "open_kan", "added_kan", "closed_kan"]
+
+
+# ---------------------------------------------------------------------------------- results
+@dataclass(frozen=True)
+class RowTile:
+    """A tile of a row, in row coordinates (pixels; ``v`` positive away from the player)."""
+
+    det: int
+    u: float
+    v: float
+    along: float
+    across: float
+    sideways: bool
+    back: bool
+    stacked: int | None = None
+    #: the gap to the previous tile in tile widths (``inf`` for the first tile)
+    gap_before: float = math.inf
+    #: along/across of an upright tile here (from the neighbours), for the sideways test
+    ref_ratio: float = 0.75
+
+    @property
+    def width(self) -> float:
+        """The tile's short side in pixels (a sideways tile's length times 3/4)."""
+        return self.along * SHORT_OVER_LONG if self.sideways else self.along
+
+    @property
+    def marked(self) -> bool:
+        """A call mark: sideways, face down, or carrying a stacked tile."""
+        return self.sideways or self.back or self.stacked is not None
+
+
+@dataclass(frozen=True)
+class Row:
+    """A line of tiles, left to right as the player sees them."""
+
+    tiles: tuple[RowTile, ...]
+    #: unit vector of ``u`` in image pixels (x right, y down)
+    direction: tuple[float, float]
+    #: median tile width in pixels
+    unit: float
+    #: the gap (tile widths) from which neighbours are in different groups
+    split_gap: float
+    #: what decided left and right: stacked, melds, melds_weak, win_gap, apart, default (flipped:
+    #: the other reading of a row)
+    oriented_by: str = "default"
+    #: box sides could not be de-rotated (row near 45°): sideways tiles from the rotated flag only
+    degenerate: bool = False
+
+    @property
+    def dets(self) -> tuple[int, ...]:
+        return tuple(t.det for t in self.tiles)
+
+    @property
+    def stacked(self) -> tuple[int, ...]:
+        return tuple(t.stacked for t in self.tiles if t.stacked is not None)
+
+    @property
+    def angle_deg(self) -> float:
+        return math.degrees(math.atan2(self.direction[1], self.direction[0]))
+
+    def flipped(self) -> Row:
+        """The same row read from the other end."""
+        d = self.direction
+        return replace(self, tiles=tuple(_flip_tiles(self.tiles)), direction=(-d[0], -d[1]), oriented_by="flipped")
+
+    def split_after(self, pos: int) -> bool:
+        return pos + 1 < len(self.tiles) and self.tiles[pos + 1].gap_before >= self.split_gap
+
+    @property
+    def groups(self) -> tuple[tuple[int, ...], ...]:
+        """Positions (indices into ``tiles``) of the touching groups."""
+        out: list[list[int]] = []
+        for i in range(len(self.tiles)):
+            if i == 0 or self.split_after(i - 1):
+                out.append([])
+            out[-1].append(i)
+        return tuple(tuple(g) for g in out)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "angle_deg": round(self.angle_deg, 1),
+            "tiles": list(self.dets),
+            "groups": [[self.tiles[p].det for p in g] for g in self.groups],
+            "sideways": [t.det for t in self.tiles if t.sideways],
+            "stacked": list(self.stacked),
+            "gaps": [round(t.gap_before, 2) for t in self.tiles[1:]],
+            "unit_px": round(self.unit, 1),
+            "oriented_by": self.oriented_by,
+        }
+
+
+@dataclass(frozen=True)
+class MeldShape:
+    """The geometry of one meld: its detections in row order (a stacked tile last)."""
+
+    dets: tuple[int, ...]
+    kind: MeldKind
+    #: position of the (first) sideways tile among the meld's row tiles
+    called: int | None = None
+    from_: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"dets": list(self.dets), "kind": self.kind}
+        if self.from_ is not None:
+            out["from"] = self.from_
+        return out
+
+
+@dataclass(frozen=True)
+class Structure:
+    """One way to read the row: concealed tiles, the winning tile and melds (detection indices)."""
+
+    concealed: tuple[int, ...]
+    win: int | None
+    melds: tuple[MeldShape, ...] = ()
+    #: row tiles left out of the hand (they join the tiles apart: indicators or set aside)
+    excluded: tuple[int, ...] = ()
+    cost: float = 0.0
+    #: how the winning tile was found: gap, after_melds, no_gap, against_gap, guess
+    win_rule: str = ""
+    #: the tile count fits a complete hand (false: a best-effort reading, never scored)
+    count_ok: bool = True
+
+    @property
+    def key(self) -> tuple[Any, ...]:
+        return (tuple(sorted(self.concealed)), self.win, self.melds, tuple(sorted(self.excluded)))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "concealed": list(self.concealed), "win": self.win, "melds": [m.to_dict() for m in self.melds],
+            "excluded": list(self.excluded), "cost": round(self.cost, 3), "win_rule": self.win_rule,
+            "count_ok": self.count_ok,
+        }
+
+
+@dataclass(frozen=True)
+class HandRow:
+    """A row that may be the hand, with every structure it can be read as."""
+
+    row: Row
+    #: count-consistent structures, cheapest first (at most ``MAX_STRUCTURES``)
+    structures: tuple[Structure, ...]
+    #: the most plausible split even when the count is wrong
+    best_effort: Structure
+    #: detections apart from the hand, near it and of its size: indicators or set-aside tiles
+    apart: tuple[int, ...]
+    #: everything else (background rows, far tiles, face-down tiles apart)
+    unused: tuple[int, ...]
+    #: geometric plausibility (tile size, count): larger first
+    prior: float
+    #: ``apart`` in clusters of touching tiles
+    apart_groups: tuple[tuple[int, ...], ...] = ()
+    #: set-aside (by the top class) among ``apart``
+    set_aside: tuple[int, ...] = ()
+
+    @property
+    def n_tiles(self) -> int:
+        return len(self.row.tiles)
+
+    @property
+    def indicators(self) -> tuple[int, ...]:
+        """Tiles apart that are not set aside: dora indicators (by the top class)."""
+        return tuple(d for d in self.apart if d not in self.set_aside)
+
+    @property
+    def win_candidates(self) -> tuple[int, ...]:
+        """Detections that may be the winning tile, most plausible first."""
+        out: list[int] = []
+        for s in self.structures or (self.best_effort,):
+            if s.win is not None and s.win not in out:
+                out.append(s.win)
+        return tuple(out)
+
+    @property
+    def meld_groups(self) -> tuple[MeldShape, ...]:
+        s = self.structures[0] if self.structures else self.best_effort
+        return s.melds
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "row": self.row.to_dict(), "n_structures": len(self.structures),
+            "structure": (self.structures[0] if self.structures else self.best_effort).to_dict(),
+            "apart": list(self.apart), "set_aside": list(self.set_aside), "unused": list(self.unused),
+            "prior": round(self.prior, 2),
+        }
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Everything the geometry says about a photo of a hand."""
+
+    detections: tuple[Detection, ...]
+    rules: str
+    #: every line of tiles found (3 or more tiles), oriented
+    rows: tuple[Row, ...]
+    #: rows that may be the hand, most plausible first
+    candidates: tuple[HandRow, ...]
+    #: tile kinds the ruleset sets aside (three-player gari)
+    set_aside_kinds: frozenset[int] = frozenset()
+
+    @property
+    def hand(self) -> HandRow | None:
+        return self.candidates[0] if self.candidates else None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"rows": [r.to_dict() for r in self.rows], "candidates": [c.to_dict() for c in self.candidates],
+                "set_aside_kinds": sorted(self.set_aside_kinds)}
+
+
+# ---------------------------------------------------------------------------------- ruleset facts
+def set_aside_kinds(rules: str) -> frozenset[int]:
+    """Tile kinds the ruleset sets aside when shown (Totenko: every manzu, 1m 5m 9m).
+
+    A ruleset declares them as a ``nuki_kinds`` attribute, or as ``GARI_KINDS`` in its module.
+    """
+    try:
+        rs = get_ruleset(rules)
+    except HandError:
+        return frozenset()
+    declared: Iterable[int] | None = getattr(rs, "nuki_kinds", None)
+    if declared is None:
+        declared = getattr(sys.modules.get(type(rs).__module__), "GARI_KINDS", None)
+    return frozenset(int(k) for k in declared or ())
+
+
+# ---------------------------------------------------------------------------------- line search
+@dataclass
+class _Line:
+    members: list[int]
+    direction: np.ndarray
+    point: np.ndarray
+    stacked: dict[int, int]
+
+
+def _principal(pts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    centre = pts.mean(axis=0)
+    if len(pts) < 2:
+        return np.array([1.0, 0.0]), centre
+    cov = np.cov((pts - centre).T)
+    w, vec = np.linalg.eigh(cov)
+    d = vec[:, int(np.argmax(w))]
+    return d / np.linalg.norm(d), centre
+
+
+def _canonical(d: np.ndarray) -> np.ndarray:
+    """The sign of a direction with x > 0 (or y > 0 for a vertical one)."""
+    if d[0] < -1e-6 or (abs(d[0]) <= 1e-6 and d[1] < 0):
+        return -d
+    return d
+
+
+def _best_line(pts: np.ndarray, size: np.ndarray, pool: list[int]) -> _Line | None:
+    idx = np.array(pool)
+    p, s = pts[idx], size[idx]
+    n = len(idx)
+    if n < MIN_ROW_TILES:
+        return None
+    angles = np.deg2rad(np.arange(0.0, 180.0, ANGLE_STEP_DEG))
+    normals = np.stack([-np.sin(angles), np.cos(angles)], axis=1)
+    v = (p @ normals.T).astype(np.float32)  # (n, A)
+    tol = (ROW_TOL * np.maximum(s[:, None], s[None, :])).astype(np.float32)  # (n, n)
+
+    def inside(a0: int, a1: int) -> np.ndarray:  # member, anchor, angle: within the band
+        va = v[:, a0:a1]
+        return np.abs(va[:, None, :] - va[None, :, :]) <= tol[:, :, None]
+
+    step = 30  # angles at a time: memory n² · step
+    counts = np.concatenate([inside(a, a + step).sum(axis=0) for a in range(0, len(angles), step)], axis=1)
+    best = int(counts.max())
+    if best < MIN_ROW_TILES:
+        return None
+    best_res, best_members, best_angle = math.inf, None, 0
+    for anchor, a in np.argwhere(counts == best):
+        m = np.nonzero(np.abs(v[:, a] - v[anchor, a]) <= tol[:, anchor])[0]
+        vm = v[m, a]
+        res = float((((vm - vm.mean()) / s[m]) ** 2).sum())
+        if res < best_res:
+            best_res, best_members, best_angle = res, m, int(a)
+    assert best_members is not None
+    members = best_members
+    d = np.array([math.cos(angles[best_angle]), math.sin(angles[best_angle])])
+    centre = p[members].mean(axis=0)
+    for _ in range(3):  # refine: principal axis of the members, members within the refined band
+        if len(members) >= 3:
+            d, centre = _principal(p[members])
+        normal = np.array([-d[1], d[0]])
+        dist = np.abs((p - centre) @ normal)
+        new = np.nonzero(dist <= ROW_REFINE_TOL * s)[0]
+        if len(new) < MIN_ROW_TILES or set(new.tolist()) == set(members.tolist()):
+            break
+        members = new
+    return _Line([int(idx[i]) for i in members], _canonical(d), centre, {})
+
+
+def _extents(w: np.ndarray, h: np.ndarray, d: np.ndarray) -> tuple[np.ndarray, np.ndarray, bool]:
+    """Tile extents along and across the direction ``d`` from axis-aligned box sides.
+
+    A ``a × b`` rectangle turned by θ has a box ``W = a|cos| + b|sin|``, ``H = a|sin| + b|cos|``.
+    """
+    c, s = abs(float(d[0])), abs(float(d[1]))
+    det = c * c - s * s
+    if abs(det) < DEGENERATE_COS2:  # near 45°: assume an upright 3:4 tile, (a + b)² = 2·W·H
+        g = np.sqrt(2.0 * w * h) / (1.0 + 1.0 / SHORT_OVER_LONG)
+        return g, g / SHORT_OVER_LONG, True
+    along = (c * w - s * h) / det
+    across = (c * h - s * w) / det
+    floor = 0.15 * np.maximum(w, h)
+    return np.maximum(along, floor), np.maximum(across, floor), False
+
+
+def _percentile(values: Sequence[float], q: float) -> float:
+    """``np.percentile`` (linear) for a short list, without numpy's per-call overhead."""
+    xs = sorted(values)
+    pos = (len(xs) - 1) * q / 100.0
+    lo = int(pos)
+    hi = min(lo + 1, len(xs) - 1)
+    return xs[lo] + (xs[hi] - xs[lo]) * (pos - lo)
+
+
+def _local_refs(ratio: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """Each tile's upright reference ratio: the 35th percentile of its neighbours' (four each side
+    along the row), so a size or foreshortening gradient along the row cancels out."""
+    n = len(ratio)
+    order = np.argsort(u)
+    refs = np.empty(n)
+    for rank, i in enumerate(order):
+        neigh = [order[k] for k in range(max(0, rank - 4), min(n, rank + 5)) if k != rank]
+        if len(neigh) < 4:
+            neigh = [j for j in range(n) if j != i] or [int(i)]
+        refs[i] = _percentile([float(ratio[j]) for j in neigh], 35)
+    return refs
+
+
+def _sideways(along: np.ndarray, across: np.ndarray, flags: np.ndarray, degenerate: bool,
+              refs: np.ndarray) -> np.ndarray:
+    """Which tiles lie sideways, each against its upright reference ratio ``refs``."""
+    ratio = along / across
+    flags_rel = flags != (flags.mean() > 0.5) if len(flags) else flags
+    if degenerate:
+        return np.asarray(flags_rel, dtype=bool).copy()
+    sure = (ratio > SIDEWAYS_RATIO * refs) & (ratio > SIDEWAYS_MIN_RATIO)
+    maybe = (ratio > SIDEWAYS_FLAG_BAND * refs) & (ratio > SIDEWAYS_MIN_RATIO) & flags_rel
+    return np.asarray(sure | maybe, dtype=bool)
+
+
+# ---------------------------------------------------------------------------------- analysis
+@dataclass
+class _Geo:
+    dets: tuple[Detection, ...]
+    pts: np.ndarray
+    w: np.ndarray
+    h: np.ndarray
+    size: np.ndarray
+    flags: np.ndarray
+    backs: np.ndarray
+
+
+def _geo(dets: Sequence[Detection]) -> _Geo:
+    boxes = np.array([d.box for d in dets], dtype=float).reshape(-1, 4)
+    w, h = boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1]
+    pts = np.stack([(boxes[:, 0] + boxes[:, 2]) / 2, (boxes[:, 1] + boxes[:, 3]) / 2], axis=1)
+    return _Geo(tuple(dets), pts, w, h, np.sqrt(w * h), np.array([d.rotated for d in dets], dtype=bool),
+                np.array([d.cls == BACK for d in dets], dtype=bool))
+
+
+def _row_tiles(g: _Geo, line: _Line) -> tuple[list[RowTile], float, bool]:
+    """Row tiles sorted along ``line.direction`` (not yet oriented), the unit, degeneracy."""
+    d = line.direction
+    up = np.array([d[1], -d[0]])
+    idx = np.array(line.members)
+    rel = g.pts[idx] - line.point
+    u, v = rel @ d, rel @ up
+    along, across, degenerate = _extents(g.w[idx], g.h[idx], d)
+    refs = _local_refs(along / across, u)
+    side = _sideways(along, across, g.flags[idx], degenerate, refs) & ~g.backs[idx]
+    order = np.argsort(u)
+    tiles = [RowTile(int(idx[i]), float(u[i]), float(v[i]), float(along[i]), float(across[i]), bool(side[i]),
+                     bool(g.backs[idx[i]]), line.stacked.get(int(idx[i])), ref_ratio=float(refs[i]))
+             for i in order]
+    widths = [t.width for t in tiles]
+    return tiles, float(np.median(widths)) if widths else 1.0, degenerate
+
+
+def _with_gaps(tiles: list[RowTile]) -> list[RowTile]:
+    out: list[RowTile] = []
+    for k, t in enumerate(tiles):
+        if k == 0:
+            out.append(replace(t, gap_before=math.inf))
+            continue
+        a = tiles[k - 1]
+        raw = (t.u - t.along / 2) - (a.u + a.along / 2)
+        out.append(replace(t, gap_before=raw / ((a.width + t.width) / 2)))
+    return out
+
+
+def _split_gap(tiles: Sequence[RowTile]) -> float:
+    gaps = [t.gap_before for t in tiles[1:]]
+    return max(SPLIT_GAP, float(np.median(gaps)) + 0.2) if gaps else SPLIT_GAP
+
+
+def _attach_stacked(g: _Geo, line: _Line, pool: list[int]) -> None:
+    """Move sideways tiles lying on a sideways tile of the line from the pool onto it."""
+    if not pool:
+        return
+    tiles, _, degenerate = _row_tiles(g, line)
+    bases = [t for t in tiles if t.sideways]
+    if not bases or degenerate:
+        return
+    d = line.direction
+    up = np.array([d[1], -d[0]])
+    idx = np.array(pool)
+    rel = g.pts[idx] - line.point
+    u, v = rel @ d, rel @ up
+    along, across, _ = _extents(g.w[idx], g.h[idx], d)
+    for base in bases:
+        side = _sideways(along, across, g.flags[idx], False, np.full(len(idx), base.ref_ratio))
+        best, best_dist = None, math.inf
+        for j in range(len(idx)):
+            if not side[j] or g.backs[idx[j]] or int(idx[j]) in line.stacked.values():
+                continue
+            du, dv = abs(u[j] - base.u), abs(v[j] - base.v)
+            if du > STACK_U_TOL * base.along or not 0.5 * base.across <= dv <= STACK_V_MAX * base.across:
+                continue
+            if not SIZE_RATIO[0] <= g.size[idx[j]] / g.size[base.det] <= SIZE_RATIO[1]:
+                continue
+            if dv < best_dist:
+                best, best_dist = int(idx[j]), dv
+        if best is not None:
+            line.stacked[base.det] = best
+            pool.remove(best)
+
+
+def _release_far(g: _Geo, line: _Line) -> list[int]:
+    """Cut the line at gaps wider than ``FAR_GAP``; keep the largest part (and meld-like parts
+    next to it); return the detections let go."""
+    tiles, _, _ = _row_tiles(g, line)
+    tiles = _with_gaps(tiles)
+    clusters: list[list[RowTile]] = []
+    for t in tiles:
+        if not clusters or t.gap_before > FAR_GAP:
+            clusters.append([])
+        clusters[-1].append(t)
+    if len(clusters) == 1:
+        return []
+    main = max(range(len(clusters)), key=lambda i: len(clusters[i]))
+    keep = {main}
+    for step in (-1, 1):
+        i = main + step
+        while 0 <= i < len(clusters) and len(clusters[i]) >= 3 and any(t.marked for t in clusters[i]):
+            keep.add(i)
+            i += step
+    released: list[int] = []
+    for i, cl in enumerate(clusters):
+        if i in keep:
+            continue
+        for t in cl:
+            line.members.remove(t.det)
+            released.append(t.det)
+            if t.stacked is not None:
+                released.append(line.stacked.pop(t.det))
+    return released
+
+
+def _duplicates(dets: Sequence[Detection]) -> set[int]:
+    """Boxes overlapping a more confident one by ``DUPLICATE_IOU`` (one tile detected twice)."""
+    out: set[int] = set()
+    order = sorted(range(len(dets)), key=lambda i: -dets[i].confidence)
+    for k, i in enumerate(order):
+        if i in out:
+            continue
+        ax1, ay1, ax2, ay2 = dets[i].box
+        for j in order[k + 1:]:
+            bx1, by1, bx2, by2 = dets[j].box
+            iw, ih = min(ax2, bx2) - max(ax1, bx1), min(ay2, by2) - max(ay1, by1)
+            if iw <= 0 or ih <= 0:
+                continue
+            inter = iw * ih
+            if inter / ((ax2 - ax1) * (ay2 - ay1) + (bx2 - bx1) * (by2 - by1) - inter) >= DUPLICATE_IOU:
+                out.add(j)
+    return out
+
+
+def _extract_lines(g: _Geo, skip: set[int]) -> tuple[list[_Line], list[int]]:
+    pool = [i for i in range(len(g.dets)) if i not in skip]
+    if len(pool) > MAX_DETECTIONS:  # keep the most confident
+        pool = sorted(sorted(pool, key=lambda i: -g.dets[i].confidence)[:MAX_DETECTIONS])
+    lines: list[_Line] = []
+    loose: list[int] = []
+    while len(pool) >= MIN_ROW_TILES:
+        line = _best_line(g.pts, g.size, pool)
+        if line is None:
+            break
+        for m in line.members:
+            pool.remove(m)
+        _attach_stacked(g, line, pool)
+        loose.extend(_release_far(g, line))
+        lines.append(line)
+    return lines, sorted(loose + pool)
+
+
+def _orient(tiles: list[RowTile], direction: np.ndarray, cue_v: Sequence[float],
+            stacked_v: Sequence[float] = ()) -> tuple[list[RowTile], np.ndarray, str]:
+    """Flip the row so that it runs from the player's left to right; also says what decided."""
+    n = len(tiles)
+    flip: bool | None = None
+    why = "default"
+    votes = [1 if v > 0 else -1 for v in stacked_v if abs(v) > 1e-9]
+    if votes and sum(votes) != 0:  # a stacked tile lies on the far side of its base
+        flip, why = sum(votes) < 0, "stacked"
+    marks = [i for i, t in enumerate(tiles) if t.marked]
+    if flip is None and marks:  # the concealed tiles (no call marks) are on the left
+        left_run, right_run = marks[0], n - 1 - marks[-1]
+        if left_run != right_run:
+            flip = left_run < right_run
+            why = "melds" if abs(left_run - right_run) >= 3 else "melds_weak"
+    if flip is None and n > 2:  # a lone tile a little apart at one end: the winning tile
+        split = _split_gap(tiles)
+        first_alone = split <= tiles[1].gap_before < EXCLUDE_GAP
+        last_alone = split <= tiles[-1].gap_before < EXCLUDE_GAP
+        if first_alone != last_alone:
+            flip, why = first_alone, "win_gap"
+    if flip is None:  # indicators and other tiles apart lie above the row (away from the player)
+        votes = [1 if v > 0 else -1 for v in cue_v if abs(v) > 1e-9]
+        if votes and sum(votes) != 0:
+            flip, why = sum(votes) < 0, "apart"
+    if not flip:
+        return tiles, direction, why
+    return _flip_tiles(tiles), -direction, why
+
+
+def _flip_tiles(tiles: Sequence[RowTile]) -> list[RowTile]:
+    return _with_gaps([replace(t, u=-t.u, v=-t.v) for t in reversed(tiles)])
+
+
+def _make_row(g: _Geo, line: _Line, cue_dets: Iterable[int], orient: bool = True) -> Row:
+    tiles, unit, degenerate = _row_tiles(g, line)
+    tiles = _with_gaps(tiles)
+    d = line.direction
+    why = "default"
+    if orient:
+        up = np.array([d[1], -d[0]])
+        cues = [float((g.pts[j] - line.point) @ up) for j in cue_dets]
+        stacked = [float((g.pts[s] - g.pts[b]) @ up) for b, s in line.stacked.items()]
+        tiles, d, why = _orient(tiles, d, cues, stacked)
+    return Row(tuple(tiles), (float(d[0]), float(d[1])), unit, _split_gap(tiles), why, degenerate)
+
+
+# ---------------------------------------------------------------------------------- structures
+def _chunk(row: Row, p: int, q: int) -> tuple[MeldShape, float] | None:
+    """The meld formed by row positions ``p..q-1``, with its cost, or ``None``."""
+    ts = row.tiles[p:q]
+    n = q - p
+    side = [i for i, t in enumerate(ts) if t.sideways]
+    back = [i for i, t in enumerate(ts) if t.back]
+    stacked = [i for i, t in enumerate(ts) if t.stacked is not None]
+    cost = SPLIT_IN_MELD_COST * sum(row.split_after(p + i) for i in range(n - 1))
+    dets = tuple(t.det for t in ts)
+    if n == 3:
+        if back or len(side) != 1:
+            return None
+        c = side[0]
+        if stacked == [c]:
+            st = ts[c].stacked
+            assert st is not None
+            return MeldShape((*dets, st), "added_kan", c, FROM3[c]), cost
+        if stacked:
+            return None
+        return MeldShape(dets, "call", c, FROM3[c]), cost
+    if n != 4 or stacked:
+        return None
+    if not side:
+        if back == [0, 3]:
+            return MeldShape(dets, "closed_kan"), cost
+        if back == [1, 2]:
+            return MeldShape(dets, "closed_kan"), cost + CLOSED_KAN_INNER_BACKS_COST
+        apart_before = p > 0 and row.split_after(p - 1)
+        apart_after = q == len(row.tiles) or row.split_after(q - 1)
+        if not back and apart_before and apart_after:  # four equal tiles shown face up, apart
+            return MeldShape(dets, "closed_kan"), cost + FACE_UP_CLOSED_KAN_COST
+        return None
+    if back:
+        return None
+    if len(side) == 1:
+        return MeldShape(dets, "open_kan", side[0], FROM4[side[0]]), cost
+    if len(side) == 2 and side[1] == side[0] + 1:
+        return MeldShape(dets, "added_kan", side[0], ("left", "across", "right")[side[0]]), cost
+    return None
+
+
+def _partitions(row: Row, start: int, end: int) -> list[tuple[tuple[MeldShape, ...], float]]:
+    """Every split of positions ``start..end-1`` into melds."""
+
+    @cache
+    def part(p: int) -> tuple[tuple[tuple[MeldShape, ...], float], ...]:
+        if p == end:
+            return (((), 0.0),)
+        out: list[tuple[tuple[MeldShape, ...], float]] = []
+        for n in (3, 4):
+            q = p + n
+            if q > end:
+                continue
+            ch = _chunk(row, p, q)
+            if ch is None:
+                continue
+            shape, c = ch
+            boundary = 0.0 if q == end or row.split_after(q - 1) else MELD_TOUCH_COST
+            for rest, rc in part(q):
+                out.append(((shape, *rest), c + boundary + rc))
+        return tuple(out)
+
+    return list(part(start))
+
+
+def _end_options(row: Row, top_aside: Sequence[bool], left: bool) -> list[tuple[int, float]]:
+    """How many tiles at one end may be left out of the hand, with the cost."""
+    groups = row.groups
+    opts: list[tuple[int, float]] = [(0, 0.0)]
+    if len(groups) < 2:
+        return opts
+    g = groups[0] if left else groups[-1]
+    gap = row.tiles[groups[1][0]].gap_before if left else row.tiles[g[0]].gap_before
+    tiles = [row.tiles[p] for p in g]
+    if any(t.marked for t in tiles):
+        return opts
+    if all(top_aside[p] for p in g):
+        opts.append((len(g), SET_ASIDE_EXCLUDE_COST))
+    elif len(g) <= 2 and gap >= EXCLUDE_GAP:
+        opts.append((len(g), EXCLUDE_COST))
+    return opts
+
+
+def _structures(row: Row, top_aside: Sequence[bool]) -> list[Structure]:
+    n = len(row.tiles)
+    det = [t.det for t in row.tiles]
+    found: dict[tuple[Any, ...], Structure] = {}
+
+    def add(s: Structure) -> None:
+        old = found.get(s.key)
+        if old is None or s.cost < old.cost:
+            found[s.key] = s
+
+    for a, ca in _end_options(row, top_aside, left=True):
+        for cut, cb in _end_options(row, top_aside, left=False):
+            b = n - cut
+            if b - a < 2:
+                continue
+            excluded = (*det[:a], *det[b:])
+            marks = [i for i in range(a, b) if row.tiles[i].marked]
+            ends = [(b, False)]
+            last = row.tiles[b - 1]
+            if marks and marks[-1] < b - 1 and not last.marked and row.split_after(b - 2):
+                ends.append((b - 1, True))
+            for e, win_after in ends:
+                mk = [i for i in marks if i < e]
+                if mk:
+                    f = mk[0]
+                    starts = {f - 3, f - 2, f - 1, f}
+                    starts |= {f - k for k in (4, 8) if f - k > a and row.split_after(f - k - 1)}
+                else:
+                    starts = {e} | {e - k for k in (4, 8) if e - k > a and row.split_after(e - k - 1)}
+                for m in sorted(starts):
+                    if m <= a:
+                        continue
+                    prefix = det[a:m]
+                    touch = HAND_TOUCHES_MELD_COST if m < e and m > a and not row.split_after(m - 1) else 0.0
+                    for melds, pc in _partitions(row, m, e):
+                        k = len(melds)
+                        base = ca + cb + pc + touch
+                        if win_after:
+                            if len(prefix) == 13 - 3 * k and k:
+                                add(Structure(tuple(prefix), det[e], melds, excluded, base + WIN_AFTER_MELDS_COST,
+                                              "after_melds"))
+                            continue
+                        if len(prefix) != 14 - 3 * k:
+                            continue
+                        gap_win = len(prefix) >= 2 and row.split_after(m - 2)
+                        # a lone tile apart at the start: this row is likely read from the wrong end
+                        lone_first = len(prefix) >= 2 and row.split_after(a)
+                        for i in range(a, m):
+                            rest = tuple(det[j] for j in range(a, m) if j != i)
+                            if gap_win and i == m - 1:
+                                add(Structure(rest, det[i], melds, excluded, base, "gap"))
+                            elif gap_win:
+                                add(Structure(rest, det[i], melds, excluded, base + WIN_AGAINST_GAP_COST,
+                                              "against_gap"))
+                            else:
+                                c = NO_GAP_LAST_COST if i == m - 1 else NO_GAP_OTHER_COST
+                                c += WIN_AGAINST_GAP_COST if lone_first else 0.0
+                                add(Structure(rest, det[i], melds, excluded, base + c, "no_gap"))
+    return _merge(found.values())
+
+
+def _sideways_variants(row: Row) -> list[tuple[Row, float]]:
+    """The row as judged, and with its least certain sideways judgements reversed (at most
+    ``MAX_UNSURE`` tiles within ``UNSURE_MARGIN`` of the threshold), each with its cost."""
+    if row.degenerate:
+        return [(row, 0.0)]
+    unsure: list[tuple[float, int]] = []
+    for p, t in enumerate(row.tiles):
+        if t.back or t.stacked is not None:
+            continue
+        margin = math.log(max(t.along / t.across, 1e-6) / t.ref_ratio) - math.log(SIDEWAYS_RATIO)
+        if abs(margin) < UNSURE_MARGIN:
+            unsure.append((abs(margin), p))
+    unsure = sorted(unsure)[:MAX_UNSURE]
+    out: list[tuple[Row, float]] = [(row, 0.0)]
+    for mask in range(1, 1 << len(unsure)):
+        tiles = list(row.tiles)
+        cost = 0.0
+        for bit, (margin, p) in enumerate(unsure):
+            if mask >> bit & 1:
+                tiles[p] = replace(tiles[p], sideways=not tiles[p].sideways)
+                cost += UNSURE_FLIP_COST + UNSURE_MARGIN_COST * margin
+        tiles = _with_gaps(tiles)
+        out.append((replace(row, tiles=tuple(tiles), split_gap=_split_gap(tiles)), cost))
+    return out
+
+
+def _merge(*parts: Iterable[Structure]) -> list[Structure]:
+    found: dict[tuple[Any, ...], Structure] = {}
+    for part in parts:
+        for st in part:
+            old = found.get(st.key)
+            if old is None or st.cost < old.cost:
+                found[st.key] = st
+    return sorted(found.values(), key=lambda st: st.cost)[:MAX_STRUCTURES]
+
+
+def _best_effort(row: Row) -> Structure:
+    """A reading of a row whose count does not fit: groups with call marks as melds, the lone
+    tile (or the last tile) before them as the winning tile."""
+    groups = row.groups
+    det = [t.det for t in row.tiles]
+    marked = [any(row.tiles[p].marked for p in g) for g in groups]
+    first = next((i for i, m in enumerate(marked) if m), len(groups))
+    last = max((i for i, m in enumerate(marked) if m), default=-1)
+    melds: list[MeldShape] = []
+    leftovers: list[int] = []
+    for gi in range(first, last + 1):
+        g = list(groups[gi])
+        while len(g) >= 3:
+            took = False
+            for n in (4, 3):
+                if len(g) >= n:
+                    ch = _chunk(row, g[0], g[0] + n)
+                    if ch is not None:
+                        melds.append(ch[0])
+                        g = g[n:]
+                        took = True
+                        break
+            if not took:
+                leftovers.append(det[g.pop(0)])
+        leftovers.extend(det[p] for p in g)
+    prefix = [det[p] for g in groups[:first] for p in g]
+    after = [det[p] for g in groups[last + 1:] for p in g] if last >= 0 else []
+    win: int | None = None
+    rule = "guess"
+    if last >= 0 and len(groups) > last + 1 and len(groups[last + 1]) == 1:
+        win, rule = after.pop(0), "after_melds"
+    elif first >= 1 and len(groups[first - 1]) == 1 and first >= 2:
+        win, rule = prefix.pop(), "gap"
+    elif prefix:
+        win = prefix.pop()
+    concealed = tuple(prefix + leftovers + after)
+    return Structure(concealed, win, tuple(melds), (), 0.0, rule, count_ok=False)
+
+
+def _clusters(g: _Geo, idx: Sequence[int], unit: float) -> tuple[tuple[int, ...], ...]:
+    """Touching tiles (centres within ``CLUSTER_UNITS`` tile widths) grouped, in input order."""
+    parent = {i: i for i in idx}
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            i = parent[i]
+        return i
+
+    for a in idx:
+        for b in idx:
+            if a < b and float(np.linalg.norm(g.pts[a] - g.pts[b])) <= CLUSTER_UNITS * unit:
+                parent[root(b)] = root(a)
+    out: dict[int, list[int]] = {}
+    for i in idx:
+        out.setdefault(root(i), []).append(i)
+    return tuple(tuple(v) for v in out.values())
+
+
+def split_apart(groups: Iterable[Sequence[int]], cls_of: Mapping[int, int],
+                aside_kinds: frozenset[int]) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """Tiles apart as (dora indicators, set-aside tiles), by cluster: a cluster of set-aside kinds
+    only (Totenko's manzu) is set aside; in a cluster with any other tile they are indicators too.
+    Face-down tiles are neither."""
+    dora: list[int] = []
+    nuki: list[int] = []
+    for grp in groups:
+        faces = [d for d in grp if cls_of[d] != BACK]
+        aside = bool(faces) and all(kind(cls_of[d]) in aside_kinds for d in faces)
+        (nuki if aside else dora).extend(faces)
+    return tuple(dora), tuple(nuki)
+
+
+# ---------------------------------------------------------------------------------- entry point
+def analyse_layout(dets: Sequence[Detection], rules: str = "riichi") -> Layout:
+    """Rows, groups, melds, winning-tile candidates and tiles apart, from geometry alone.
+
+    The ruleset only says which tile kinds are set aside (by the detections' top class).
+    """
+    dets = tuple(dets)
+    aside_kinds = set_aside_kinds(rules)
+    if len(dets) < MIN_ROW_TILES:
+        return Layout(dets, rules, (), (), aside_kinds)
+    g = _geo(dets)
+    duplicates = _duplicates(dets)
+    lines, _loose = _extract_lines(g, duplicates)
+    is_aside = [d.cls != BACK and kind(d.cls) in aside_kinds for d in dets]
+
+    def line_dets(line: _Line) -> list[int]:
+        return [*line.members, *line.stacked.values()]
+
+    background = [
+        set(line_dets(line)) for line in lines
+        if len(line.members) >= BACKGROUND_ROW_TILES and not all(is_aside[i] for i in line.members)
+    ]
+    rows = [_make_row(g, line, (), orient=False) for line in lines]
+    order = [i for i, line in enumerate(lines) if HAND_MIN_TILES <= len(line.members) <= HAND_MAX_TILES]
+    if not order and lines:
+        order = [max(range(len(lines)), key=lambda i: len(lines[i].members))]
+    candidates: list[HandRow] = []
+    for i in order:
+        line = lines[i]
+        mine = set(line_dets(line))
+        med_size = float(np.median(g.size[line.members]))
+        first = _make_row(g, line, (), orient=False)
+        apart: list[int] = []
+        unused: list[int] = []
+        for j in range(len(dets)):
+            if j in mine:
+                continue
+            if dets[j].cls == BACK or j in duplicates or any(j in bg for bg in background if not bg & mine):
+                unused.append(j)
+                continue
+            dist = float(np.min(np.linalg.norm(g.pts[line.members] - g.pts[j], axis=1)))
+            ratio = g.size[j] / med_size
+            if dist <= NEAR_UNITS * first.unit + med_size and SIZE_RATIO[0] <= ratio <= SIZE_RATIO[1]:
+                apart.append(j)
+            else:
+                unused.append(j)
+        row = _make_row(g, line, apart)
+        rows[i] = row
+        top_aside = [is_aside[t.det] for t in row.tiles]
+        found: list[Structure] = []
+        for variant, vcost in _sideways_variants(row):
+            # read from the other end too, at a cost that says how sure the orientation cue was
+            for oriented, ocost in ((variant, 0.0), (variant.flipped(), FLIP_COST[row.oriented_by])):
+                aside = top_aside if ocost == 0.0 else top_aside[::-1]
+                found.extend(replace(st, cost=st.cost + vcost + ocost) for st in _structures(oriented, aside))
+        structures = _merge(found)
+        n = len(row.tiles)
+        count_fit = 1.0 if 13 <= n <= 22 else 0.6
+        groups = _clusters(g, apart, row.unit)
+        top = {j: dets[j].cls for j in apart}
+        candidates.append(HandRow(
+            row, tuple(structures), _best_effort(row), tuple(apart), tuple(unused), med_size * count_fit,
+            groups, split_apart(groups, top, aside_kinds)[1],
+        ))
+    candidates.sort(key=lambda c: -c.prior)
+    return Layout(dets, rules, tuple(rows), tuple(candidates), aside_kinds)
+
+
+__all__ = [
+    "HandRow", "Layout", "MeldShape", "Row", "RowTile", "Structure", "analyse_layout", "set_aside_kinds",
+    "split_apart",
+]

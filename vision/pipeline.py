@@ -1,0 +1,130 @@
+"""From photo bytes to a read hand: decode → localize → classify → layout, with stage timings.
+
+:class:`PhotoReader` holds one session per model, created once (the service creates it in its
+lifespan and warms it); :meth:`PhotoReader.read` is a pure function of the image otherwise.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from scoring.tiles import BACK, tile_name
+from vision.detection import Detection
+from vision.image import DecodedImage, decode_image
+from vision.models import MODELS_DIR, Classifier, Localizer
+from vision.reading import Reading, read_hand
+
+
+class ModelsMissing(RuntimeError):
+    """The ONNX files are not where the settings say."""
+
+
+@dataclass(frozen=True)
+class VisionSettings:
+    """Where the models are and how to run them."""
+
+    localizer_path: Path = MODELS_DIR / "localizer.onnx"
+    classifier_path: Path = MODELS_DIR / "classifier.onnx"
+    #: onnxruntime intra-op threads per session (one often beats two on a 2-core machine)
+    threads: int = 1
+    #: localizer confidence threshold
+    localizer_conf: float = 0.35
+    #: classifier alternatives kept per tile for correction and arbitration
+    topk: int = 5
+    #: large JPEGs are decoded by the codec at 1/2, 1/4 … down to about this long side
+    decode_max_side: int = 2200
+    max_pixels: int = 40_000_000
+
+
+@dataclass(frozen=True)
+class PhotoResult:
+    detections: tuple[Detection, ...]
+    reading: Reading
+    timings_ms: dict[str, float]
+    image_size: tuple[int, int]
+    scale: float = 1.0
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        inv = 1.0 / self.scale if self.scale else 1.0
+        dets = []
+        for d, role in zip(self.detections, self.reading.roles(), strict=True):
+            dets.append({
+                "class": tile_name(d.cls), "class_id": d.cls, "confidence": round(d.confidence, 4),
+                "box": [round(v * inv, 1) for v in d.box], "rotated": d.rotated,
+                "topk": [[tile_name(c), round(p, 4)] for c, p in d.topk], "role": role,
+            })
+        out = self.reading.to_dict()
+        out["detections"] = dets
+        out["timings_ms"] = {k: round(v, 1) for k, v in self.timings_ms.items()}
+        out["image"] = {"width": self.image_size[0], "height": self.image_size[1]}
+        return out
+
+
+class PhotoReader:
+    def __init__(self, localizer: Localizer, classifier: Classifier, settings: VisionSettings) -> None:
+        self.localizer = localizer
+        self.classifier = classifier
+        self.settings = settings
+
+    @classmethod
+    def load(cls, settings: VisionSettings | None = None) -> PhotoReader:
+        settings = settings or VisionSettings()
+        for p in (settings.localizer_path, settings.classifier_path):
+            if not Path(p).is_file():
+                raise ModelsMissing(f"model file {p} is missing")
+        return cls(Localizer(Path(settings.localizer_path), settings.threads, settings.localizer_conf),
+                   Classifier(Path(settings.classifier_path), settings.threads), settings)
+
+    def warm(self) -> None:
+        """Run each model once so the first request does not pay for lazy initialisation."""
+        img = np.full((480, 640, 3), 128, np.uint8)
+        self.localizer(img)
+        self.classifier(img, [(10.0, 10.0, 58.0, 74.0)])
+
+    def decode(self, data: bytes) -> DecodedImage:
+        return decode_image(data, self.settings.max_pixels, self.settings.decode_max_side)
+
+    def detect(self, bgr: np.ndarray, timings: dict[str, float] | None = None) -> list[Detection]:
+        t0 = time.perf_counter()
+        tiles = self.localizer(bgr)
+        t1 = time.perf_counter()
+        faces = [t for t in tiles if not t.face_down]
+        probs = self.classifier(bgr, [t.box for t in faces])
+        t2 = time.perf_counter()
+        if timings is not None:
+            timings["localize"] = (t1 - t0) * 1000
+            timings["classify"] = (t2 - t1) * 1000
+        dets: list[Detection] = []
+        k = self.settings.topk
+        face_iter = iter(range(len(faces)))
+        for t in tiles:
+            x1, y1, x2, y2 = t.box
+            rotated = (x2 - x1) > (y2 - y1) * 1.15
+            if t.face_down:
+                dets.append(Detection(BACK, t.confidence, t.box, rotated, ((BACK, t.confidence),)))
+                continue
+            p = probs[next(face_iter)]
+            order = np.argsort(-p)[:k]
+            topk = tuple((int(c), float(p[c])) for c in order)
+            dets.append(Detection(int(order[0]), float(p[order[0]]) * t.confidence, t.box, rotated, topk))
+        return dets
+
+    def read(
+        self, image: DecodedImage | bytes, rules: str = "riichi", context: dict[str, Any] | None = None
+    ) -> PhotoResult:
+        timings: dict[str, float] = {}
+        t0 = time.perf_counter()
+        decoded = self.decode(image) if isinstance(image, bytes | bytearray) else image
+        timings["decode"] = (time.perf_counter() - t0) * 1000
+        dets = self.detect(decoded.bgr, timings)
+        t1 = time.perf_counter()
+        reading = read_hand(dets, rules=rules, context=context)
+        timings["layout"] = (time.perf_counter() - t1) * 1000
+        timings["total"] = (time.perf_counter() - t0) * 1000
+        return PhotoResult(tuple(dets), reading, timings, decoded.original_size, decoded.scale)

@@ -1,0 +1,567 @@
+"""Reading the hand: the layout's structures and the classifier's alternatives, arbitrated by
+the scoring core.
+
+:func:`read_hand` takes every way the geometry allows to read the hand row
+(:func:`vision.layout.analyse_layout`) and every plausible class of each tile (its top-k), and
+looks at the combinations best first. A combination's **cost** adds the geometry's cost (a
+winning tile without a visible gap, melds touching, ...) and, per tile read as another class than
+the top one, ``ln(p_top / p_alt)``. Each distinct hand is handed to :func:`scoring.score_hand`
+with the caller's context (win, winds, flags ...):
+
+* it is **valid** when the scoring succeeds, or fails only with ``no_yaku``: the photo shows the
+  tiles, not the situation (riichi, tsumo, haitei ... are yaku the tiles cannot show), so a
+  complete hand without a yaku of its own is still a right reading. It costs ``NO_YAKU_COST``
+  more, though: the player won, so a reading with a yaku of its own is likelier;
+* any other error (not a complete hand, five of a kind, a tile outside the ruleset's set, a chi
+  of unequal suits, a manzu in a Totenko hand ...) rules the combination out.
+
+The ruleset decides the tile set (class alternatives outside it are not tried) and what is set
+aside (:func:`vision.layout.split_apart`). Up to ``MAX_ROWS`` candidate rows are tried, most
+plausible first (larger tiles, a hand-like count); the first with a valid reading is the hand.
+
+The best valid reading is the answer; valid readings within ``DELTA`` of its cost are the
+alternatives, and what differs between them is reported as ambiguities for the user to settle
+(``win_tile``, ``tile``, ``meld_split``, ``role``). The search is bounded: at most
+``MAX_READINGS`` hands are scored per candidate row and ``MAX_STATES`` combinations looked at
+(``capped`` says when the bound was hit). A five of a kind, a wrong tile count or no valid reading
+is reported in ``problems`` and never scored.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from scoring import score_hand
+from scoring.errors import HandError
+from scoring.registry import get_ruleset
+from scoring.tiles import BACK, format_tiles, is_honor, kind, suit, tile_name
+from vision.detection import Detection
+from vision.layout import HandRow, Layout, Structure, analyse_layout, split_apart
+
+#: hands scored per candidate row (one ``score_hand`` call each, ~0.2–1 ms)
+MAX_READINGS = 256
+#: combinations (structure × classes) looked at per candidate row, duplicates included
+MAX_STATES = 5000
+#: candidate rows tried, most plausible first, until one reads as a valid hand
+MAX_ROWS = 3
+#: readings within this cost of the best are alternatives (a class alternative at half the top
+#: probability costs ln 2 ≈ 0.69)
+DELTA = 0.7
+#: class alternatives: at most this many per tile, at least this probability, at most this cost
+MAX_ALTS_PER_TILE = 4
+MIN_ALT_P = 0.01
+MAX_ALT_COST = math.log(100.0)
+MAX_ALTERNATIVES = 12
+#: Hand fields the photo decides (the context's are ignored); dora_indicators and nuki from the
+#: context replace the photo's
+PHOTO_FIELDS = frozenset({"hand", "melds", "win_tile", "rules"})
+#: errors that leave a reading valid, and what they add to its cost: a player shows a hand that
+#: won, so a reading with a yaku of its own is likelier (riichi, tsumo ... may be the yaku instead)
+VALID_ERRORS = frozenset({"no_yaku"})
+NO_YAKU_COST = 0.5
+
+
+# ---------------------------------------------------------------------------------- results
+@dataclass(frozen=True)
+class ReadMeld:
+    """A meld as read: tiles (contract ids), the detections it was read from."""
+
+    type: str
+    tiles: tuple[int, ...]
+    open: bool = True
+    added: bool = False
+    from_: str | None = None
+    dets: tuple[int, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"type": self.type, "tiles": format_tiles(self.tiles), "open": self.open,
+                               "added": self.added}
+        if self.from_ is not None:
+            out["from"] = self.from_
+        return out
+
+    @property
+    def key(self) -> tuple[Any, ...]:
+        return (self.type, tuple(sorted(self.tiles)), self.open, self.added, self.from_)
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One reading of the photo: a hand (tiles as contract ids) and how it fared."""
+
+    concealed: tuple[int, ...]
+    win_tile: int | None
+    melds: tuple[ReadMeld, ...]
+    dora_indicators: tuple[int, ...]
+    nuki: tuple[int, ...]
+    #: (detection, class read) for every detection the reading uses
+    classes: tuple[tuple[int, int], ...]
+    #: (detection, role): hand, win, meld, dora, nuki
+    roles: tuple[tuple[int, str], ...]
+    structure: Structure
+    cost: float
+    #: scored, no_yaku (valid), invalid, unscored (the count does not fit: never scored)
+    status: str = "unscored"
+    score_total: int | None = None
+    error_code: str | None = None
+    error_message: str | None = None
+
+    @property
+    def valid(self) -> bool:
+        return self.status in ("scored", "no_yaku")
+
+    @property
+    def key(self) -> tuple[Any, ...]:
+        return (tuple(sorted(self.concealed)), self.win_tile, tuple(sorted(m.key for m in self.melds)),
+                tuple(sorted(self.dora_indicators)), tuple(sorted(self.nuki)))
+
+    def class_of(self, det: int) -> int | None:
+        return dict(self.classes).get(det)
+
+    def shape(self) -> dict[str, Any]:
+        """The hand structure as the contract writes it (``hand``, ``melds``, ``win_tile``,
+        ``dora_indicators``, ``nuki``)."""
+        return {
+            "hand": format_tiles(self.concealed),
+            "melds": [m.to_dict() for m in self.melds],
+            "win_tile": tile_name(self.win_tile) if self.win_tile is not None else None,
+            "dora_indicators": [tile_name(t) for t in self.dora_indicators],
+            "nuki": format_tiles(self.nuki),
+        }
+
+    def to_dict(self) -> dict[str, Any]:
+        out = self.shape()
+        out["score_total"] = self.score_total
+        out["status"] = self.status
+        out["cost"] = round(self.cost, 3)
+        if self.error_code:
+            out["error"] = {"code": self.error_code, "message": self.error_message}
+        return out
+
+
+@dataclass(frozen=True)
+class Ambiguity:
+    """Something the photo leaves open: ``win_tile``, ``tile`` (one detection's class),
+    ``meld_split`` (how a run of meld tiles splits) or ``role`` (hand tile or indicator)."""
+
+    kind: str
+    candidates: tuple[Any, ...]
+    index: int | None = None
+    indices: tuple[int, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"kind": self.kind}
+        if self.index is not None:
+            out["index"] = self.index
+        if self.indices:
+            out["indices"] = list(self.indices)
+        out["candidates"] = [list(c) if isinstance(c, tuple) else c for c in self.candidates]
+        return out
+
+
+@dataclass(frozen=True)
+class Problem:
+    """Why the photo cannot be scored as read (``code`` is stable, ``message`` for people)."""
+
+    code: str
+    message: str
+    details: tuple[tuple[str, Any], ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"code": self.code, "message": self.message, **dict(self.details)}
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What :func:`read_hand` makes of a photo's detections."""
+
+    rules: str
+    detections: tuple[Detection, ...]
+    layout: Layout
+    best: Candidate | None
+    alternatives: tuple[Candidate, ...] = ()
+    ambiguities: tuple[Ambiguity, ...] = ()
+    problems: tuple[Problem, ...] = ()
+    context: tuple[tuple[str, Any], ...] = ()
+    #: index into ``layout.candidates`` of the row read as the hand
+    hand_row: int | None = None
+    #: hands scored, and whether a search bound was hit (ambiguities may then be incomplete)
+    evaluated: int = 0
+    capped: bool = False
+    notes: tuple[str, ...] = field(default=())
+
+    @property
+    def valid(self) -> bool:
+        """A reading that may be scored: a valid best reading and no problems."""
+        return self.best is not None and self.best.valid and not self.problems
+
+    @property
+    def row(self) -> HandRow | None:
+        return self.layout.candidates[self.hand_row] if self.hand_row is not None else None
+
+    def hand_dict(self) -> dict[str, Any] | None:
+        """The best reading as a contract Hand (with the context's fields when one was given);
+        ``None`` when no hand row was found. Check :attr:`valid` before scoring it."""
+        if self.best is None:
+            return None
+        return _hand_dict(self.rules, dict(self.context), self.best)
+
+    def roles(self) -> tuple[str, ...]:
+        """Per detection: hand, win, meld, dora, nuki or other (for drawing)."""
+        roles = dict(self.best.roles) if self.best else {}
+        return tuple(roles.get(i, "other") for i in range(len(self.detections)))
+
+    def corrections(self) -> list[dict[str, Any]]:
+        """Detections the best reading reads as another class than the classifier's top one."""
+        if self.best is None:
+            return []
+        out = []
+        for det, cls in self.best.classes:
+            d = self.detections[det]
+            if cls != d.cls and not (d.cls == BACK or cls == BACK):
+                p = dict(d.topk).get(cls)
+                out.append({"index": det, "read": tile_name(d.cls), "as": tile_name(cls),
+                            "probability": round(p, 4) if p is not None else None})
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        roles = self.roles()
+        row = self.row
+        out: dict[str, Any] = {
+            "detections": [{**d.to_dict(), "role": roles[i]} for i, d in enumerate(self.detections)],
+            "hand": self.best.shape() if self.best else None,
+            "score_total": self.best.score_total if self.best else None,
+            "status": self.best.status if self.best else "none",
+            "alternatives": [{**c.to_dict()} for c in self.alternatives],
+            "ambiguities": [a.to_dict() for a in self.ambiguities],
+            "problems": [p.to_dict() for p in self.problems],
+            "corrections": self.corrections(),
+            "layout": {
+                "rules": self.rules,
+                "row_angle_deg": round(row.row.angle_deg, 1) if row else None,
+                "row_tiles": row.n_tiles if row else 0,
+                "oriented_by": row.row.oriented_by if row else None,
+                "readings_scored": self.evaluated,
+                "capped": self.capped,
+            },
+        }
+        if self.notes:
+            out["notes"] = list(self.notes)
+        return out
+
+
+# ---------------------------------------------------------------------------------- building
+def _hand_dict(rules: str, ctx: Mapping[str, Any], cand: Candidate) -> dict[str, Any]:
+    out: dict[str, Any] = {"rules": rules}
+    out.update({k: v for k, v in ctx.items() if k not in PHOTO_FIELDS})
+    out["hand"] = format_tiles(cand.concealed)
+    out["melds"] = [m.to_dict() for m in cand.melds]
+    if cand.win_tile is not None:
+        out["win_tile"] = tile_name(cand.win_tile)
+    if "dora_indicators" not in ctx:
+        out["dora_indicators"] = [tile_name(t) for t in cand.dora_indicators]
+    if "nuki" not in ctx:
+        out["nuki"] = format_tiles(cand.nuki)
+    return out
+
+
+def _is_chi(tiles: Sequence[int]) -> bool:
+    ks = sorted(kind(t) for t in tiles)
+    return (len(ks) == 3 and not is_honor(ks[0]) and not is_honor(ks[2]) and suit(ks[0]) == suit(ks[2])
+            and ks == [ks[0], ks[0] + 1, ks[0] + 2])
+
+
+def _build(s: Structure, hrow: HandRow, choice: Mapping[int, int], aside: frozenset[int], cost: float) -> Candidate:
+    roles: dict[int, str] = {}
+    concealed = tuple(choice[d] for d in s.concealed)
+    roles.update({d: "hand" for d in s.concealed})
+    win = choice[s.win] if s.win is not None else None
+    if s.win is not None:
+        roles[s.win] = "win"
+    melds: list[ReadMeld] = []
+    for m in s.melds:
+        tiles = [choice[d] for d in m.dets]
+        roles.update({d: "meld" for d in m.dets})
+        faces = [t for t in tiles if t != BACK]
+        if faces and len(faces) < len(tiles):  # a closed kan's backs are the faces' kind (plain)
+            tiles = [kind(faces[0]) if t == BACK else t for t in tiles]
+        if len(tiles) == 4:
+            closed = m.kind == "closed_kan"
+            melds.append(ReadMeld("kan", tuple(tiles), not closed, m.kind == "added_kan",
+                                  None if closed else m.from_, m.dets))
+        elif _is_chi(tiles):
+            melds.append(ReadMeld("chi", tuple(tiles), True, False, "left", m.dets))
+        else:
+            melds.append(ReadMeld("pon", tuple(tiles), True, False, m.from_, m.dets))
+    groups = ((s.excluded,) if s.excluded else ()) + hrow.apart_groups
+    dora_dets, nuki_dets = split_apart(groups, choice, aside)
+    roles.update({d: "dora" for d in dora_dets})
+    roles.update({d: "nuki" for d in nuki_dets})
+    dora = [choice[d] for d in dora_dets]
+    nuki = [choice[d] for d in nuki_dets]
+    used = sorted(roles)
+    return Candidate(concealed, win, tuple(melds), tuple(dora), tuple(nuki),
+                     tuple((d, choice[d]) for d in used), tuple((d, roles[d]) for d in used), s, cost)
+
+
+def _score(rules: str, ctx: Mapping[str, Any], cand: Candidate) -> Candidate:
+    try:
+        sc = score_hand(_hand_dict(rules, ctx, cand))
+    except HandError as exc:
+        if exc.code in VALID_ERRORS:
+            return replace(cand, status="no_yaku", cost=cand.cost + NO_YAKU_COST, error_code=exc.code,
+                           error_message=exc.message)
+        return replace(cand, status="invalid", error_code=exc.code, error_message=exc.message)
+    return replace(cand, status="scored", score_total=int(sc.total))
+
+
+def _class_options(d: Detection, allowed: frozenset[int] | None) -> list[tuple[int, float]]:
+    """The classes a detection may be read as, with their costs, cheapest first."""
+    if d.cls == BACK:
+        return [(BACK, 0.0)]
+    top_p = d.candidates()[0][1]
+    out: list[tuple[int, float]] = []
+    for c, p in d.candidates():
+        if c == BACK or any(c == o for o, _ in out):
+            continue
+        cost = 0.0 if c == d.cls else max(0.0, math.log(max(top_p, 1e-9) / max(p, 1e-9)))
+        if c != d.cls and (p < MIN_ALT_P or cost > MAX_ALT_COST):
+            continue
+        if allowed is not None and kind(c) not in allowed:
+            continue
+        out.append((c, cost))
+    if not out:
+        out = [(d.cls, 0.0)]
+    out.sort(key=lambda cc: cc[1])
+    return out[:1 + MAX_ALTS_PER_TILE]
+
+
+@dataclass
+class _RowResult:
+    hrow: HandRow
+    best: Candidate | None
+    competitive: list[Candidate]
+    problems: list[Problem]
+    evaluated: int
+    capped: bool
+
+
+def _kind_excess(cand: Candidate) -> list[str]:
+    tiles = [*cand.concealed, *([cand.win_tile] if cand.win_tile is not None else []),
+             *(t for m in cand.melds for t in m.tiles), *cand.dora_indicators, *cand.nuki]
+    counts = Counter(kind(t) for t in tiles if t != BACK)
+    return [tile_name(k) for k, n in sorted(counts.items()) if n > 4]
+
+
+def _layout_problems(hrow: HandRow, dets: Sequence[Detection], top: Mapping[int, int],
+                     aside: frozenset[int]) -> list[Problem]:
+    """Why a row has no count-consistent structure."""
+    problems: list[Problem] = []
+    cand = _build(hrow.best_effort, hrow, top, aside, 0.0)
+    excess = _kind_excess(cand)
+    if excess:
+        problems.append(Problem("five_of_a_kind", f"more than four of {', '.join(excess)} in the photo",
+                                (("tiles", excess),)))
+    s = hrow.best_effort
+    backs = [d for d in (*s.concealed, *([s.win] if s.win is not None else [])) if dets[d].cls == BACK]
+    if backs:
+        problems.append(Problem("face_down_tile", "a face-down tile that is not the end of a closed kan "
+                                "(back–face–face–back)", (("indices", backs),)))
+    n = hrow.n_tiles
+    kans = sum(1 for m in s.melds if len(m.dets) == 4)
+    expected = 14 + kans - len(hrow.row.stacked)
+    if n != expected or not backs:
+        code = "wrong_tile_count" if n != expected else "unreadable_layout"
+        message = (f"the hand row shows {n} tiles where a complete hand with these melds shows {expected}"
+                   if n != expected else
+                   "the sideways and face-down tiles of the row do not split into melds of 3 or 4 tiles")
+        problems.append(Problem(code, message, (("found", n), ("expected", expected))))
+    return problems
+
+
+def _arbitrate(layout: Layout, hrow: HandRow, rules: str, ctx: Mapping[str, Any],
+               allowed: frozenset[int] | None, max_readings: int) -> _RowResult:
+    dets = layout.detections
+    aside = layout.set_aside_kinds
+    used = sorted({*hrow.row.dets, *hrow.row.stacked, *hrow.apart})
+    options = {i: _class_options(dets[i], allowed) for i in used}
+    top = {i: dets[i].cls for i in used}
+    problems: list[Problem] = []
+    if not hrow.structures:
+        return _RowResult(hrow, _build(hrow.best_effort, hrow, top, aside, 0.0), [],
+                          _layout_problems(hrow, dets, top, aside), 0, False)
+
+    variables = [i for i in used if len(options[i]) > 1]
+    fixed_cost = sum(options[i][0][1] for i in used if i not in variables)  # a top class outside the set
+
+    def class_cost(vec: tuple[int, ...]) -> float:
+        return fixed_cost + sum(options[var][vec[j]][1] for j, var in enumerate(variables))
+
+    heap: list[tuple[float, int, tuple[int, ...]]] = []
+    zero = (0,) * len(variables)
+    for si, s in enumerate(hrow.structures):
+        heap.append((s.cost + class_cost(zero), si, zero))
+    heapq.heapify(heap)
+    visited = {(si, zero) for si in range(len(hrow.structures))}
+    results: dict[tuple[Any, ...], Candidate] = {}
+    first: Candidate | None = None
+    best_valid = math.inf
+    evaluated = states = 0
+    capped = False
+    while heap:
+        cost, si, vec = heapq.heappop(heap)
+        if cost > best_valid + DELTA:
+            break
+        if evaluated >= max_readings or states >= MAX_STATES:
+            capped = True
+            break
+        states += 1
+        choice = {i: options[i][0][0] for i in used}
+        for j, var in enumerate(variables):
+            choice[var] = options[var][vec[j]][0]
+        cand = _build(hrow.structures[si], hrow, choice, aside, cost)
+        if cand.key not in results:
+            cand = _score(rules, ctx, cand)
+            evaluated += 1
+            results[cand.key] = cand
+            first = first or cand
+            if cand.valid:
+                best_valid = min(best_valid, cand.cost)
+        for j, var in enumerate(variables):
+            if vec[j] + 1 < len(options[var]):
+                nv = (*vec[:j], vec[j] + 1, *vec[j + 1:])
+                if (si, nv) not in visited:
+                    visited.add((si, nv))
+                    heapq.heappush(heap, (hrow.structures[si].cost + class_cost(nv), si, nv))
+
+    valid = sorted((c for c in results.values() if c.valid),
+                   key=lambda c: (round(c.cost, 6), c.status != "scored", -(c.score_total or 0)))
+    if valid:
+        best = valid[0]
+        competitive = [c for c in valid if c.cost <= best.cost + DELTA]
+        return _RowResult(hrow, best, competitive, [], evaluated, capped)
+    assert first is not None
+    excess = _kind_excess(first)
+    if excess:
+        problems.append(Problem("five_of_a_kind", f"more than four of {', '.join(excess)} in the photo",
+                                (("tiles", excess),)))
+    else:
+        errors = Counter(c.error_code for c in results.values())
+        problems.append(Problem(
+            "no_valid_reading",
+            f"no reading of the photo makes a winning hand (most likely: {first.error_code}: {first.error_message})",
+            (("errors", dict(errors.most_common())), ("readings_scored", evaluated)),
+        ))
+    return _RowResult(hrow, first, [], problems, evaluated, capped)
+
+
+def _ambiguities(competitive: Sequence[Candidate]) -> list[Ambiguity]:
+    if len(competitive) < 2:
+        return []
+    out: list[Ambiguity] = []
+    wins: list[str] = []
+    win_dets: list[int] = []
+    for c in competitive:
+        if c.win_tile is None:
+            continue
+        name = tile_name(c.win_tile)
+        if name not in wins:
+            wins.append(name)
+            win_dets.append(c.structure.win if c.structure.win is not None else -1)
+    if len(wins) > 1:
+        out.append(Ambiguity("win_tile", tuple(wins), indices=tuple(win_dets)))
+    splits: list[tuple[tuple[int, ...], ...]] = []
+    split_names: list[tuple[str, ...]] = []
+    for c in competitive:
+        sp = tuple(m.dets for m in c.melds)
+        if sp not in splits:
+            splits.append(sp)
+            split_names.append(tuple(format_tiles(m.tiles) for m in c.melds))
+    meld_dets = {d for c in competitive for m in c.melds for d in m.dets}
+    if len(splits) > 1:
+        out.append(Ambiguity("meld_split", tuple(split_names)))
+    dets = sorted({d for c in competitive for d, _ in c.classes})
+    for d in dets:
+        names: list[str] = []
+        for c in competitive:
+            cls = c.class_of(d)
+            if cls is not None and tile_name(cls) not in names:
+                names.append(tile_name(cls))
+        if len(names) > 1:
+            out.append(Ambiguity("tile", tuple(names), index=d))
+    for d in dets:
+        if d in meld_dets:
+            continue
+        roles: list[str] = []
+        for c in competitive:
+            r = dict(c.roles).get(d, "other")
+            r = "hand" if r == "win" else r
+            if r not in roles:
+                roles.append(r)
+        if len(roles) > 1:
+            out.append(Ambiguity("role", tuple(roles), index=d))
+    return out
+
+
+# ---------------------------------------------------------------------------------- entry point
+def read_hand(dets: Sequence[Detection], rules: str = "riichi", context: Mapping[str, Any] | None = None,
+              max_readings: int = MAX_READINGS) -> Reading:
+    """Read the hand a photo's detections show, under ``rules``.
+
+    ``context`` holds the rest of a Hand (``win``, winds, ``honba``, ``flags``, ``options``,
+    ``ura_indicators``; ``dora_indicators`` and ``nuki`` replace the photo's); it is used when
+    scoring candidate readings and included in :meth:`Reading.hand_dict`. Tile fields and
+    ``rules`` in it are ignored: the photo and the ``rules`` argument decide them.
+    """
+    dets = tuple(dets)
+    ctx: dict[str, Any] = dict(context or {})
+    ctx_items = tuple(ctx.items())
+    try:
+        rs = get_ruleset(rules)
+    except HandError as exc:
+        layout = Layout(dets, rules, (), ())
+        return Reading(rules, dets, layout, None, problems=(Problem(exc.code, exc.message),), context=ctx_items)
+    try:
+        allowed = rs.allowed_kinds(rs.parse_options(ctx.get("options")))
+    except HandError:
+        allowed = rs.allowed_kinds(rs.parse_options({}))
+    layout = analyse_layout(dets, rules)
+    if not layout.candidates:
+        return Reading(rules, dets, layout, None, problems=(
+            Problem("no_hand_row", f"no row of tiles found among {len(dets)} detections"),), context=ctx_items)
+    chosen: _RowResult | None = None
+    chosen_i = 0
+    evaluated = 0
+    capped = False
+    for i, hrow in enumerate(layout.candidates[:MAX_ROWS]):
+        res = _arbitrate(layout, hrow, rules, ctx, allowed, max_readings)
+        evaluated += res.evaluated
+        capped |= res.capped
+        if chosen is None:
+            chosen, chosen_i = res, i
+        if res.best is not None and res.best.valid:
+            chosen, chosen_i = res, i
+            break
+    assert chosen is not None
+    notes: list[str] = []
+    if capped:
+        notes.append(f"enumeration capped (at most {max_readings} readings scored per row, {MAX_STATES} "
+                     "combinations looked at): ambiguities may be incomplete")
+    row = chosen.hrow.row
+    if row.oriented_by == "default" and chosen.hrow.structures:
+        notes.append("left and right of the row are a guess (no melds, no gap before the winning tile)")
+    if row.degenerate:
+        notes.append("the row runs near 45°: sideways tiles judged from the rotated flag only")
+    alternatives = tuple(c for c in chosen.competitive if c is not chosen.best)[:MAX_ALTERNATIVES]
+    return Reading(
+        rules, dets, layout, chosen.best, alternatives, tuple(_ambiguities(chosen.competitive)),
+        tuple(chosen.problems), ctx_items, chosen_i, evaluated, capped, tuple(notes),
+    )
+
+
+__all__ = ["Ambiguity", "Candidate", "Problem", "ReadMeld", "Reading", "read_hand"]
