@@ -97,21 +97,21 @@ def augment(img: np.ndarray, rng: random.Random) -> np.ndarray:
     h, w = img.shape[:2]
     # perspective / scale / shift jitter
     j = 0.08
-    src = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
-    dst = src + np.float32([[rng.uniform(-j, j) * w, rng.uniform(-j, j) * h] for _ in range(4)])
+    src = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
+    dst = src + np.array([[rng.uniform(-j, j) * w, rng.uniform(-j, j) * h] for _ in range(4)], np.float32)
     m = cv2.getPerspectiveTransform(src, dst)
     img = cv2.warpPerspective(img, m, (w, h), borderMode=cv2.BORDER_REPLICATE)
     img = cv2.resize(img, (INPUT_W, INPUT_H), interpolation=cv2.INTER_AREA)
     f = img.astype(np.float32)
     # colour: white balance, brightness, contrast, a little desaturation
-    f *= np.float32([rng.uniform(0.85, 1.15) for _ in range(3)])
+    f *= np.array([rng.uniform(0.85, 1.15) for _ in range(3)], np.float32)
     f = (f - 128) * rng.uniform(0.7, 1.3) + 128 + rng.uniform(-30, 30)
     if rng.random() < 0.2:
         g = f.mean(2, keepdims=True)
         f = g + (f - g) * rng.uniform(0.3, 1.0)
     if rng.random() < 0.3:
         k = rng.choice([3, 5])
-        f = cv2.GaussianBlur(f, (k, k), 0)
+        f = np.asarray(cv2.GaussianBlur(f, (k, k), 0), np.float32)
     if rng.random() < 0.4:
         f += np.random.default_rng(rng.getrandbits(32)).normal(0, rng.uniform(2, 10), f.shape).astype(np.float32)
     out = np.clip(f, 0, 255).astype(np.uint8)
@@ -235,7 +235,7 @@ def export_onnx(model: Any, path: Path) -> None:
 
     model.eval()
     dummy = torch.zeros(1, 3, INPUT_H, INPUT_W)
-    torch.onnx.export(model, dummy, str(path), input_names=["images"], output_names=["logits"],
+    torch.onnx.export(model, (dummy,), str(path), input_names=["images"], output_names=["logits"],
                       dynamic_axes={"images": {0: "batch"}, "logits": {0: "batch"}}, opset_version=17,
                       dynamo=False)
     m = onnx.load(str(path))
