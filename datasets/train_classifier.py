@@ -37,6 +37,7 @@ class ClassifierRecipe:
     real_weight: int = 3  # each real training crop is seen this many times per epoch
     threads: int = 2
     samples_per_epoch: int = 16000  # a random subset per epoch keeps an epoch to minutes on a CPU
+    init_checkpoint: str | None = None  # start from another run's weights (a fine-tuning stage)
 
 
 def _load(path: Path) -> np.ndarray | None:
@@ -189,6 +190,9 @@ def train_classifier(synth_dirs: Sequence[Path], out: Path, recipe: ClassifierRe
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=recipe.lr, total_steps=recipe.epochs * steps_per_epoch)
     ckpt = out / "checkpoint.pt"
     start = 0
+    if recipe.init_checkpoint and not ckpt.exists():
+        model.load_state_dict(torch.load(recipe.init_checkpoint, weights_only=False)["model"])
+        log(f"starting from the weights of {recipe.init_checkpoint}")
     if ckpt.exists():
         state = torch.load(ckpt, weights_only=False)
         model.load_state_dict(state["model"])
