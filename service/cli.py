@@ -91,6 +91,97 @@ def score_hand_cmd(
         raise typer.Exit(2)
 
 
+def _game_tables(out: dict[str, Any]) -> None:
+    """The replay as rich tables: the hands with running scores, the standings, then every dispute."""
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console()
+    players = out["players"]
+    table = Table("#", "deal", "result", *players, "", title=f"{out['rules']} game")
+    for h in out["hands"]:
+        who = h["winner"] or h["player"] or ""
+        if h["result"] == "ron":
+            what = f"{who} ron ← {h['discarder']}"
+        elif h["result"] == "tsumo":
+            what = f"{who} tsumo"
+        elif h["result"] == "chombo":
+            what = f"chombo {who}"
+        else:
+            what = "draw"
+        cells = []
+        for p in players:
+            change = h["deltas"].get(p, 0)
+            cells.append(f"{h['scores'][p]}" + (f" ({change:+})" if change else ""))
+        mark = "[red]⚑[/red]" if h["disputes"] else ("[yellow]![/yellow]" if h["warnings"] else "")
+        if h["status"] != "applied":
+            what += f" [dim]({h['status']})[/dim]"
+        if h["ends"]:
+            what += f" [bold]→ end ({h['ends']})[/bold]"
+        table.add_row(str(h["no"]), h["label"], what, *cells, mark)
+    console.print(table)
+    end = out["end"]
+    console.print(f"end: after hand {end['after']}, {end['message']}" if end else
+                  "end: " + ("none (this ruleset has no fixed end)" if out["finished"] else
+                             "the sheet stops before the end of the game (provisional settlement)"))
+    st = Table("player", "final", "net", "rank", "result", title="settlement")
+    for s in out["standings"]:
+        st.add_row(s["player"], str(s["final"]), f"{s['net']:+}", str(s["rank"]), s["result"])
+    console.print(st)
+    for d in out["disputes"]:
+        console.print(f"[red]⚑ {d['kind']}[/red] {d['message']}")
+    for h in out["hands"]:
+        for w in h["warnings"]:
+            console.print(f"[yellow]! hand {h['no']}[/yellow] {w}")
+    for w in out["warnings"]:
+        console.print(f"[yellow]![/yellow] {w}")
+
+
+@app.command("game")
+def game_cmd(
+    source: Annotated[str, typer.Argument(help="game record JSON file, or - for standard input")] = "-",
+    as_json: Annotated[bool, typer.Option("--json", help="print the replay as JSON instead of tables")] = False,
+    csv_out: Annotated[Path | None, typer.Option("--csv", help="also write a CSV for a club spreadsheet")] = None,
+    prefer: Annotated[str | None, typer.Option(
+        "--prefer", help="points to apply when a hand has both: recomputed (default) or written")] = None,
+    strict: Annotated[bool, typer.Option("--strict", help="exit 1 when any hand is disputed")] = False,
+) -> None:
+    """Replay a game record: deals, running scores, the end, the settlement and every disputed hand."""
+    from scoring import HandError
+    from scoring.game_record import parse_record, replay
+
+    if prefer is not None and prefer not in ("recomputed", "written"):
+        _fail("bad_option", f"--prefer must be recomputed or written, not {prefer!r}", "prefer")
+    text = _read_input(source)
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        _fail("bad_json", f"not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})")
+    except RecursionError:
+        _fail("bad_json", "the input is nested too deeply")
+    try:
+        result = replay(parse_record(data), prefer)
+    except HandError as err:
+        _emit(err.to_dict())
+        raise typer.Exit(2) from None
+    except RecursionError:
+        _fail("bad_json", "the input is nested too deeply")
+    except Exception as exc:  # never a traceback: a bug is reported as an error object
+        _fail("replay_failed", f"this game record could not be replayed ({type(exc).__name__}: {exc})")
+    if csv_out is not None:
+        try:
+            csv_out.write_text(result.csv_text(), encoding="utf-8")
+        except OSError as exc:
+            _fail("unwritable_output", f"cannot write {csv_out}: {exc.strerror}", "csv")
+    out = result.to_dict()
+    if as_json:
+        _emit(out)
+    else:
+        _game_tables(out)
+    if strict and out["disputes"]:
+        raise typer.Exit(1)
+
+
 @app.command("rules")
 def rules_cmd(
     ruleset: Annotated[str | None, typer.Argument(help="a ruleset id; all when omitted")] = None,
