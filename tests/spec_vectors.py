@@ -104,3 +104,26 @@ def compare(score: dict[str, Any], expect: dict[str, Any], keys: tuple[str, ...]
         else:
             problems.append(f"{key}: not in the score")
     return problems
+
+
+def parse_payments(text: str) -> list[tuple[str | None, int]]:
+    """Variants write payments informally: ``'600 / 600 / 1100'`` or ``'dealer 3500, non_dealer 3500'``."""
+    out = []
+    for part in re.split(r"[/,]", text):
+        m = re.fullmatch(r"\s*(?:([a-z_]+)\s+)?(\d+)\s*", part)
+        assert m, f"cannot read payments {text!r}"
+        out.append((m.group(1), int(m.group(2))))
+    return out
+
+
+def payment_text_problems(score: dict[str, Any], text: str) -> list[str]:
+    """Differences between a Score's payments and an informal payments string."""
+    want = parse_payments(text)
+    got = score["payments"]
+    problems = []
+    if Counter(a for _, a in want) != Counter(p["amount"] for p in got):
+        problems.append(f"payments: got {got}, want {text}")
+    for who, amount in want:
+        if who is not None and {"from": who, "amount": amount} not in got:
+            problems.append(f"payments: no {who} {amount} in {got}")
+    return problems

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from spec_vectors import compare, hand_vectors
+from spec_vectors import compare, hand_vectors, payment_text_problems
 
 from scoring import score_hand
 from scoring.errors import HandError
@@ -37,16 +37,6 @@ def run(inp: dict[str, Any]) -> dict[str, Any]:
         return score_hand(inp).to_dict()
     except HandError as exc:
         return {"error": exc.code, "message": exc.message, "field": exc.field}
-
-
-def parse_payments(text: str) -> list[tuple[str | None, int]]:
-    """Variants write payments as '600 / 600 / 1100' or 'discarder 2000'."""
-    out = []
-    for part in re.split(r"[/,]", text):
-        m = re.fullmatch(r"\s*(?:([a-z_]+)\s+)?(\d+)\s*", part)
-        assert m, f"cannot read payments {text!r}"
-        out.append((m.group(1), int(m.group(2))))
-    return out
 
 
 def check_result(score: dict[str, Any], result: str, rules: str, options: dict[str, Any]) -> list[str]:
@@ -79,13 +69,7 @@ def check(score: dict[str, Any], expect: dict[str, Any], rules: str = "boo",
         problems += check_result(score, expect.pop("result"), rules, options or {})
     pays = expect.pop("payments", None)
     if isinstance(pays, str):
-        want = parse_payments(pays)
-        got = score["payments"]
-        if Counter(a for _, a in want) != Counter(p["amount"] for p in got):
-            problems.append(f"payments: got {got}, want {pays}")
-        for who, amount in want:
-            if who is not None and {"from": who, "amount": amount} not in got:
-                problems.append(f"payments: no {who} {amount} in {got}")
+        problems += payment_text_problems(score, pays)
     elif pays is not None:
         expect["payments"] = pays
     return problems + compare(score, expect)

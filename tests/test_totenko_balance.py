@@ -4,14 +4,13 @@ their variants, and properties of the point count (tsumo/ron payments, honba, ga
 from __future__ import annotations
 
 import copy
-import re
 from collections import Counter
 from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from spec_vectors import compare, hand_vectors
+from spec_vectors import compare, hand_vectors, payment_text_problems
 
 from scoring import score_hand
 from scoring.errors import HandError
@@ -39,16 +38,6 @@ def nagashi_input(inp: dict[str, Any]) -> dict[str, Any]:
     return inp
 
 
-def parse_payments(text: str) -> list[tuple[str | None, int]]:
-    """Variants write payments as '1200 / 1200' or 'dealer 3500, non_dealer 3500'."""
-    out = []
-    for part in re.split(r"[/,]", text):
-        m = re.fullmatch(r"\s*(?:([a-z_]+)\s+)?(\d+)\s*", part)
-        assert m, f"cannot read payments {text!r}"
-        out.append((m.group(1), int(m.group(2))))
-    return out
-
-
 def check(score: dict[str, Any], expect: dict[str, Any]) -> list[str]:
     """``compare`` plus the variants' shorthand payments and ``error`` expectations."""
     if "error" in expect:
@@ -60,13 +49,7 @@ def check(score: dict[str, Any], expect: dict[str, Any]) -> list[str]:
     problems = []
     pays = expect.pop("payments", None)
     if isinstance(pays, str):
-        want = parse_payments(pays)
-        got = score["payments"]
-        if Counter(a for _, a in want) != Counter(p["amount"] for p in got):
-            problems.append(f"payments: got {got}, want {pays}")
-        for who, amount in want:
-            if who is not None and {"from": who, "amount": amount} not in got:
-                problems.append(f"payments: no {who} {amount} in {got}")
+        problems += payment_text_problems(score, pays)
     elif pays is not None:
         expect["payments"] = pays
     return problems + compare(score, expect)
