@@ -122,6 +122,8 @@ def evaluate_folder(data: Path, detector: Detector, limit: int | None = None, pr
         ign_path = data / "ignore" / f"{img_path.stem}.txt"
         ignore = [b for _, b in read_yolo_labels(ign_path, w, h)] if ign_path.exists() else []
         pboxes = list(pred.boxes)
+        if plain_reds:
+            pboxes = [(kind(c) if c != BACK else c, b) for c, b in pboxes]
         pairs = match([b for _, b in gt], [b for _, b in pboxes])
         matched_p = {j for _, j in pairs}
         # unmatched predictions lying on an ignored tile count neither way
