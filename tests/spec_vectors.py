@@ -127,3 +127,15 @@ def payment_text_problems(score: dict[str, Any], text: str) -> list[str]:
         if who is not None and {"from": who, "amount": amount} not in got:
             problems.append(f"payments: no {who} {amount} in {got}")
     return problems
+
+
+def game_vectors(spec: str) -> list[dict[str, Any]]:
+    """The list-shaped yaml blocks of ``rules/<spec>.md``: its game-level vectors (settlement, draws,
+    rankings), each tagged with its ``spec``."""
+    text = (shared_dir() / "rules" / f"{spec}.md").read_text(encoding="utf-8")
+    out: list[dict[str, Any]] = []
+    for block in _BLOCK.findall(text):
+        data = yaml.safe_load(block)
+        if isinstance(data, list):
+            out.extend({**v, "spec": spec} for v in data if isinstance(v, dict) and "id" in v)
+    return out

@@ -3,15 +3,13 @@ settlement of Jun scores, abandoned games, the series figures and their display.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from typing import Any
 
 import pytest
-import yaml
 from hypothesis import given
 from hypothesis import strategies as st
-from spec_vectors import shared_dir
+from spec_vectors import game_vectors, shared_dir
 
 from scoring import score_hand
 from scoring.errors import HandError
@@ -36,18 +34,12 @@ PLAYERS = ("A", "B", "C", "D")
 SEED = (shared_dir() / "seeds" / "004_87d07c458dcf343b.txt").read_text(encoding="utf-8")
 
 
-def game_vectors() -> list[dict[str, Any]]:
-    """The list-shaped yaml blocks of rules/jun.md §7 (not loaded by hand_vectors)."""
-    text = (shared_dir() / "rules" / "jun.md").read_text(encoding="utf-8")
-    out: list[dict[str, Any]] = []
-    for block in re.findall(r"```yaml\n(.*?)```", text, re.S):
-        data = yaml.safe_load(block)
-        if isinstance(data, list):
-            out.extend(v for v in data if isinstance(v, dict) and str(v.get("id", "")).startswith("JUN-R"))
-    return out
+def jun_game_vectors() -> list[dict[str, Any]]:
+    """The JUN-R game-level vectors of rules/jun.md §7."""
+    return [v for v in game_vectors("jun") if str(v["id"]).startswith("JUN-R")]
 
 
-VECTORS = game_vectors()
+VECTORS = jun_game_vectors()
 FINAL = [v for v in VECTORS if "final" in v]
 SERIES = [v for v in VECTORS if "series" in v]
 ABANDONED = [v for v in VECTORS if "abandoned" in v]

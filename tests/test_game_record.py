@@ -16,8 +16,7 @@ from typing import Any
 
 import jsonschema
 import pytest
-import yaml
-from spec_vectors import shared_dir
+from spec_vectors import game_vectors
 from typer.testing import CliRunner
 
 from scoring.errors import HandError
@@ -47,17 +46,6 @@ SCHEMA = json.loads((ROOT / "scoring" / "game_record_schema.json").read_text(enc
 VALIDATOR = jsonschema.Draft202012Validator(SCHEMA)
 RUNNER = CliRunner()
 SEATS = ["east", "south", "west", "north"]
-
-
-def game_vectors(spec: str) -> list[dict[str, Any]]:
-    """The list-shaped yaml blocks of a spec: its game-level vectors."""
-    text = (shared_dir() / "rules" / f"{spec}.md").read_text(encoding="utf-8")
-    out: list[dict[str, Any]] = []
-    for block in re.findall(r"```yaml\n(.*?)```", text, re.S):
-        data = yaml.safe_load(block)
-        if isinstance(data, list):
-            out.extend({**v, "spec": spec} for v in data if isinstance(v, dict) and "id" in v)
-    return out
 
 
 BOO_VECTORS = game_vectors("boo") + game_vectors("kansai_boo")

@@ -3,14 +3,12 @@ seat winds, and a winning Score turned into each seat's change."""
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import pytest
-import yaml
 from hypothesis import given
 from hypothesis import strategies as st
-from spec_vectors import shared_dir
+from spec_vectors import game_vectors
 
 from scoring import score_hand
 from scoring.errors import HandError
@@ -20,14 +18,8 @@ SEATS = ("east", "south", "west")
 
 
 def noten_vectors() -> list[dict[str, Any]]:
-    """The list-shaped yaml blocks of the spec (game-level vectors, not loaded by hand_vectors)."""
-    text = (shared_dir() / "rules" / "totenko_balance.md").read_text(encoding="utf-8")
-    out: list[dict[str, Any]] = []
-    for block in re.findall(r"```yaml\n(.*?)```", text, re.S):
-        data = yaml.safe_load(block)
-        if isinstance(data, list):
-            out.extend(v for v in data if isinstance(v, dict) and "tenpai" in v)
-    return out
+    """The spec's game-level draw vectors (TOT-N*)."""
+    return [v for v in game_vectors("totenko_balance") if "tenpai" in v]
 
 
 NOTEN = noten_vectors()

@@ -8,10 +8,9 @@ import re
 from typing import Any
 
 import pytest
-import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from spec_vectors import shared_dir
+from spec_vectors import game_vectors
 
 from scoring import score_hand
 from scoring.errors import HandError
@@ -28,17 +27,6 @@ from scoring.settlement_boo import (
 )
 
 SEATS = ("east", "south", "west", "north")
-
-
-def game_vectors(spec: str) -> list[dict[str, Any]]:
-    """The list-shaped yaml blocks of a spec: its game-level vectors."""
-    text = (shared_dir() / "rules" / f"{spec}.md").read_text(encoding="utf-8")
-    out: list[dict[str, Any]] = []
-    for block in re.findall(r"```yaml\n(.*?)```", text, re.S):
-        data = yaml.safe_load(block)
-        if isinstance(data, list):
-            out.extend({**v, "spec": spec} for v in data if isinstance(v, dict) and "id" in v)
-    return out
 
 
 VECTORS = game_vectors("boo") + game_vectors("kansai_boo")
