@@ -11,6 +11,7 @@ import io
 import warnings
 from dataclasses import dataclass
 
+import cv2
 import numpy as np
 from PIL import Image, ImageOps
 
@@ -84,7 +85,7 @@ def decode_image(data: bytes, max_pixels: int = DEFAULT_MAX_PIXELS, max_side: in
                 raise ImageError("too_many_pixels",
                                  f"the image has {w}×{h} = {w * h} pixels; the limit is {max_pixels}")
             scale = 1.0
-            if fmt == "jpeg" and max_side and max(w, h) > 2 * max_side:
+            if fmt == "jpeg" and max_side and max(w, h) > max_side:
                 img.draft("RGB", (max(1, w * max_side // max(w, h)), max(1, h * max_side // max(w, h))))
                 scale = img.size[0] / w
             orientation = img.getexif().get(0x0112, 1)
@@ -97,7 +98,7 @@ def decode_image(data: bytes, max_pixels: int = DEFAULT_MAX_PIXELS, max_side: in
         raise ImageError("too_many_pixels", f"the image is too large to decode safely ({exc})") from exc
     except (OSError, SyntaxError, ValueError, EOFError) as exc:
         raise ImageError("unreadable_image", f"the {fmt} image is damaged or truncated ({exc})") from exc
-    arr = np.asarray(rgb)[:, :, ::-1].copy()
+    arr = cv2.cvtColor(np.asarray(rgb), cv2.COLOR_RGB2BGR)
     ow, oh = (h, w) if orientation in (5, 6, 7, 8) else (w, h)
     return DecodedImage(arr, fmt, (ow, oh), scale)
 

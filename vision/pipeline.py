@@ -37,7 +37,7 @@ class VisionSettings:
     #: classifier alternatives kept per tile for correction and arbitration
     topk: int = 5
     #: large JPEGs are decoded by the codec at 1/2, 1/4 … down to about this long side
-    decode_max_side: int = 2200
+    decode_max_side: int = 1600
     max_pixels: int = 40_000_000
 
 
