@@ -336,7 +336,9 @@ def _read_photo(path: Path, reader: Any, rules: str, context: dict[str, Any] | N
         return {"error": {"code": "unreadable_image", "message": f"cannot read {path}: {exc.strerror}",
                           "field": "PHOTO"}}
     except ImageError as exc:
-        return exc.to_dict()
+        err = exc.to_dict()
+        err["error"]["field"] = "PHOTO"
+        return err
     out: dict[str, Any] = result.to_dict()
     out["photo"] = str(path)
     return out
@@ -397,7 +399,9 @@ def score_cmd(
         _emit(out)
         raise typer.Exit(2)
     if out.get("problems") or not out.get("hand"):
-        _emit({"error": {"code": "no_valid_reading", "message": "the photo does not show a hand that can be scored",
+        first = (out.get("problems") or [{}])[0]
+        _emit({"error": {"code": first.get("code", "no_valid_reading"),
+                         "message": first.get("message", "the photo does not show a hand that can be scored"),
                          "field": "PHOTO"}, "recognised": out})
         raise typer.Exit(2)
     hand = {"rules": rules, **context, **out["hand"]}

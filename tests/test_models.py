@@ -63,3 +63,30 @@ def test_reading_a_photo_never_imports_torch() -> None:
             "r.read(open('examples/photo.jpg','rb').read()); print('torch' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_cli_score_and_read_a_photo(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from service.cli import app
+
+    runner = CliRunner()
+    photo = str(ROOT / "examples" / "photo.jpg")
+    res = runner.invoke(app, ["score", photo, "--rules", "riichi", "--seat-wind", "south", "--tsumo"])
+    assert res.exit_code == 0, res.stdout
+    out = json.loads(res.stdout)
+    truth = json.loads((ROOT / "examples" / "photo.json").read_text())
+    assert same_structure(truth, out["recognised"]["hand"]) and out["total"] > 0 and out["yaku"]
+    res = runner.invoke(app, ["read", photo, "--annotate", str(tmp_path / "a.jpg")])
+    assert res.exit_code == 0 and (tmp_path / "a.jpg").stat().st_size > 0
+    assert {d["role"] for d in json.loads(res.stdout)["detections"]} >= {"hand", "win", "meld", "dora"}
+    (tmp_path / "bad.jpg").write_bytes(b"GIF89a not a photo")
+    res = runner.invoke(app, ["score", str(tmp_path / "bad.jpg")])
+    assert res.exit_code == 2 and json.loads(res.stdout)["error"] == {
+        "code": "not_an_image", "message": "the file is not a JPEG, PNG, WebP or HEIC image", "field": "PHOTO"}
+    (tmp_path / "dir").mkdir()
+    (tmp_path / "dir" / "a.jpg").write_bytes((ROOT / "examples" / "photo.jpg").read_bytes())
+    (tmp_path / "dir" / "b.jpg").write_bytes(b"GIF89a")
+    res = runner.invoke(app, ["read", str(tmp_path / "dir"), "--jsonl"])
+    lines = [json.loads(line) for line in res.stdout.splitlines()]
+    assert res.exit_code == 0 and len(lines) == 2 and "hand" in lines[0] and lines[1]["error"]["code"] == "not_an_image"
