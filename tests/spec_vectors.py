@@ -139,3 +139,21 @@ def game_vectors(spec: str) -> list[dict[str, Any]]:
         if isinstance(data, list):
             out.extend({**v, "spec": spec} for v in data if isinstance(v, dict) and "id" in v)
     return out
+
+
+def check_expect(score: dict[str, Any], expect: dict[str, Any]) -> list[str]:
+    """:func:`compare` plus what vectors and variants write informally: an expected ``error`` code,
+    a ``why`` to ignore, and payments given as a string."""
+    if "error" in expect:
+        ok = score.get("error") == expect["error"]
+        return [] if ok else [f"want error {expect['error']}, got {score}"]
+    if "error" in score:
+        return [f"unexpected error {score}"]
+    expect = {k: v for k, v in expect.items() if k != "why"}
+    problems: list[str] = []
+    pays = expect.pop("payments", None)
+    if isinstance(pays, str):
+        problems += payment_text_problems(score, pays)
+    elif pays is not None:
+        expect["payments"] = pays
+    return problems + compare(score, expect)

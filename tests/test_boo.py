@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from spec_vectors import compare, hand_vectors, payment_text_problems
+from spec_vectors import check_expect, hand_vectors
 
 from scoring import score_hand
 from scoring.errors import HandError
@@ -57,22 +57,12 @@ def check_result(score: dict[str, Any], result: str, rules: str, options: dict[s
 
 def check(score: dict[str, Any], expect: dict[str, Any], rules: str = "boo",
           options: dict[str, Any] | None = None) -> list[str]:
-    """``compare`` plus the variants' shorthand payments, ``error`` and ``result`` expectations."""
-    if "error" in expect:
-        ok = score.get("error") == expect["error"]
-        return [] if ok else [f"want error {expect['error']}, got {score}"]
-    if "error" in score:
-        return [f"unexpected error {score}"]
-    expect = {k: v for k, v in expect.items() if k != "why"}
+    """:func:`check_expect` plus the ``result`` sentences of the game-effect variants."""
+    expect = dict(expect)
     problems = []
-    if "result" in expect:
+    if "result" in expect and "error" not in score:
         problems += check_result(score, expect.pop("result"), rules, options or {})
-    pays = expect.pop("payments", None)
-    if isinstance(pays, str):
-        problems += payment_text_problems(score, pays)
-    elif pays is not None:
-        expect["payments"] = pays
-    return problems + compare(score, expect)
+    return problems + check_expect(score, expect)
 
 
 def variant_input(vec: dict[str, Any], variant: dict[str, Any]) -> dict[str, Any]:

@@ -10,7 +10,8 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from spec_vectors import compare, hand_vectors, payment_text_problems
+from spec_vectors import check_expect as check
+from spec_vectors import hand_vectors
 
 from scoring import score_hand
 from scoring.errors import HandError
@@ -30,34 +31,9 @@ def run(inp: dict[str, Any]) -> dict[str, Any]:
         return {"error": exc.code, "message": exc.message, "field": exc.field}
 
 
-def nagashi_input(inp: dict[str, Any]) -> dict[str, Any]:
-    """The core's parse_hand still requires a win_tile, which a nagashi mangan (no winning tile)
-    lacks; give it a placeholder the ruleset ignores (see test_nagashi_vector_without_win_tile)."""
-    if "nagashi_mangan" in inp.get("flags", []) and "win_tile" not in inp:
-        return {**inp, "win_tile": "1z"}
-    return inp
-
-
-def check(score: dict[str, Any], expect: dict[str, Any]) -> list[str]:
-    """``compare`` plus the variants' shorthand payments and ``error`` expectations."""
-    if "error" in expect:
-        ok = score.get("error") == expect["error"]
-        return [] if ok else [f"want error {expect['error']}, got {score}"]
-    if "error" in score:
-        return [f"unexpected error {score}"]
-    expect = {k: v for k, v in expect.items() if k != "why"}
-    problems = []
-    pays = expect.pop("payments", None)
-    if isinstance(pays, str):
-        problems += payment_text_problems(score, pays)
-    elif pays is not None:
-        expect["payments"] = pays
-    return problems + compare(score, expect)
-
-
 @pytest.mark.parametrize("vec", VECTORS, ids=[v["id"] for v in VECTORS])
 def test_vector(vec: dict[str, Any]) -> None:
-    score = run(nagashi_input(vec["input"]))
+    score = run(vec["input"])
     assert check(score, vec["expect"]) == [], vec.get("why")
 
 
@@ -78,7 +54,7 @@ def test_variant(vec: dict[str, Any], variant: dict[str, Any]) -> None:
         else:
             inp[key] = variant[key]
     expect = {k: v for k, v in variant.items() if k not in INPUT_KEYS}
-    assert check(run(nagashi_input(inp)), expect) == [], variant.get("why")
+    assert check(run(inp), expect) == [], variant.get("why")
 
 
 def test_every_vector_is_exercised() -> None:
@@ -284,7 +260,7 @@ def test_karasu_voided_by_each_condition() -> None:
 
 def test_items_sum_to_what_one_payer_owes() -> None:
     for vec in VECTORS:
-        s = run(nagashi_input(vec["input"]))
+        s = run(vec["input"])
         if "error" in s:
             continue
         owed = sum(i["value"] for i in s["items"])
