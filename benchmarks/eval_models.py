@@ -5,7 +5,7 @@ seeds 1001-1004); the real-photo holdout is the hash-chosen 25 % of ``../shared/
 classifier never trains on (``datasets.realdata.split_of``). Prints one JSON object; its figures go
 into the model cards.
 
-    python benchmarks/eval_models.py [--n 500] [--threads 1]
+    python benchmarks/eval_models.py [--n 500] [--threads 1] [--models DIR]
 """
 
 from __future__ import annotations
@@ -28,8 +28,13 @@ def main() -> None:
     ap.add_argument("--n", type=int, default=500)
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--real-only", action="store_true")
+    ap.add_argument("--models", type=Path, default=None, help="folder with localizer.onnx and classifier.onnx")
     args = ap.parse_args()
-    reader = PhotoReader.load(VisionSettings(threads=args.threads))
+    settings = VisionSettings(threads=args.threads)
+    if args.models is not None:
+        settings = VisionSettings(localizer_path=args.models / "localizer.onnx",
+                                  classifier_path=args.models / "classifier.onnx", threads=args.threads)
+    reader = PhotoReader.load(settings)
     reader.warm()
     out: dict[str, object] = {}
     with tempfile.TemporaryDirectory() as tmp:

@@ -30,6 +30,8 @@ class LocalizerRecipe:
     workers: int = 2
     model: str = "yolo11n.yaml"
     patience: int = 100
+    init_onnx: str | None = None  # start from a committed localizer.onnx (a fine-tuning stage)
+    warmup_epochs: float = 3.0
 
 
 def build_two_class(sources: Sequence[Path], work: Path, val_percent: int = 8) -> Path:
@@ -64,6 +66,29 @@ def build_two_class(sources: Sequence[Path], work: Path, val_percent: int = 8) -
     return yaml_path
 
 
+def _init_checkpoint(recipe: LocalizerRecipe, data: Path, out: Path, log: Any) -> Path:
+    """An ultralytics checkpoint holding the weights of ``recipe.init_onnx`` (batch norms rebuilt)."""
+    import cv2
+    import numpy as np
+    import torch
+    from ultralytics.nn.tasks import DetectionModel
+
+    from datasets.onnx_init import load_fused_onnx
+    from vision.models import letterbox
+
+    assert recipe.init_onnx is not None
+    images = sorted((data.parent / "images" / "train").glob("*.jpg"))[:32]
+    if not images:
+        raise SystemExit(f"no training images under {data.parent} to calibrate {recipe.init_onnx}")
+    calib = np.concatenate([letterbox(np.asarray(cv2.imread(str(p)), np.uint8), recipe.imgsz)[0] for p in images])
+    net = DetectionModel(recipe.model, nc=2, verbose=False)
+    n = load_fused_onnx(net, Path(recipe.init_onnx), torch.from_numpy(calib))
+    path = out / "init_from_onnx.pt"
+    torch.save({"model": net, "train_args": {}, "epoch": -1}, path)
+    log(f"starting from {recipe.init_onnx} ({n} convolutions, batch norms rebuilt on {len(images)} renders)")
+    return path
+
+
 def train_localizer(sources: Sequence[Path], out: Path, recipe: LocalizerRecipe = LocalizerRecipe(),
                     log: Any = print) -> dict[str, Any]:
     """Train (or resume), export ``out/localizer.onnx``, return the validation metrics."""
@@ -79,11 +104,12 @@ def train_localizer(sources: Sequence[Path], out: Path, recipe: LocalizerRecipe 
         model = YOLO(str(last))
         model.train(resume=True)
     else:
-        model = YOLO(recipe.model)
+        model = YOLO(str(_init_checkpoint(recipe, data, out, log)) if recipe.init_onnx else recipe.model)
         model.train(data=str(data), epochs=recipe.epochs, imgsz=recipe.imgsz, batch=recipe.batch, device="cpu",
                     workers=recipe.workers, seed=recipe.seed, project=str(out), name="run", exist_ok=True,
-                    plots=False, amp=False, pretrained=False, patience=recipe.patience, verbose=False,
-                    fliplr=0.5, flipud=0.0, degrees=0.0, mosaic=1.0, close_mosaic=3)
+                    plots=False, amp=False, pretrained=bool(recipe.init_onnx), patience=recipe.patience, verbose=False,
+                    fliplr=0.5, flipud=0.0, degrees=0.0, mosaic=1.0, close_mosaic=3,
+                    warmup_epochs=recipe.warmup_epochs)
     best = out / "run" / "weights" / "best.pt"
     trained = YOLO(str(best if best.exists() else last))
     metrics = trained.val(data=str(data), imgsz=recipe.imgsz, device="cpu", plots=False, verbose=False)

@@ -257,8 +257,14 @@ def train_cmd(
     epochs: Annotated[int | None, typer.Option("--epochs", help="epochs (default: the recipe's)")] = None,
     imgsz: Annotated[int | None, typer.Option("--imgsz", help="localizer input size")] = None,
     seed: Annotated[int, typer.Option("--seed")] = 0,
+    init: Annotated[Path | None, typer.Option(
+        "--init", help="start from this ONNX model's weights (a fine-tuning stage), e.g. models/classifier.onnx",
+    )] = None,
+    lr: Annotated[float | None, typer.Option("--lr", help="classifier peak learning rate")] = None,
 ) -> None:
     """Train a model (needs the train extra). Resumes from the run folder's checkpoint."""
+    if init is not None and not init.is_file():
+        _fail("bad_field", f"--init {init} is not a file", "init")
     from dataclasses import replace
 
     if model == "localizer":
@@ -269,6 +275,8 @@ def train_cmd(
             lrec = replace(lrec, epochs=epochs)
         if imgsz:
             lrec = replace(lrec, imgsz=imgsz)
+        if init is not None:
+            lrec = replace(lrec, init_onnx=str(init), warmup_epochs=1.0)
         train_localizer(data, out, lrec)
     elif model == "classifier":
         from datasets.train_classifier import ClassifierRecipe, train_classifier
@@ -276,6 +284,10 @@ def train_cmd(
         crec = replace(ClassifierRecipe(), seed=seed)
         if epochs:
             crec = replace(crec, epochs=epochs)
+        if init is not None:
+            crec = replace(crec, init_onnx=str(init))
+        if lr is not None:
+            crec = replace(crec, lr=lr)
         train_classifier(data, out, crec)
     else:
         _fail("bad_field", f"model must be localizer or classifier, not {model!r}", "model")

@@ -321,6 +321,28 @@ def test_totenko_indicator_and_gari_apart() -> None:
 
 
 @totenko
+def test_totenko_lone_manzu_apart_is_asked_about() -> None:
+    """A lone 9m apart, and no other indicator: a gari (preferred) or the dora indicator; asked."""
+    dets = layout_boxes("340s567s234p67p99p 8p", extras=[("9m", 2.0, 3.2)])
+    r = read(dets, "totenko_balance", TOTENKO_CTX)
+    assert r.valid and r.to_dict()["hand"] == shape("2346799p340567s", "8p", nuki="9m")
+    nine = next(i for i, d in enumerate(r.detections) if tile_name(d.cls) == "9m")
+    role = [a.to_dict() for a in r.ambiguities if a.kind == "role"]
+    assert role == [{"kind": "role", "index": nine, "candidates": ["nuki", "dora"]}]
+    alt = [c.shape() for c in r.alternatives]
+    assert shape("2346799p340567s", "8p", dora=["9m"]) in alt
+    # with another indicator in the photo, or the indicators given, the lone manzu is a gari, unasked
+    with_ind = layout_boxes("340s567s234p67p99p 8p", extras=[("9m", 2.0, 3.2), ("3s", 7.0, 3.2)])
+    r2 = read(with_ind, "totenko_balance", TOTENKO_CTX)
+    assert not [a for a in r2.ambiguities if a.kind == "role"]
+    r3 = read(dets, "totenko_balance", {**TOTENKO_CTX, "dora_indicators": ["3s"]})
+    assert not [a for a in r3.ambiguities if a.kind == "role"]
+    # riichi sets nothing aside: a lone 9m apart is the indicator
+    r4 = read(layout_boxes("123m456p789s11z23p 4p", extras=[("9m", 2.0, 3.2)]), "riichi", {"win": "tsumo"})
+    assert r4.to_dict()["hand"]["dora_indicators"] == ["9m"] and not r4.ambiguities
+
+
+@totenko
 def test_totenko_tile_set_steers_the_alternatives() -> None:
     dets = layout_boxes("340s567s234p67p99p 8p", extras=[("1m", 2.0, 3.2)])
     dets = with_topk(dets, 14, [("2m", 0.5), ("1m", 0.3)])  # 2m is not in the Totenko set

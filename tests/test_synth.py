@@ -53,7 +53,9 @@ def test_labels_match_structure(rules: str) -> None:
 
 def test_boxes_enclose_drawn_tiles() -> None:
     n_tight = 0
-    for seed in (3, 11, 25, 40):
+    for seed in (3, 11, 25, 40, 52, 67, 81, 99):  # until the tight-box check has run on 4 tiles
+        if n_tight >= 4:
+            break
         s = render_sample(seed, config=PLAIN)
         img, ids = s.image, s.instance_map
         assert ids is not None

@@ -115,19 +115,30 @@ def decode_yolo(output: np.ndarray, lb: Letterbox, conf: float = 0.25, iou: floa
             for b, k in zip(boxes, keep, strict=True)]
 
 
-def crop_tile(bgr: np.ndarray, box: Sequence[float], size: tuple[int, int], margin: float = 0.06) -> np.ndarray:
-    """The tile cut from the image (a little margin), turned upright when the box is landscape,
-    resized to ``size`` = (width, height)."""
-    x1, y1, x2, y2 = box
-    mw, mh = (x2 - x1) * margin, (y2 - y1) * margin
+def cut_tile(bgr: np.ndarray, box: Sequence[float],
+             margins: tuple[float, float, float, float] = (0.06, 0.06, 0.06, 0.06)) -> np.ndarray:
+    """The tile cut from the image at full resolution, its box widened by ``margins`` (fractions of
+    the box: left, top, right, bottom), turned clockwise when the box is landscape.
+
+    This is the one place crops are cut: the runtime and the renderer's training crops both use it,
+    so the classifier trains on what it will see.
+    """
+    x1, y1, x2, y2 = (float(v) for v in box)
+    bw, bh = x2 - x1, y2 - y1
     h, w = bgr.shape[:2]
-    xa, ya = int(max(0, x1 - mw)), int(max(0, y1 - mh))
-    xb, yb = int(min(w, x2 + mw + 1)), int(min(h, y2 + mh + 1))
+    xa, ya = int(max(0, x1 - bw * margins[0])), int(max(0, y1 - bh * margins[1]))
+    xb, yb = int(min(w, x2 + bw * margins[2] + 1)), int(min(h, y2 + bh * margins[3] + 1))
     crop = bgr[ya:yb, xa:xb]
-    if crop.size == 0:
-        crop = np.zeros((size[1], size[0], 3), np.uint8)
-    if crop.shape[1] > crop.shape[0] * 1.15:
+    if crop.size and crop.shape[1] > crop.shape[0] * 1.15:
         crop = cv2.rotate(crop, cv2.ROTATE_90_CLOCKWISE)
+    return crop
+
+
+def crop_tile(bgr: np.ndarray, box: Sequence[float], size: tuple[int, int], margin: float = 0.06) -> np.ndarray:
+    """:func:`cut_tile` resized to ``size`` = (width, height), the classifier's input."""
+    crop = cut_tile(bgr, box, (margin,) * 4)
+    if crop.size == 0:
+        return np.zeros((size[1], size[0], 3), np.uint8)
     return cv2.resize(crop, size, interpolation=cv2.INTER_AREA)
 
 

@@ -64,6 +64,8 @@ PHOTO_FIELDS = frozenset({"hand", "melds", "win_tile", "rules"})
 #: won, so a reading with a yaku of its own is likelier (riichi, tsumo ... may be the yaku instead)
 VALID_ERRORS = frozenset({"no_yaku"})
 NO_YAKU_COST = 0.5
+#: a lone set-aside tile read as the dora indicator rather than a gari (offered, not preferred)
+LONE_GARI_COST = 0.3
 
 
 # ---------------------------------------------------------------------------------- results
@@ -276,7 +278,8 @@ def _is_chi(tiles: Sequence[int]) -> bool:
             and ks == [ks[0], ks[0] + 1, ks[0] + 2])
 
 
-def _build(s: Structure, hrow: HandRow, choice: Mapping[int, int], aside: frozenset[int], cost: float) -> Candidate:
+def _build(s: Structure, hrow: HandRow, choice: Mapping[int, int], aside: frozenset[int], cost: float,
+           as_dora: frozenset[int] = frozenset()) -> Candidate:
     roles: dict[int, str] = {}
     concealed = tuple(choice[d] for d in s.concealed)
     roles.update({d: "hand" for d in s.concealed})
@@ -299,7 +302,9 @@ def _build(s: Structure, hrow: HandRow, choice: Mapping[int, int], aside: frozen
         else:
             melds.append(ReadMeld("pon", tuple(tiles), True, False, m.from_, m.dets))
     groups = ((s.excluded,) if s.excluded else ()) + hrow.apart_groups
+    groups = tuple(g for g in (tuple(d for d in grp if d not in as_dora) for grp in groups) if g)
     dora_dets, nuki_dets = split_apart(groups, choice, aside)
+    dora_dets = tuple(sorted((*dora_dets, *as_dora)))
     roles.update({d: "dora" for d in dora_dets})
     roles.update({d: "nuki" for d in nuki_dets})
     dora = [choice[d] for d in dora_dets]
@@ -439,6 +444,10 @@ def _arbitrate(layout: Layout, hrow: HandRow, rules: str, ctx: Mapping[str, Any]
                     visited.add((si, nv))
                     heapq.heappush(heap, (hrow.structures[si].cost + class_cost(nv), si, nv))
 
+    lone = _lone_gari_as_indicator(results, hrow, rules, ctx, aside, top)
+    if lone is not None:
+        results.setdefault(lone.key, lone)
+        evaluated += 1
     valid = sorted((c for c in results.values() if c.valid),
                    key=lambda c: (round(c.cost, 6), c.status != "scored", -(c.score_total or 0)))
     if valid:
@@ -458,6 +467,32 @@ def _arbitrate(layout: Layout, hrow: HandRow, rules: str, ctx: Mapping[str, Any]
             (("errors", dict(errors.most_common())), ("readings_scored", evaluated)),
         ))
     return _RowResult(hrow, first, [], problems, evaluated, capped)
+
+
+def _lone_gari_as_indicator(results: Mapping[tuple[Any, ...], Candidate], hrow: HandRow, rules: str,
+                            ctx: Mapping[str, Any], aside: frozenset[int], top: Mapping[int, int],
+                            ) -> Candidate | None:
+    """The best reading again with its one set-aside tile read as the dora indicator instead.
+
+    In three-player Totenko a manzu tile lying apart on its own is a gari or, when the photo shows
+    no other indicator, perhaps the indicator itself (1m, 5m and 9m can be turned up): both are
+    offered, the gari first, so the user is asked (a ``role`` ambiguity) rather than misread.
+    """
+    if not aside or "dora_indicators" in ctx:
+        return None
+    valid = [c for c in results.values() if c.valid]
+    if not valid:
+        return None
+    best = min(valid, key=lambda c: c.cost)
+    nuki_dets = [d for d, r in best.roles if r == "nuki"]
+    if best.dora_indicators or len(nuki_dets) != 1:
+        return None
+    det = nuki_dets[0]
+    if not any(tuple(g) == (det,) for g in hrow.apart_groups):
+        return None
+    variant = _build(best.structure, hrow, {**top, **dict(best.classes)}, aside, best.cost + LONE_GARI_COST,
+                     frozenset({det}))
+    return _score(rules, ctx, variant)
 
 
 def _ambiguities(competitive: Sequence[Candidate]) -> list[Ambiguity]:

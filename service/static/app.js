@@ -366,7 +366,7 @@ function renderQuestions() {
       choose = (c) => setMelds(Array.isArray(c) ? c : [c]);
     } else if (a.kind === "role" && Number.isInteger(a.index)) {
       const t = state.tiles.find((x) => x.det === a.index);
-      text = `Tile ${a.index + 1} (${t ? t.face : readFace(a.index)}): is it part of the hand or an indicator?`;
+      text = `Tile ${a.index + 1} (${t ? t.face : readFace(a.index)}): what is it?`;
       current = t ? t.role : null;
       choose = (c) => setRole(a.index, c);
     } else if (a.kind === "tile" && Number.isInteger(a.index)) {

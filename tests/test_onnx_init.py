@@ -1,0 +1,81 @@
+"""Starting a training stage from a committed ONNX file (needs the train extra: skipped without it)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+pytest.importorskip("onnx")
+
+from datasets.onnx_init import conv_bn_pairs, load_fused_onnx  # noqa: E402
+from datasets.train_classifier import build_model, export_onnx  # noqa: E402
+from vision.models import make_session  # noqa: E402
+
+
+def _trained_like(seed: int) -> object:
+    """A model whose batch norms are far from identity, as after training."""
+    torch.manual_seed(seed)
+    model = build_model()
+    with torch.no_grad():
+        for _, _, bn in conv_bn_pairs(model):
+            if bn is not None:
+                bn.weight.uniform_(0.5, 2.0)
+                bn.bias.uniform_(-0.5, 0.5)
+                bn.running_mean.uniform_(-0.3, 0.3)
+                bn.running_var.uniform_(0.5, 2.0)
+    return model
+
+
+def test_roundtrip_reproduces_the_onnx_function(tmp_path: Path) -> None:
+    path = tmp_path / "classifier.onnx"
+    export_onnx(_trained_like(0), path)
+    fresh = build_model()
+    x = torch.rand(32, 3, 64, 48)
+    assert load_fused_onnx(fresh, path, x) == 8
+    fresh.eval()
+    with torch.no_grad():
+        ours = fresh(x[:5]).numpy()
+    theirs = make_session(path).run(None, {"images": x[:5].numpy()})[0]
+    assert np.abs(ours - theirs).max() < 1e-3 * max(1.0, float(np.abs(theirs).max()))
+    # the rebuilt batch norms hold the calibration batch's statistics, so train mode is close too
+    fresh.train()
+    for m in fresh.modules():
+        if isinstance(m, torch.nn.Dropout):
+            m.eval()  # dropout is noise by design; the claim is about batch norms
+    with torch.no_grad():
+        train_mode = fresh(x).numpy()
+    full = make_session(path).run(None, {"images": x.numpy()})[0]
+    assert np.abs(train_mode - full).max() < 0.05 * max(1.0, float(np.abs(full).max()))
+
+
+def test_shape_mismatch_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "classifier.onnx"
+    export_onnx(_trained_like(1), path)
+    other = torch.nn.Sequential(torch.nn.Conv2d(3, 8, 3, bias=False), torch.nn.BatchNorm2d(8))
+    with pytest.raises(ValueError, match="shape"):
+        load_fused_onnx(other, path, torch.rand(2, 3, 64, 48))
+
+
+def test_int8_copy_agrees_and_can_seed_the_next_stage(tmp_path: Path) -> None:
+    from datasets.quantize import quantize_classifier
+
+    fp32, int8 = tmp_path / "fp32.onnx", tmp_path / "int8.onnx"
+    export_onnx(_trained_like(2), fp32)
+    x = np.random.default_rng(0).random((64, 3, 64, 48), dtype=np.float32)
+    quantize_classifier(fp32, int8, x)
+    a = make_session(fp32).run(None, {"images": x})[0]
+    b = make_session(int8).run(None, {"images": x})[0]
+    assert np.abs(a - b).max() < 0.1 * max(1.0, float(np.abs(a).max()))
+    assert make_session(int8).get_modelmeta().custom_metadata_map["classes"] == \
+        make_session(fp32).get_modelmeta().custom_metadata_map["classes"]
+    assert not (tmp_path / "int8.pre.onnx").exists()
+    # a QDQ file seeds a training stage: its weights are dequantized into the float model
+    fresh = build_model()
+    assert load_fused_onnx(fresh, int8, torch.from_numpy(x)) == 8
+    fresh.eval()
+    with torch.no_grad():
+        again = fresh(torch.from_numpy(x[:8])).numpy()
+    assert np.abs(again - a[:8]).max() < 0.1 * max(1.0, float(np.abs(a).max()))
