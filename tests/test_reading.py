@@ -280,6 +280,32 @@ def test_background_discards_are_not_the_hand() -> None:
     assert r.valid and r.to_dict()["hand"] == shape(CLOSED, "2z")
 
 
+CTX_TSUMO = {"win": "tsumo"}
+
+
+def test_a_short_discard_row_near_the_hand_is_not_indicators() -> None:
+    """Four loose tiles above a hand without kans: no table shows four indicators without a kan."""
+    pond = [("6s", 3.0, 3.0), ("3m", 4.05, 3.0), ("8m", 5.1, 3.0), ("6z", 6.15, 3.0)]
+    r = read(layout_boxes("123m456p789s1122z 2z", extras=pond), "riichi", CTX_TSUMO)
+    assert r.valid and r.to_dict()["hand"] == shape(CLOSED, "2z")
+    assert [d["role"] for d in r.to_dict()["detections"]].count("other") == 4
+
+
+def test_indicators_first_then_discards_beyond_the_budget() -> None:
+    near = [("3p", 2.0, 2.6)]
+    far = [("6s", 2.0, 5.5), ("3m", 3.05, 5.5), ("8m", 4.1, 5.5)]
+    r = read(layout_boxes("123m456p789s1122z 2z", extras=near + far), "riichi", CTX_TSUMO)
+    assert r.valid and r.to_dict()["hand"] == shape(CLOSED, "2z", dora=["3p"])
+
+
+def test_a_dead_wall_line_of_backs_keeps_its_indicators() -> None:
+    """Seven dead-wall slots in a line, two face up: a line of seven, but not a background row."""
+    wall = [("?", 1.0 + 1.05 * k, 3.0) for k in range(2)] + [("3p", 3.1, 3.0), ("5s", 4.15, 3.0)] + \
+        [("?", 5.2 + 1.05 * k, 3.0) for k in range(3)]
+    r = read(layout_boxes("123m456p789s1122z 2z", extras=wall), "riichi", {"win": "tsumo", "flags": ["riichi"]})
+    assert r.valid and r.to_dict()["hand"] == shape(CLOSED, "2z", dora=["3p", "5s"])
+
+
 def test_of_two_valid_rows_the_nearer_larger_one_is_the_hand() -> None:
     hand = layout_boxes("123m456p789s1122z 2z", origin=(100, 600))
     other = layout_boxes("234m567p789s3344z 4z", origin=(130, 250), unit=28)

@@ -269,7 +269,7 @@ class HandRow:
     unused: tuple[int, ...]
     #: geometric plausibility (tile size, count): larger first
     prior: float
-    #: ``apart`` in clusters of touching tiles
+    #: ``apart`` in clusters of touching tiles, the nearest the hand first
     apart_groups: tuple[tuple[int, ...], ...] = ()
     #: set-aside (by the top class) among ``apart``
     set_aside: tuple[int, ...] = ()
@@ -905,17 +905,35 @@ def _clusters(g: _Geo, idx: Sequence[int], unit: float) -> tuple[tuple[int, ...]
     return tuple(tuple(v) for v in out.values())
 
 
-def split_apart(groups: Iterable[Sequence[int]], cls_of: Mapping[int, int],
-                aside_kinds: frozenset[int]) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    """Tiles apart as (dora indicators, set-aside tiles), by cluster: a cluster of set-aside kinds
-    only (Totenko's manzu) is set aside; in a cluster with any other tile they are indicators too.
-    Face-down tiles are neither."""
+def split_apart(groups: Iterable[Sequence[int]], cls_of: Mapping[int, int], aside_kinds: frozenset[int],
+                max_indicators: int | None = None) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """Tiles apart as (dora indicators, set-aside tiles), by cluster, nearest cluster first: a
+    cluster of set-aside kinds only (Totenko's manzu) is set aside; in a cluster with any other
+    tile they are indicators too. Face-down tiles are neither. The nearest cluster of indicators
+    is taken whole (up to ``max_indicators + 1`` faces, fewer than a background row); a further
+    cluster only while the indicators stay within ``max_indicators``: past that it is someone's
+    discards.
+
+    >>> split_apart([(1, 2), (3,), (4, 5, 6)], {1: 0, 2: 9, 3: 8, 4: 1, 5: 2, 6: 3}, frozenset({0, 8}), 2)
+    ((1, 2), (3,))
+    """
     dora: list[int] = []
     nuki: list[int] = []
+    clusters = 0
     for grp in groups:
         faces = [d for d in grp if cls_of[d] != BACK]
-        aside = bool(faces) and all(kind(cls_of[d]) in aside_kinds for d in faces)
-        (nuki if aside else dora).extend(faces)
+        if not faces:
+            continue
+        if all(kind(cls_of[d]) in aside_kinds for d in faces):
+            nuki.extend(faces)
+            continue
+        if clusters == 0:  # one more than the rules allow still reads as indicators (and is seen)
+            fits = len(faces) < BACKGROUND_ROW_TILES and (max_indicators is None or len(faces) <= max_indicators + 1)
+        else:
+            fits = max_indicators is None or len(dora) + len(faces) <= max_indicators
+        if fits:
+            dora.extend(faces)
+            clusters += 1
     return tuple(dora), tuple(nuki)
 
 
@@ -937,9 +955,10 @@ def analyse_layout(dets: Sequence[Detection], rules: str = "riichi") -> Layout:
     def line_dets(line: _Line) -> list[int]:
         return [*line.members, *line.stacked.values()]
 
-    background = [
+    background = [  # (face-down tiles do not count: a dead wall is a line of backs with the indicators)
         set(line_dets(line)) for line in lines
-        if len(line.members) >= BACKGROUND_ROW_TILES and not all(is_aside[i] for i in line.members)
+        if sum(not g.backs[i] for i in line.members) >= BACKGROUND_ROW_TILES
+        and not all(is_aside[i] for i in line.members)
     ]
     rows = [_make_row(g, line, (), orient=False) for line in lines]
     order = [i for i, line in enumerate(lines) if HAND_MIN_TILES <= len(line.members) <= HAND_MAX_TILES]
@@ -977,7 +996,9 @@ def analyse_layout(dets: Sequence[Detection], rules: str = "riichi") -> Layout:
         structures = _merge(found)
         n = len(row.tiles)
         count_fit = 1.0 if 13 <= n <= 22 else 0.6
-        groups = _clusters(g, apart, row.unit)
+        groups = tuple(sorted(_clusters(g, apart, row.unit),  # nearest the hand first
+                              key=lambda grp: float(np.min(np.linalg.norm(
+                                  g.pts[line.members][:, None, :] - g.pts[list(grp)][None, :, :], axis=2)))))
         top = {j: dets[j].cls for j in apart}
         candidates.append(HandRow(
             row, tuple(structures), _best_effort(row), tuple(apart), tuple(unused), med_size * count_fit,

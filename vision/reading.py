@@ -64,6 +64,8 @@ PHOTO_FIELDS = frozenset({"hand", "melds", "win_tile", "rules"})
 #: won, so a reading with a yaku of its own is likelier (riichi, tsumo ... may be the yaku instead)
 VALID_ERRORS = frozenset({"no_yaku"})
 NO_YAKU_COST = 0.5
+#: indicators a photo can show: the dora and ura-dora indicator, and one more of each per kan
+MAX_INDICATORS_PER_KAN = 2
 #: a lone set-aside tile read as the dora indicator rather than a gari (offered, not preferred)
 LONE_GARI_COST = 0.3
 
@@ -303,7 +305,8 @@ def _build(s: Structure, hrow: HandRow, choice: Mapping[int, int], aside: frozen
             melds.append(ReadMeld("pon", tuple(tiles), True, False, m.from_, m.dets))
     groups = ((s.excluded,) if s.excluded else ()) + hrow.apart_groups
     groups = tuple(g for g in (tuple(d for d in grp if d not in as_dora) for grp in groups) if g)
-    dora_dets, nuki_dets = split_apart(groups, choice, aside)
+    kans = sum(len(m.dets) == 4 for m in s.melds)
+    dora_dets, nuki_dets = split_apart(groups, choice, aside, MAX_INDICATORS_PER_KAN * (1 + kans))
     dora_dets = tuple(sorted((*dora_dets, *as_dora)))
     roles.update({d: "dora" for d in dora_dets})
     roles.update({d: "nuki" for d in nuki_dets})
