@@ -306,6 +306,15 @@ def test_a_dead_wall_line_of_backs_keeps_its_indicators() -> None:
     assert r.valid and r.to_dict()["hand"] == shape(CLOSED, "2z", dora=["3p", "5s"])
 
 
+@pytest.mark.parametrize(("spec", "dora"), [
+    ("123m456p789s1122z 2z ~0.8 5s5p", ["5s", "5p"]),  # two indicators in line, a short gap out
+    ("123m456p789s1122z 2z ~1.5 3'p", ["3p"]),  # a lone sideways tile far out: no meld
+])
+def test_indicators_in_line_with_the_hand(spec: str, dora: list[str]) -> None:
+    r = read(layout_boxes(spec), "riichi", CTX_TSUMO)
+    assert r.valid and r.to_dict()["hand"] == shape(CLOSED, "2z", dora=dora)
+
+
 def test_of_two_valid_rows_the_nearer_larger_one_is_the_hand() -> None:
     hand = layout_boxes("123m456p789s1122z 2z", origin=(100, 600))
     other = layout_boxes("234m567p789s3344z 4z", origin=(130, 250), unit=28)

@@ -84,6 +84,9 @@ DEGENERATE_COS2 = 0.25
 SPLIT_GAP = 0.3
 FAR_GAP = 3.0
 EXCLUDE_GAP = 1.0
+#: an end group (one or two tiles) this far out may be read as left out of the hand (an option
+#: at ``EXCLUDE_COST``, tried when the row does not make a hand whole)
+EXCLUDE_OPTION_GAP = 0.6
 #: a stacked tile: along-row offset within this share of the base tile's length, across-row
 #: centre distance between 0.5 and this many base widths
 STACK_U_TOL = 0.4
@@ -114,6 +117,7 @@ EXCLUDE_COST = 1.0  # a lone group at a row end is an indicator, not part of the
 #: a row read from the end its orientation cue did not choose, by cue
 FLIP_COST = {"stacked": 1.5, "melds": 1.5, "melds_weak": 0.3, "win_gap": 0.8, "apart": 0.1, "default": 0.1,
              "flipped": 0.1}
+MARKED_EXCLUDE_COST = 0.5  # ... and it lies sideways
 SET_ASIDE_EXCLUDE_COST = 0.1  # a group of set-aside tiles (gari) at a row end
 
 FROM3 = ("left", "across", "right")
@@ -742,10 +746,13 @@ def _end_options(row: Row, top_aside: Sequence[bool], left: bool) -> list[tuple[
     gap = row.tiles[groups[1][0]].gap_before if left else row.tiles[g[0]].gap_before
     tiles = [row.tiles[p] for p in g]
     if any(t.marked for t in tiles):
+        # a lone sideways tile far out is no meld (a meld has three or four tiles): an indicator
+        if len(g) == 1 and gap >= EXCLUDE_GAP and tiles[0].stacked is None:
+            opts.append((1, EXCLUDE_COST + MARKED_EXCLUDE_COST))
         return opts
     if all(top_aside[p] for p in g):
         opts.append((len(g), SET_ASIDE_EXCLUDE_COST))
-    elif len(g) <= 2 and gap >= EXCLUDE_GAP:
+    elif len(g) <= 2 and gap >= EXCLUDE_OPTION_GAP:
         opts.append((len(g), EXCLUDE_COST))
     return opts
 
