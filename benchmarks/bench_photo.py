@@ -1,6 +1,6 @@
 """File-to-result latency of the photo pipeline on a 12 MP JPEG, per onnxruntime thread count.
 
-    python benchmarks/bench_photo.py [--runs 12] [--width 4000 --height 3000]
+    python benchmarks/bench_photo.py [--runs 12] [--width 4000 --height 3000] [--models DIR]
 """
 
 from __future__ import annotations
@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import time
 from dataclasses import replace
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -21,13 +22,16 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=12)
     ap.add_argument("--width", type=int, default=4000)
     ap.add_argument("--height", type=int, default=3000)
+    ap.add_argument("--models", type=Path, default=None, help="folder with localizer.onnx and classifier.onnx")
     args = ap.parse_args()
+    paths = {} if args.models is None else {"localizer_path": args.models / "localizer.onnx",
+                                            "classifier_path": args.models / "classifier.onnx"}
     sample = render_sample(3, "riichi", replace(SynthConfig(), width=args.width, height=args.height))
     _, enc = cv2.imencode(".jpg", sample.image, [cv2.IMWRITE_JPEG_QUALITY, 90])
     data = enc.tobytes()
     print(f"photo: {args.width}×{args.height} JPEG, {len(data) // 1024} KB")
     for threads in (1, 2):
-        reader = PhotoReader.load(VisionSettings(threads=threads))
+        reader = PhotoReader.load(VisionSettings(threads=threads, **paths))
         reader.warm()
         totals, stages = [], []
         for _ in range(args.runs):

@@ -309,6 +309,7 @@ def test_a_dead_wall_line_of_backs_keeps_its_indicators() -> None:
 @pytest.mark.parametrize(("spec", "dora"), [
     ("123m456p789s1122z 2z ~0.8 5s5p", ["5s", "5p"]),  # two indicators in line, a short gap out
     ("123m456p789s1122z 2z ~1.5 3'p", ["3p"]),  # a lone sideways tile far out: no meld
+    ("123m456p789s1122z 2z ~0.8 5s5p1z", ["5s", "5p", "1z"]),  # three in line (one more than allowed: seen)
 ])
 def test_indicators_in_line_with_the_hand(spec: str, dora: list[str]) -> None:
     r = read(layout_boxes(spec), "riichi", CTX_TSUMO)

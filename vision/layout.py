@@ -84,9 +84,11 @@ DEGENERATE_COS2 = 0.25
 SPLIT_GAP = 0.3
 FAR_GAP = 3.0
 EXCLUDE_GAP = 1.0
-#: an end group (one or two tiles) this far out may be read as left out of the hand (an option
+#: an end group (up to ``MAX_EXCLUDED`` tiles) this far out may be read as left out of the hand (an option
 #: at ``EXCLUDE_COST``, tried when the row does not make a hand whole)
 EXCLUDE_OPTION_GAP = 0.6
+#: at most this many tiles (no call marks among them) at a row end: indicators laid in line
+MAX_EXCLUDED = 3
 #: a stacked tile: along-row offset within this share of the base tile's length, across-row
 #: centre distance between 0.5 and this many base widths
 STACK_U_TOL = 0.4
@@ -752,7 +754,7 @@ def _end_options(row: Row, top_aside: Sequence[bool], left: bool) -> list[tuple[
         return opts
     if all(top_aside[p] for p in g):
         opts.append((len(g), SET_ASIDE_EXCLUDE_COST))
-    elif len(g) <= 2 and gap >= EXCLUDE_OPTION_GAP:
+    elif len(g) <= MAX_EXCLUDED and gap >= EXCLUDE_OPTION_GAP:
         opts.append((len(g), EXCLUDE_COST))
     return opts
 
