@@ -1,6 +1,9 @@
-"""File-to-result latency of the photo pipeline on a 12 MP JPEG, per onnxruntime thread count.
+"""File-to-result latency of the photo pipeline on 12 MP JPEGs, per onnxruntime thread count.
 
-    python benchmarks/bench_photo.py [--runs 12] [--width 4000 --height 3000] [--models DIR]
+Several different renders (``--photos``), each read ``--runs`` times: one photo alone can be an
+easy or a hard case for the layout search.
+
+    python benchmarks/bench_photo.py [--photos 6] [--runs 4] [--width 4000 --height 3000] [--models DIR]
 """
 
 from __future__ import annotations
@@ -19,26 +22,30 @@ from vision.pipeline import PhotoReader, VisionSettings
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--runs", type=int, default=12)
+    ap.add_argument("--photos", type=int, default=6)
+    ap.add_argument("--runs", type=int, default=4)
     ap.add_argument("--width", type=int, default=4000)
     ap.add_argument("--height", type=int, default=3000)
     ap.add_argument("--models", type=Path, default=None, help="folder with localizer.onnx and classifier.onnx")
     args = ap.parse_args()
     paths = {} if args.models is None else {"localizer_path": args.models / "localizer.onnx",
                                             "classifier_path": args.models / "classifier.onnx"}
-    sample = render_sample(3, "riichi", replace(SynthConfig(), width=args.width, height=args.height))
-    _, enc = cv2.imencode(".jpg", sample.image, [cv2.IMWRITE_JPEG_QUALITY, 90])
-    data = enc.tobytes()
-    print(f"photo: {args.width}×{args.height} JPEG, {len(data) // 1024} KB")
+    photos = []
+    for seed in range(3, 3 + args.photos):
+        sample = render_sample(seed, "riichi", replace(SynthConfig(), width=args.width, height=args.height))
+        photos.append(cv2.imencode(".jpg", sample.image, [cv2.IMWRITE_JPEG_QUALITY, 90])[1].tobytes())
+    print(f"{len(photos)} photos: {args.width}×{args.height} JPEG, "
+          f"{sum(map(len, photos)) // len(photos) // 1024} KB on average")
     for threads in (1, 2):
         reader = PhotoReader.load(VisionSettings(threads=threads, **paths))
         reader.warm()
         totals, stages = [], []
-        for _ in range(args.runs):
-            t0 = time.perf_counter()
-            result = reader.read(data)
-            totals.append((time.perf_counter() - t0) * 1000)
-            stages.append(result.timings_ms)
+        for data in photos:
+            for _ in range(args.runs):
+                t0 = time.perf_counter()
+                result = reader.read(data)
+                totals.append((time.perf_counter() - t0) * 1000)
+                stages.append(result.timings_ms)
         per_stage = {k: round(float(np.median([s[k] for s in stages])), 1) for k in stages[0]}
         print(f"threads={threads}: p50 {np.percentile(totals, 50):.0f} ms, p95 {np.percentile(totals, 95):.0f} ms, "
               f"median per stage {per_stage}")

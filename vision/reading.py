@@ -445,7 +445,8 @@ def _arbitrate(layout: Layout, hrow: HandRow, rules: str, ctx: Mapping[str, Any]
                 nv = (*vec[:j], vec[j] + 1, *vec[j + 1:])
                 if (si, nv) not in visited:
                     visited.add((si, nv))
-                    heapq.heappush(heap, (hrow.structures[si].cost + class_cost(nv), si, nv))
+                    step = options[var][vec[j] + 1][1] - options[var][vec[j]][1]
+                    heapq.heappush(heap, (cost + step, si, nv))
 
     lone = _lone_gari_as_indicator(results, hrow, rules, ctx, aside, top)
     if lone is not None:

@@ -1,0 +1,50 @@
+"""Accuracy of a classifier file alone on a folder of crops, and its most common confusions.
+
+The crops are ``paiscan synth --crops`` output (``DIR/crops/CLASSID/*.jpg``), cut as the runtime
+cuts them; a seed no training run used makes a held-out set:
+
+    paiscan synth --n 100 --seed 990002 --rules riichi --out data/c_riichi_990002 --crops
+    python benchmarks/eval_classifier.py --data data/c_riichi_990002 [--model models/classifier.onnx]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections import Counter
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from scoring.tiles import tile_name
+from vision.models import MODELS_DIR, N_FACE_CLASSES, Classifier
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--data", type=Path, required=True)
+    ap.add_argument("--model", type=Path, default=MODELS_DIR / "classifier.onnx")
+    args = ap.parse_args()
+    clf = Classifier(args.model)
+    crops, truth = [], []
+    for d in sorted((args.data / "crops").iterdir()):
+        if d.name.isdigit() and int(d.name) < N_FACE_CLASSES:
+            for f in sorted(d.glob("*.jpg")):
+                img = cv2.imread(str(f))
+                if img is not None:
+                    crops.append(cv2.resize(img, (clf.width, clf.height), interpolation=cv2.INTER_AREA))
+                    truth.append(int(d.name))
+    if not crops:
+        raise SystemExit(f"no crops under {args.data / 'crops'} (make them with paiscan synth --crops)")
+    x = np.ascontiguousarray(np.stack(crops)[:, :, :, ::-1].transpose(0, 3, 1, 2), dtype=np.float32) / 255.0
+    pred = np.concatenate([clf.session.run(None, {clf.input_name: x[i:i + 256]})[0].argmax(1)
+                           for i in range(0, len(x), 256)])
+    y = np.array(truth)
+    confusions = Counter((tile_name(int(a)), tile_name(int(b))) for a, b in zip(y, pred, strict=True) if a != b)
+    print(json.dumps({"model": str(args.model), "n_crops": len(y), "accuracy": round(float((pred == y).mean()), 4),
+                      "confusions": [[a, b, n] for (a, b), n in confusions.most_common(12)]}, indent=1))
+
+
+if __name__ == "__main__":
+    main()
