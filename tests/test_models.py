@@ -46,12 +46,12 @@ def test_heldout_metrics_above_floor(reader: PhotoReader, heldout: Path) -> None
     m = evaluate_folder(heldout, paiscan_detector(reader))
     print(json.dumps(m))
     assert m["n_images"] == 24
-    # measured for the committed files: 0.967, 0.899, 0.816, 0.870, 0.25 (see the model cards)
-    assert m["localization_recall"] >= 0.92
-    assert m["cls_accuracy"] >= 0.85
-    assert m["tile_precision"] >= 0.75
-    assert m["tile_recall"] >= 0.80
-    assert m["exact_structure_rate"] >= 0.10
+    # measured for the committed files (threshold 0.45): 0.918, 0.913, 0.871, 0.839, 0.33
+    assert m["localization_recall"] >= 0.88
+    assert m["cls_accuracy"] >= 0.86
+    assert m["tile_precision"] >= 0.80
+    assert m["tile_recall"] >= 0.78
+    assert m["exact_structure_rate"] >= 0.15
 
 
 def test_bundled_example_reads_exactly(reader: PhotoReader) -> None:
