@@ -71,3 +71,10 @@ def test_rules_command_lists_options() -> None:
     assert any(y["id"] == "pinfu" and y["open"] is None for y in data["yaku"])
     result = RUNNER.invoke(app, ["rules", "riichi"])
     assert result.exit_code == 0 and "open_tanyao" in result.stdout
+
+
+def test_train_refuses_a_missing_init_file_and_an_unknown_model(tmp_path: Path) -> None:
+    code, out = run(["train", "classifier", "--data", str(tmp_path), "--init", str(tmp_path / "none.onnx")])
+    assert code == 2 and out[0]["error"]["field"] == "init" and "none.onnx" in out[0]["error"]["message"]
+    code, out = run(["train", "detector", "--data", str(tmp_path)])
+    assert code == 2 and out[0]["error"]["field"] == "model"
