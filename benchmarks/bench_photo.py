@@ -28,8 +28,6 @@ def main() -> None:
     ap.add_argument("--height", type=int, default=3000)
     ap.add_argument("--models", type=Path, default=None, help="folder with localizer.onnx and classifier.onnx")
     args = ap.parse_args()
-    paths = {} if args.models is None else {"localizer_path": args.models / "localizer.onnx",
-                                            "classifier_path": args.models / "classifier.onnx"}
     photos = []
     for seed in range(3, 3 + args.photos):
         sample = render_sample(seed, "riichi", replace(SynthConfig(), width=args.width, height=args.height))
@@ -37,7 +35,7 @@ def main() -> None:
     print(f"{len(photos)} photos: {args.width}×{args.height} JPEG, "
           f"{sum(map(len, photos)) // len(photos) // 1024} KB on average")
     for threads in (1, 2):
-        reader = PhotoReader.load(VisionSettings(threads=threads, **paths))
+        reader = PhotoReader.load(VisionSettings(threads=threads).with_models(args.models))
         reader.warm()
         totals, stages = [], []
         for data in photos:

@@ -17,6 +17,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from datasets.train_classifier import model_input
 from scoring.tiles import tile_name
 from vision.models import MODELS_DIR, N_FACE_CLASSES, Classifier
 
@@ -33,11 +34,11 @@ def main() -> None:
             for f in sorted(d.glob("*.jpg")):
                 img = cv2.imread(str(f))
                 if img is not None:
-                    crops.append(cv2.resize(img, (clf.width, clf.height), interpolation=cv2.INTER_AREA))
+                    crops.append(img)
                     truth.append(int(d.name))
     if not crops:
         raise SystemExit(f"no crops under {args.data / 'crops'} (make them with paiscan synth --crops)")
-    x = np.ascontiguousarray(np.stack(crops)[:, :, :, ::-1].transpose(0, 3, 1, 2), dtype=np.float32) / 255.0
+    x = model_input(crops)
     pred = np.concatenate([clf.session.run(None, {clf.input_name: x[i:i + 256]})[0].argmax(1)
                            for i in range(0, len(x), 256)])
     y = np.array(truth)

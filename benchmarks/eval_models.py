@@ -30,11 +30,7 @@ def main() -> None:
     ap.add_argument("--real-only", action="store_true")
     ap.add_argument("--models", type=Path, default=None, help="folder with localizer.onnx and classifier.onnx")
     args = ap.parse_args()
-    settings = VisionSettings(threads=args.threads)
-    if args.models is not None:
-        settings = VisionSettings(localizer_path=args.models / "localizer.onnx",
-                                  classifier_path=args.models / "classifier.onnx", threads=args.threads)
-    reader = PhotoReader.load(settings)
+    reader = PhotoReader.load(VisionSettings(threads=args.threads).with_models(args.models))
     reader.warm()
     out: dict[str, object] = {}
     with tempfile.TemporaryDirectory() as tmp:

@@ -145,21 +145,30 @@ def build_model() -> Any:
     )
 
 
+def model_input(images: Sequence[np.ndarray]) -> np.ndarray:
+    """Crops (BGR, any size) as the model's input batch, resized as :func:`evaluate` and the
+    runtime resize them."""
+    return to_tensor_batch([cv2.resize(im, (INPUT_W, INPUT_H), interpolation=cv2.INTER_AREA) for im in images])
+
+
+def _accuracy(predict: Any, data: Sequence[tuple[np.ndarray, int]]) -> float:
+    """Share of ``data`` whose label ``predict`` (input batch → class ids) gets right."""
+    if not data:
+        return float("nan")
+    right = 0
+    for i in range(0, len(data), 256):
+        chunk = data[i:i + 256]
+        pred = predict(model_input([im for im, _ in chunk]))
+        right += int(sum(int(p) == c for p, (_, c) in zip(pred, chunk, strict=True)))
+    return right / len(data)
+
+
 def evaluate(model: Any, data: Sequence[tuple[np.ndarray, int]]) -> float:
     import torch
 
-    if not data:
-        return float("nan")
     model.eval()
-    right = 0
     with torch.no_grad():
-        for i in range(0, len(data), 256):
-            chunk = data[i:i + 256]
-            x = torch.from_numpy(to_tensor_batch([cv2.resize(im, (INPUT_W, INPUT_H), interpolation=cv2.INTER_AREA)
-                                                  for im, _ in chunk]))
-            pred = model(x).argmax(1).numpy()
-            right += int(sum(int(p) == c for p, (_, c) in zip(pred, chunk, strict=True)))
-    return right / len(data)
+        return _accuracy(lambda x: model(torch.from_numpy(x)).argmax(1).numpy(), data)
 
 
 def train_classifier(synth_dirs: Sequence[Path], out: Path, recipe: ClassifierRecipe = ClassifierRecipe(),
@@ -195,8 +204,7 @@ def train_classifier(synth_dirs: Sequence[Path], out: Path, recipe: ClassifierRe
     if recipe.init_onnx and not ckpt.exists():
         from datasets.onnx_init import load_fused_onnx
 
-        calib = torch.from_numpy(to_tensor_batch([cv2.resize(im, (INPUT_W, INPUT_H), interpolation=cv2.INTER_AREA)
-                                                  for im, _ in train[:256]]))
+        calib = torch.from_numpy(model_input([im for im, _ in train[:256]]))
         load_fused_onnx(model, Path(recipe.init_onnx), calib)
         log(f"starting from {recipe.init_onnx} (batch norms rebuilt on {len(calib)} crops); "
             f"synth-val {evaluate(model, val):.4f}")
@@ -246,8 +254,7 @@ def finish(model: Any, out: Path, val: Sequence[tuple[np.ndarray, int]], real_ho
 
     fp32, int8 = out / "classifier_fp32.onnx", out / "classifier.onnx"
     export_onnx(model, fp32)
-    calib = to_tensor_batch([cv2.resize(im, (INPUT_W, INPUT_H), interpolation=cv2.INTER_AREA) for im in calibration])
-    quantize_classifier(fp32, int8, calib)
+    quantize_classifier(fp32, int8, model_input(calibration))
     return {"synthetic_val_accuracy": evaluate(model, val), "real_holdout_accuracy_34": evaluate(model, real_hold),
             "int8_synthetic_val_accuracy": evaluate_onnx(int8, val),
             "int8_real_holdout_accuracy_34": evaluate_onnx(int8, real_hold)}
@@ -257,16 +264,8 @@ def evaluate_onnx(path: Path, data: Sequence[tuple[np.ndarray, int]]) -> float:
     """Accuracy of an exported model (float or int8) through onnxruntime, as the runtime runs it."""
     from vision.models import make_session
 
-    if not data:
-        return float("nan")
     session = make_session(path)
-    right = 0
-    for i in range(0, len(data), 256):
-        chunk = data[i:i + 256]
-        x = to_tensor_batch([cv2.resize(im, (INPUT_W, INPUT_H), interpolation=cv2.INTER_AREA) for im, _ in chunk])
-        pred = session.run(None, {"images": x})[0].argmax(1)
-        right += int(sum(int(p) == c for p, (_, c) in zip(pred, chunk, strict=True)))
-    return right / len(data)
+    return _accuracy(lambda x: session.run(None, {"images": x})[0].argmax(1), data)
 
 
 def export_onnx(model: Any, path: Path) -> None:

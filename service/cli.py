@@ -296,12 +296,8 @@ def train_cmd(
 def _reader(models_dir: Path | None, threads: int) -> Any:
     from vision.pipeline import ModelsMissing, PhotoReader, VisionSettings
 
-    settings = VisionSettings(threads=threads)
-    if models_dir is not None:
-        settings = VisionSettings(localizer_path=models_dir / "localizer.onnx",
-                                  classifier_path=models_dir / "classifier.onnx", threads=threads)
     try:
-        return PhotoReader.load(settings)
+        return PhotoReader.load(VisionSettings(threads=threads).with_models(models_dir))
     except ModelsMissing as exc:
         _fail("models_unavailable", str(exc), "models")
 

@@ -7,7 +7,7 @@ lifespan and warms it); :meth:`PhotoReader.read` is a pure function of the image
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +40,13 @@ class VisionSettings:
     #: large JPEGs are decoded by the codec at 1/2, 1/4 … down to about this long side
     decode_max_side: int = 1600
     max_pixels: int = 40_000_000
+
+    def with_models(self, models_dir: Path | None) -> VisionSettings:
+        """The same settings with both models read from ``models_dir`` (``None``: unchanged)."""
+        if models_dir is None:
+            return self
+        return replace(self, localizer_path=models_dir / "localizer.onnx",
+                       classifier_path=models_dir / "classifier.onnx")
 
 
 @dataclass(frozen=True)
