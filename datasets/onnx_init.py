@@ -35,7 +35,14 @@ def conv_bn_pairs(model: Any) -> list[tuple[str, Any, Any | None]]:
 
 
 def onnx_convs(path: Path) -> tuple[dict[str, Any], list[tuple[Any, Any | None]]]:
-    """The ONNX file's weights by name, and each ``Conv`` node's (weight, bias) in graph order.
+    """The ONNX file's weights by name, and each ``Conv`` node's (weight, bias) in graph order."""
+    inits, convs, _ = onnx_weights(path)
+    return inits, convs
+
+
+def onnx_weights(path: Path) -> tuple[dict[str, Any], list[tuple[Any, Any | None]], list[tuple[Any, Any | None]]]:
+    """The ONNX file's weights by name, and each ``Conv`` and each ``Gemm`` node's (weight, bias)
+    in graph order.
 
     An int8 (QDQ) file's weights are dequantized: a ``DequantizeLinear`` output counts as a weight,
     under its own name and under its quantized initializer's name less the ``_quantized`` suffix.
@@ -45,6 +52,7 @@ def onnx_convs(path: Path) -> tuple[dict[str, Any], list[tuple[Any, Any | None]]
 
     graph = onnx.load(str(path)).graph
     inits = {i.name: numpy_helper.to_array(i) for i in graph.initializer}
+    gemms: list[tuple[Any, Any | None]] = []
     for node in graph.node:
         if node.op_type != "DequantizeLinear" or node.input[0] not in inits:
             continue
@@ -64,9 +72,13 @@ def onnx_convs(path: Path) -> tuple[dict[str, Any], list[tuple[Any, Any | None]]
             inits.setdefault(base, value)
     convs = []
     for node in graph.node:
-        if node.op_type == "Conv" and node.input[1] in inits:
-            convs.append((inits[node.input[1]], inits.get(node.input[2]) if len(node.input) > 2 else None))
-    return inits, convs
+        if node.op_type in ("Conv", "Gemm") and node.input[1] in inits:
+            bias = inits.get(node.input[2]) if len(node.input) > 2 else None
+            if node.op_type == "Conv":
+                convs.append((inits[node.input[1]], bias))
+            else:
+                gemms.append((inits[node.input[1]], bias))
+    return inits, convs, gemms
 
 
 def load_fused_onnx(model: Any, path: Path, calibration: Any) -> int:
@@ -74,12 +86,13 @@ def load_fused_onnx(model: Any, path: Path, calibration: Any) -> int:
 
     Weights are matched by name (``NAME.weight`` / ``NAME.bias`` of each ``Conv2d``) when the ONNX
     file kept the names, otherwise by the order of the ``Conv`` nodes; other initializers named
-    like a state-dict entry (a final linear layer) are loaded as they are. ``calibration`` is an
-    input batch for the statistics.
+    like a state-dict entry (a final linear layer) are loaded as they are, and a linear layer
+    without one takes the next ``Gemm`` node of its shape (a network whose layers were renamed).
+    ``calibration`` is an input batch for the statistics.
     """
     import torch
 
-    inits, ordered = onnx_convs(path)
+    inits, ordered, gemms = onnx_weights(path)
     pairs = conv_bn_pairs(model)
     by_name = all(f"{n}.weight" in inits for n, _, _ in pairs if any(p.requires_grad for p in _params(n, model)))
     fused_bias: dict[str, torch.Tensor] = {}
@@ -113,6 +126,15 @@ def load_fused_onnx(model: Any, path: Path, calibration: Any) -> int:
         conv_keys = {f"{n}.{p}" for n, _, _ in pairs for p in ("weight", "bias")}
         rest = {k: torch.from_numpy(v.copy()) for k, v in inits.items()
                 if k in state and k not in conv_keys and tuple(v.shape) == tuple(state[k].shape)}
+        for name, mod in model.named_modules():
+            if not isinstance(mod, torch.nn.Linear) or f"{name}.weight" in rest:
+                continue
+            k = next((i for i, (w, _) in enumerate(gemms) if tuple(w.shape) == tuple(mod.weight.shape)), None)
+            if k is not None:
+                w, b = gemms.pop(k)
+                rest[f"{name}.weight"] = torch.from_numpy(w.copy())
+                if b is not None and mod.bias is not None:
+                    rest[f"{name}.bias"] = torch.from_numpy(b.copy())
         model.load_state_dict(rest, strict=False)
     _calibrate(model, pairs, fused_bias, calibration)
     return loaded

@@ -1,7 +1,9 @@
 """Train the tile-face classifier (a small CNN of our own) and export it to ONNX.
 
 Data: renderer crops (``paiscan synth --crops``: ``DIR/crops/CLASSID/*.jpg``) plus face crops from
-the real-photo supplement's training split. Heavy augmentation: all four 90° turns (squeezed back
+the real-photo supplement's training split. Two outputs: the class, and the angle the face's top
+points to in the crop (:func:`vision.models.face_angles`), learnt from the renders' face corners
+(real crops carry no angle and teach the class only). Heavy augmentation: all four 90° turns (squeezed back
 to the portrait input, as the runtime does with near-square boxes), 180° turns, blur, colour,
 noise, JPEG and small perspective. Resumable: a checkpoint is written after every epoch.
 Needs the ``train`` extra (torch).
@@ -21,10 +23,12 @@ import cv2
 import numpy as np
 
 from datasets.realdata import iter_realdata, read_yolo_labels
-from vision.models import cut_tile
+from vision.models import cut_tile, cut_window
 
 INPUT_W, INPUT_H = 48, 64
 N_CLASSES = 37
+#: one training crop: image, class id, the face's angle in the crop in degrees (NaN: unknown)
+Crop = tuple[np.ndarray, int, float]
 
 
 @dataclass(frozen=True)
@@ -40,6 +44,9 @@ class ClassifierRecipe:
     samples_per_epoch: int = 16000  # a random subset per epoch keeps an epoch to minutes on a CPU
     init_checkpoint: str | None = None  # start from another run's weights (a fine-tuning stage)
     init_onnx: str | None = None  # start from a committed classifier.onnx (batch norms rebuilt)
+    #: weight of the orientation loss (mean squared error of sin a, cos a, sin 2a, cos 2a) against
+    #: the class loss
+    orient_weight: float = 1.0
 
 
 def _load(path: Path) -> np.ndarray | None:
@@ -47,12 +54,31 @@ def _load(path: Path) -> np.ndarray | None:
     return img
 
 
-def collect_synth(dirs: Sequence[Path]) -> list[tuple[np.ndarray, int]]:
-    out = []
+def crop_angles(meta: dict[str, Any]) -> list[float]:
+    """The angle of each face in the crops ``paiscan synth --crops`` cut from one render (crop
+    ``k`` of the render is ``[k]``; NaN for face-down tiles): the face's angle in the photo, less
+    90° where the crop was turned. The margins are drawn again from the render's seed exactly as
+    :func:`datasets.synth.io.crop_tiles` drew them."""
+    rng = np.random.default_rng(np.random.SeedSequence([int(meta["seed"]), 0xC409]))
+    size = (int(meta["width"]), int(meta["height"]))
+    out: list[float] = []
+    for b in meta["boxes"]:
+        x0, y0, x1, y1 = b["box"]
+        if x1 - x0 < 4 or y1 - y0 < 4:
+            continue
+        m = rng.uniform(0.02, 0.12, 4)
+        turned = cut_window(b["box"], (float(m[0]), float(m[1]), float(m[2]), float(m[3])), size)[4]
+        out.append(float("nan") if b.get("face_down") else float(b["angle_deg"]) + (90.0 if turned else 0.0))
+    return out
+
+
+def collect_synth(dirs: Sequence[Path]) -> list[Crop]:
+    out: list[Crop] = []
     for d in dirs:
         crops = d / "crops"
         if not crops.is_dir():
             continue
+        angles: dict[str, list[float]] = {}
         for cls_dir in sorted(crops.iterdir()):
             if not cls_dir.name.isdigit():
                 continue
@@ -61,14 +87,20 @@ def collect_synth(dirs: Sequence[Path]) -> list[tuple[np.ndarray, int]]:
                 continue  # face-down tiles are the localizer's business
             for f in sorted(cls_dir.glob("*.jpg")):
                 img = _load(f)
-                if img is not None and min(img.shape[:2]) >= 6:
-                    out.append((cv2.resize(img, (INPUT_W * 2, INPUT_H * 2), interpolation=cv2.INTER_AREA), c))
+                if img is None or min(img.shape[:2]) < 6:
+                    continue
+                name, _, k = f.stem.rpartition("_")
+                if name not in angles:
+                    meta = d / "meta" / f"{name}.json"
+                    angles[name] = crop_angles(json.loads(meta.read_text())) if meta.is_file() else []
+                a = angles[name][int(k)] if int(k) < len(angles[name]) else float("nan")
+                out.append((cv2.resize(img, (INPUT_W * 2, INPUT_H * 2), interpolation=cv2.INTER_AREA), c, a))
     return out
 
 
-def collect_real(split: str) -> list[tuple[np.ndarray, int]]:
+def collect_real(split: str) -> list[Crop]:
     """Face crops of the real-photo supplement (one split), cut as the runtime cuts them."""
-    out = []
+    out: list[Crop] = []
     for item in iter_realdata():
         if item.split != split:
             continue
@@ -82,18 +114,21 @@ def collect_real(split: str) -> list[tuple[np.ndarray, int]]:
             crop = cut_tile(img, (x1, y1, x2, y2))
             if min(crop.shape[:2]) < 6:
                 continue
-            out.append((cv2.resize(crop, (INPUT_W * 2, INPUT_H * 2), interpolation=cv2.INTER_AREA), c))
+            out.append((cv2.resize(crop, (INPUT_W * 2, INPUT_H * 2), interpolation=cv2.INTER_AREA), c, float("nan")))
     return out
 
 
-def augment(img: np.ndarray, rng: random.Random) -> np.ndarray:
-    """One random view of a crop, at the model's input size (BGR uint8)."""
+def augment(img: np.ndarray, rng: random.Random) -> tuple[np.ndarray, float]:
+    """One random view of a crop, at the model's input size (BGR uint8), and the degrees it was
+    turned by (clockwise), which the face's angle turns by too."""
     h, w = img.shape[:2]
     r = rng.random()
+    turn = 0.0
     if r < 0.25:
-        img = cv2.rotate(img, cv2.ROTATE_180)
+        img, turn = cv2.rotate(img, cv2.ROTATE_180), 180.0
     elif r < 0.35:
-        img = cv2.rotate(img, rng.choice([cv2.ROTATE_90_CLOCKWISE, cv2.ROTATE_90_COUNTERCLOCKWISE]))
+        turn = rng.choice([90.0, -90.0])
+        img = cv2.rotate(img, cv2.ROTATE_90_CLOCKWISE if turn > 0 else cv2.ROTATE_90_COUNTERCLOCKWISE)
     h, w = img.shape[:2]
     # perspective / scale / shift jitter
     j = 0.08
@@ -119,7 +154,13 @@ def augment(img: np.ndarray, rng: random.Random) -> np.ndarray:
         ok, enc = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, rng.randint(30, 90)])
         if ok:
             out = cv2.imdecode(enc, cv2.IMREAD_COLOR)
-    return out
+    return out, turn
+
+
+def orientation_target(angle_deg: float) -> np.ndarray:
+    """``sin a, cos a, sin 2a, cos 2a`` (NaN where the angle is unknown), the orientation output's target."""
+    a = np.radians(angle_deg)
+    return np.array([np.sin(a), np.cos(a), np.sin(2 * a), np.cos(2 * a)], np.float32)
 
 
 def to_tensor_batch(imgs: Sequence[np.ndarray]) -> np.ndarray:
@@ -128,6 +169,7 @@ def to_tensor_batch(imgs: Sequence[np.ndarray]) -> np.ndarray:
 
 
 def build_model() -> Any:
+    """The classifier network: a small VGG-like trunk, a class head and an orientation head."""
     import torch.nn as nn
 
     def block(cin: int, cout: int, pool: bool = True) -> list[Any]:
@@ -139,10 +181,38 @@ def build_model() -> Any:
             layers.append(nn.MaxPool2d(2))
         return layers
 
-    return nn.Sequential(
-        *block(3, 24), *block(24, 48), *block(48, 96), *block(96, 160, pool=False),
-        nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Dropout(0.2), nn.Linear(160, N_CLASSES),
-    )
+    class TileNet(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.features = nn.Sequential(
+                *block(3, 24), *block(24, 48), *block(48, 96), *block(96, 160, pool=False),
+                nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Dropout(0.2))
+            self.classify = nn.Linear(160, N_CLASSES)
+            self.orient = nn.Sequential(nn.Linear(160, 64), nn.ReLU(inplace=True), nn.Linear(64, 4))
+
+        def forward(self, x: Any) -> tuple[Any, Any]:
+            f = self.features(x)
+            return self.classify(f), self.orient(f)
+
+    return TileNet()
+
+
+def load_single_head(model: Any, state: dict[str, Any]) -> None:
+    """Load a state dict of the earlier one-output network (an ``nn.Sequential`` whose last layer
+    was the class head): its trunk and class head; the orientation head keeps its initial weights."""
+    n_trunk = len(model.features)
+    mapped = {}
+    for key, value in state.items():
+        idx, _, rest = key.partition(".")
+        if idx.isdigit() and int(idx) < n_trunk:
+            mapped[f"features.{key}"] = value
+        elif idx.isdigit():
+            mapped[f"classify.{rest}"] = value
+        else:
+            mapped[key] = value
+    missing, unexpected = model.load_state_dict(mapped, strict=False)
+    if unexpected or any(not k.startswith("orient.") for k in missing):
+        raise ValueError(f"weights do not fit the network (missing {missing}, unexpected {unexpected})")
 
 
 def model_input(images: Sequence[np.ndarray]) -> np.ndarray:
@@ -151,24 +221,48 @@ def model_input(images: Sequence[np.ndarray]) -> np.ndarray:
     return to_tensor_batch([cv2.resize(im, (INPUT_W, INPUT_H), interpolation=cv2.INTER_AREA) for im in images])
 
 
-def _accuracy(predict: Any, data: Sequence[tuple[np.ndarray, int]]) -> float:
+def _accuracy(predict: Any, data: Sequence[Crop]) -> float:
     """Share of ``data`` whose label ``predict`` (input batch → class ids) gets right."""
     if not data:
         return float("nan")
     right = 0
     for i in range(0, len(data), 256):
         chunk = data[i:i + 256]
-        pred = predict(model_input([im for im, _ in chunk]))
-        right += int(sum(int(p) == c for p, (_, c) in zip(pred, chunk, strict=True)))
+        pred = predict(model_input([c[0] for c in chunk]))
+        right += int(sum(int(p) == c[1] for p, c in zip(pred, chunk, strict=True)))
     return right / len(data)
 
 
-def evaluate(model: Any, data: Sequence[tuple[np.ndarray, int]]) -> float:
+def axis_error(predict: Any, data: Sequence[Crop]) -> float:
+    """Median error (degrees, 0..90) of the face axis ``predict`` (input batch → orientation
+    output) gives, over the crops with a known angle."""
+    known = [c for c in data if not np.isnan(c[2])]
+    if not known:
+        return float("nan")
+    errs: list[float] = []
+    for i in range(0, len(known), 256):
+        chunk = known[i:i + 256]
+        o = predict(model_input([c[0] for c in chunk]))
+        axis = np.degrees(np.arctan2(o[:, 2], o[:, 3])) / 2
+        truth = np.array([c[2] for c in chunk])
+        errs += (np.abs(((axis - truth + 90) % 180) - 90)).tolist()
+    return float(np.median(errs))
+
+
+def evaluate(model: Any, data: Sequence[Crop]) -> float:
     import torch
 
     model.eval()
     with torch.no_grad():
-        return _accuracy(lambda x: model(torch.from_numpy(x)).argmax(1).numpy(), data)
+        return _accuracy(lambda x: model(torch.from_numpy(x))[0].argmax(1).numpy(), data)
+
+
+def evaluate_axis(model: Any, data: Sequence[Crop]) -> float:
+    import torch
+
+    model.eval()
+    with torch.no_grad():
+        return axis_error(lambda x: model(torch.from_numpy(x))[1].numpy(), data)
 
 
 def train_classifier(synth_dirs: Sequence[Path], out: Path, recipe: ClassifierRecipe = ClassifierRecipe(),
@@ -199,12 +293,16 @@ def train_classifier(synth_dirs: Sequence[Path], out: Path, recipe: ClassifierRe
     ckpt = out / "checkpoint.pt"
     start = 0
     if recipe.init_checkpoint and not ckpt.exists():
-        model.load_state_dict(torch.load(recipe.init_checkpoint, weights_only=False)["model"])
+        state0 = torch.load(recipe.init_checkpoint, weights_only=False)["model"]
+        if any(k.startswith("features.") for k in state0):
+            model.load_state_dict(state0)
+        else:
+            load_single_head(model, state0)
         log(f"starting from the weights of {recipe.init_checkpoint}")
     if recipe.init_onnx and not ckpt.exists():
         from datasets.onnx_init import load_fused_onnx
 
-        calib = torch.from_numpy(model_input([im for im, _ in train[:256]]))
+        calib = torch.from_numpy(model_input([c[0] for c in train[:256]]))
         load_fused_onnx(model, Path(recipe.init_onnx), calib)
         log(f"starting from {recipe.init_onnx} (batch norms rebuilt on {len(calib)} crops); "
             f"synth-val {evaluate(model, val):.4f}")
@@ -216,6 +314,13 @@ def train_classifier(synth_dirs: Sequence[Path], out: Path, recipe: ClassifierRe
         start = state["epoch"] + 1
         log(f"resuming after epoch {start}")
     loss_fn = nn.CrossEntropyLoss(label_smoothing=0.05)
+
+    def orient_loss(pred: Any, target: Any) -> Any:
+        known = ~torch.isnan(target[:, 0])
+        if not bool(known.any()):
+            return pred.sum() * 0.0
+        return ((pred[known] - target[known]) ** 2).mean()
+
     for epoch in range(start, recipe.epochs):
         model.train()
         t0 = time.time()
@@ -226,9 +331,13 @@ def train_classifier(synth_dirs: Sequence[Path], out: Path, recipe: ClassifierRe
             if s % 25 == 0:
                 log(f"  step {s}/{steps_per_epoch}")
             idx = order[s * recipe.batch:(s + 1) * recipe.batch]
-            x = torch.from_numpy(to_tensor_batch([augment(train[i][0], rng) for i in idx]))
+            views = [augment(train[i][0], rng) for i in idx]
+            x = torch.from_numpy(to_tensor_batch([v for v, _ in views]))
             y = torch.tensor([train[i][1] for i in idx])
-            loss = loss_fn(model(x), y)
+            t = torch.from_numpy(np.stack([orientation_target(train[i][2] + turn) for i, (_, turn) in
+                                           zip(idx, views, strict=True)]))
+            logits, orient = model(x)
+            loss = loss_fn(logits, y) + recipe.orient_weight * orient_loss(orient, t)
             opt.zero_grad()
             loss.backward()
             opt.step()
@@ -236,17 +345,17 @@ def train_classifier(synth_dirs: Sequence[Path], out: Path, recipe: ClassifierRe
             total += float(loss.detach())
         acc = evaluate(model, val)
         log(f"epoch {epoch + 1}/{recipe.epochs} loss {total / steps_per_epoch:.3f} synth-val {acc:.4f} "
-            f"({time.time() - t0:.0f}s)")
+            f"axis error {evaluate_axis(model, val):.1f}° ({time.time() - t0:.0f}s)")
         torch.save({"model": model.state_dict(), "opt": opt.state_dict(), "sched": sched.state_dict(),
                     "epoch": epoch}, ckpt)
-    metrics = finish(model, out, val, real_hold, [im for im, _ in synth[n_val:n_val + 512]])
+    metrics = finish(model, out, val, real_hold, [c[0] for c in synth[n_val:n_val + 512]])
     metrics.update({"n_train": len(train), "n_val": len(val), "n_real_holdout": len(real_hold)})
     (out / "metrics.json").write_text(json.dumps(metrics, indent=1))
     log(json.dumps(metrics))
     return metrics
 
 
-def finish(model: Any, out: Path, val: Sequence[tuple[np.ndarray, int]], real_hold: Sequence[tuple[np.ndarray, int]],
+def finish(model: Any, out: Path, val: Sequence[Crop], real_hold: Sequence[Crop],
            calibration: Sequence[np.ndarray]) -> dict[str, Any]:
     """Export ``out/classifier_fp32.onnx``, quantize it to ``out/classifier.onnx`` (the one that
     runs) on ``calibration`` crops, and measure both."""
@@ -257,15 +366,25 @@ def finish(model: Any, out: Path, val: Sequence[tuple[np.ndarray, int]], real_ho
     quantize_classifier(fp32, int8, model_input(calibration))
     return {"synthetic_val_accuracy": evaluate(model, val), "real_holdout_accuracy_34": evaluate(model, real_hold),
             "int8_synthetic_val_accuracy": evaluate_onnx(int8, val),
-            "int8_real_holdout_accuracy_34": evaluate_onnx(int8, real_hold)}
+            "int8_real_holdout_accuracy_34": evaluate_onnx(int8, real_hold),
+            "synthetic_val_axis_error_deg": evaluate_axis(model, val),
+            "int8_synthetic_val_axis_error_deg": axis_error_onnx(int8, val)}
 
 
-def evaluate_onnx(path: Path, data: Sequence[tuple[np.ndarray, int]]) -> float:
+def evaluate_onnx(path: Path, data: Sequence[Crop]) -> float:
     """Accuracy of an exported model (float or int8) through onnxruntime, as the runtime runs it."""
     from vision.models import make_session
 
     session = make_session(path)
     return _accuracy(lambda x: session.run(None, {"images": x})[0].argmax(1), data)
+
+
+def axis_error_onnx(path: Path, data: Sequence[Crop]) -> float:
+    """:func:`axis_error` of an exported model through onnxruntime."""
+    from vision.models import make_session
+
+    session = make_session(path)
+    return axis_error(lambda x: session.run(None, {"images": x})[1], data)
 
 
 def export_onnx(model: Any, path: Path) -> None:
@@ -274,8 +393,9 @@ def export_onnx(model: Any, path: Path) -> None:
 
     model.eval()
     dummy = torch.zeros(1, 3, INPUT_H, INPUT_W)
-    torch.onnx.export(model, (dummy,), str(path), input_names=["images"], output_names=["logits"],
-                      dynamic_axes={"images": {0: "batch"}, "logits": {0: "batch"}}, opset_version=17,
+    torch.onnx.export(model, (dummy,), str(path), input_names=["images"], output_names=["logits", "orientation"],
+                      dynamic_axes={"images": {0: "batch"}, "logits": {0: "batch"}, "orientation": {0: "batch"}},
+                      opset_version=17,
                       dynamo=False)
     m = onnx.load(str(path))
     meta = m.metadata_props.add()

@@ -127,6 +127,9 @@ class Detection(BaseModel):
     box: list[float] = Field(description="x1, y1, x2, y2 in the upright photo's pixels")
     rotated: bool = False
     topk: list[list[Any]] = Field(default_factory=list, description="[[face, probability], …], best first")
+    face_angle: float | None = Field(default=None, description="where the face's top points, degrees (0 = up, "
+                                     "clockwise); absent for face-down tiles")
+    face_sure: float | None = Field(default=None, description="how sure the top is the top (0..1)")
 
 
 class ReadOut(BaseModel):

@@ -258,9 +258,12 @@ def train_cmd(
     imgsz: Annotated[int | None, typer.Option("--imgsz", help="localizer input size")] = None,
     seed: Annotated[int, typer.Option("--seed")] = 0,
     init: Annotated[Path | None, typer.Option(
-        "--init", help="start from this ONNX model's weights (a fine-tuning stage), e.g. models/classifier.onnx",
+        "--init", help="start from this ONNX model's weights (a fine-tuning stage), e.g. models/classifier.onnx; "
+        "for the classifier also a run's checkpoint.pt",
     )] = None,
     lr: Annotated[float | None, typer.Option("--lr", help="classifier peak learning rate")] = None,
+    orient_weight: Annotated[float | None, typer.Option(
+        "--orient-weight", help="classifier: weight of the face-orientation loss against the class loss")] = None,
 ) -> None:
     """Train a model (needs the train extra). Resumes from the run folder's checkpoint."""
     if init is not None and not init.is_file():
@@ -284,10 +287,14 @@ def train_cmd(
         crec = replace(ClassifierRecipe(), seed=seed)
         if epochs:
             crec = replace(crec, epochs=epochs)
-        if init is not None:
+        if init is not None and init.suffix == ".pt":
+            crec = replace(crec, init_checkpoint=str(init))
+        elif init is not None:
             crec = replace(crec, init_onnx=str(init))
         if lr is not None:
             crec = replace(crec, lr=lr)
+        if orient_weight is not None:
+            crec = replace(crec, orient_weight=orient_weight)
         train_classifier(data, out, crec)
     else:
         _fail("bad_field", f"model must be localizer or classifier, not {model!r}", "model")

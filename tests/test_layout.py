@@ -7,11 +7,13 @@ tile, ``"`` a sideways tile with a second one stacked on it, ``?`` a face-down t
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
 from test_layout_helpers import layout_boxes, names, shuffled
 
 from scoring.registry import available
+from scoring.tiles import parse_tiles
 from vision.detection import Detection
 from vision.layout import HandRow, Layout, analyse_layout, set_aside_kinds
 
@@ -286,3 +288,99 @@ def test_a_tile_detected_twice_counts_once() -> None:
     dets.append(twin)
     hr = hand_row(dets)
     assert hr.n_tiles == 14 and 14 in hr.unused and hr.structures[0].cost == 0.0
+
+
+# ---------------------------------------------------------------------------------- face angles
+def test_face_angle_round_trips_and_is_optional() -> None:
+    d = Detection(5, 0.9, (0.0, 0.0, 30.0, 40.0), False, ((5, 0.9),), -87.5, 0.8)
+    assert d.to_dict()["face_angle"] == -87.5 and d.to_dict()["face_sure"] == 0.8
+    assert Detection.from_dict(d.to_dict()) == d
+    assert "face_angle" not in Detection(5, 0.9, (0.0, 0.0, 30.0, 40.0)).to_dict()
+
+
+@pytest.mark.parametrize("angle", [0.0, 30.0, 45.0, -45.0, 180.0])
+def test_face_angles_find_the_sideways_tile_whatever_the_boxes(angle: float) -> None:
+    # 45°: the boxes cannot be de-rotated, so without faces the call mark is invisible
+    dets = layout_boxes(PON_HAND, angle=angle, faces=True)
+    hr = hand_row(dets)
+    assert [t.det for t in hr.row.tiles if t.sideways] == [11]
+    assert list(hr.row.dets) == list(range(14)) and hr.row.oriented_by == "faces"
+    s = hr.structures[0]
+    assert names(dets, [s.win]) == ["9s"] and [m.from_ for m in s.melds] == ["left"]
+
+
+def test_face_angle_overrules_a_box_that_looks_sideways() -> None:
+    # the last tile's box is cut by the photo's edge and looks landscape; its face stands upright
+    dets = layout_boxes("123m456p789s1122z 2z", faces=True)
+    x1, y1, x2, y2 = dets[-1].box
+    dets[-1] = replace(dets[-1], box=(x1, y1 + (y2 - y1) * 0.5, x2, y2))
+    assert not any(t.sideways for t in hand_row([replace(d) for d in dets]).row.tiles)
+    no_faces = [replace(d, face_angle=None) for d in dets]
+    assert any(t.sideways for t in hand_row(no_faces).row.tiles)
+
+
+def test_faces_say_which_side_the_player_sits() -> None:
+    # no melds and no gap: only the faces tell that the photo is upside down
+    dets = layout_boxes("123m456p789s1122z2z", angle=180.0, faces=True)
+    hr = hand_row(dets)
+    assert hr.row.oriented_by == "faces" and list(hr.row.dets) == list(range(14))
+    assert names(dets, [hr.structures[0].win]) == ["2z"]
+    guess = hand_row([replace(d, face_angle=None) for d in dets]).row
+    assert guess.oriented_by == "default" and list(guess.dets) == list(range(14))[::-1]
+
+
+# ---------------------------------------------------------------------------------- dead walls and ponds
+def test_dead_wall_in_line_with_the_hand_is_cut_off_and_shows_the_indicator() -> None:
+    dets = layout_boxes("??5p???? ~2 123m456p789s1122z 2z", faces=True)
+    hr = hand_row(dets)
+    assert hr.n_tiles == 14 and names(dets, hr.indicators) == ["5p"]
+    assert names(dets, [hr.structures[0].win]) == ["2z"]
+
+
+def test_a_pond_beyond_a_dead_wall_is_not_indicators() -> None:
+    wall = [(name, 2.0 + k * 1.02, 3.2) for k, name in enumerate(["1z", "1z", "7p", "1z", "1z"])]
+    dets = layout_boxes("123m456p789s1122z 2z", extras=[*wall, ("3s", 12.0, 3.2)], faces=True)
+    for k in (0, 1, 3, 4):  # face down
+        dets[14 + k] = replace(dets[14 + k], cls=37, topk=((37, 0.97),), face_angle=None)
+    hr = hand_row(dets)
+    assert names(dets, hr.indicators) == ["7p"] and "3s" in names(dets, hr.unused)
+
+
+def test_a_cluster_turned_away_from_the_hand_is_a_pond() -> None:
+    pond = [("4s!", 10.0, 3.5), ("5s!", 11.05, 3.5), ("6s!", 12.1, 3.5)]
+    dets = layout_boxes("123m456p789s1122z 2z", extras=[("3p", 2.0, 3.2), *pond], faces=True)
+    hr = hand_row(dets)
+    assert names(dets, hr.indicators) == ["3p"] and names(dets, sorted(hr.unused)) == ["4s", "5s", "6s"]
+
+
+# ---------------------------------------------------------------------------------- bent rows, touching indicators
+#: a render (seed 990003, image 122) whose called tiles sit lower than the concealed ones: the
+#: best line holds ten tiles, the last meld and a half form a line of their own
+BENT_ROW = [("2m", (260, 239, 314, 294), 11), ("3m", (297, 241, 350, 296), 11), ("4m", (335, 242, 387, 298), 11),
+            ("0m", (377, 245, 424, 299), 4), ("2m", (414, 246, 464, 302), 12), ("3p", (493, 262, 549, 305), -88),
+            ("3p", (544, 253, 587, 307), 6), ("3p", (582, 254, 625, 309), 6), ("3m", (628, 257, 669, 311), 4),
+            ("3m", (666, 258, 706, 313), 4), ("3m", (705, 272, 756, 316), -87), ("3p", (761, 275, 812, 318), -87),
+            ("2p", (811, 266, 850, 320), 0), ("4p", (848, 267, 888, 322), 1),
+            # the dead wall, in line with the concealed tiles: it pulls the best line off the melds
+            ("?", (931, 234, 973, 289), 0), ("?", (967, 236, 1010, 291), -1), ("4s", (1003, 238, 1048, 292), -3),
+            ("?", (1038, 240, 1085, 294), -4), ("?", (1074, 241, 1122, 296), -5), ("?", (1110, 243, 1159, 298), -4),
+            ("?", (1146, 245, 1196, 299), -6)]
+
+
+def test_a_row_bent_by_perspective_is_joined_again() -> None:
+    dets = []
+    for name, box, face in BENT_ROW:
+        c = parse_tiles(name)[0]
+        dets.append(Detection(c, 0.95, tuple(float(v) for v in box), False, ((c, 0.95),),
+                              None if c == 37 else float(face), 0.9))
+    hr = hand_row(dets)
+    assert hr.n_tiles == 14 and names(dets, hr.indicators) == ["4s"]
+    s = hr.structures[0]
+    assert names(dets, [s.win]) == ["2m"] and len(s.melds) == 3
+
+
+def test_indicators_touching_the_row_end_are_left_out_when_the_count_needs_it() -> None:
+    dets = layout_boxes("123m456p789s1122z2z3p4p", faces=True)
+    hr = hand_row(dets)
+    best = hr.structures[0]
+    assert sorted(names(dets, best.excluded)) == ["3p", "4p"] and best.cost >= 2.0

@@ -36,6 +36,11 @@ class Placed:
     v: float
     along: float
     across: float
+    upside_down: bool = False
+
+    @property
+    def sideways(self) -> bool:
+        return self.along > self.across
 
 
 def parse_spec(spec: str, gap: float = 0.5) -> list[tuple[float, list[tuple[int, str]]]]:
@@ -96,20 +101,25 @@ def layout_boxes(
     conf: float = 0.97,
     jitter: float = 0.0,
     seed: int = 0,
+    faces: bool = False,
+    face_sure: float = 0.9,
 ) -> list[Detection]:
     """Detections of a laid-out hand.
 
     ``extras``: more tiles as (MPSZ tile, u, v) centres in tile widths (an indicator above the row:
-    ``("3p", 2, 3)``; append ``'`` to lay it sideways). ``angle``: degrees, counter-clockwise as
-    seen in the image. ``perspective``: the far (right) end of the row is ``1/(1+perspective)`` the
-    size of the near end. ``depth``: visible tile body added across the row (tile widths).
+    ``("3p", 2, 3)``; append ``'`` to lay it sideways, ``!`` to turn it upside down). ``angle``:
+    degrees, counter-clockwise as seen in the image. ``perspective``: the far (right) end of the row
+    is ``1/(1+perspective)`` the size of the near end. ``depth``: visible tile body added across the
+    row (tile widths). ``faces``: give each face-up tile the classifier's face angle (the top of an
+    upright tile points away from the player, a sideways tile's to the row's left end) with
+    certainty ``face_sure``.
     """
     placed = place(spec, gap)
     for name, u, v in extras:
-        side = name.endswith("'")
-        t = parse_tiles(name.rstrip("'"))[0]
+        side = "'" in name
+        t = parse_tiles(name.rstrip("'!"))[0]
         along, across = (LONG, 1.0) if side else (1.0, LONG)
-        placed.append(Placed(t, u, v, along, across))
+        placed.append(Placed(t, u, v, along, across, "!" in name))
     length = max((p.u + p.along / 2 for p in placed), default=1.0)
     rng = random.Random(seed)
     a = math.radians(angle)
@@ -131,7 +141,11 @@ def layout_boxes(
         if jitter:
             box = [b + rng.uniform(-jitter, jitter) * unit for b in box]
         w, h = box[2] - box[0], box[3] - box[1]
-        dets.append(Detection(p.cls, conf, (box[0], box[1], box[2], box[3]), w > h * 1.15, ((p.cls, conf),)))
+        face: float | None = None
+        if faces and p.cls != BACK:  # 0 = up in the image, clockwise: an upright tile's top is -angle
+            face = ((-angle - (90.0 if p.sideways else 0.0) + (180.0 if p.upside_down else 0.0)) + 180) % 360 - 180
+        dets.append(Detection(p.cls, conf, (box[0], box[1], box[2], box[3]), w > h * 1.15, ((p.cls, conf),),
+                              face, face_sure if face is not None else 0.0))
     return dets
 
 

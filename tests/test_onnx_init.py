@@ -37,16 +37,17 @@ def test_roundtrip_reproduces_the_onnx_function(tmp_path: Path) -> None:
     assert load_fused_onnx(fresh, path, x) == 8
     fresh.eval()
     with torch.no_grad():
-        ours = fresh(x[:5]).numpy()
-    theirs = make_session(path).run(None, {"images": x[:5].numpy()})[0]
-    assert np.abs(ours - theirs).max() < 1e-3 * max(1.0, float(np.abs(theirs).max()))
+        ours = [t.numpy() for t in fresh(x[:5])]
+    theirs = make_session(path).run(None, {"images": x[:5].numpy()})
+    for a, b in zip(ours, theirs, strict=True):  # class logits and orientation
+        assert np.abs(a - b).max() < 1e-3 * max(1.0, float(np.abs(b).max()))
     # the rebuilt batch norms hold the calibration batch's statistics, so train mode is close too
     fresh.train()
     for m in fresh.modules():
         if isinstance(m, torch.nn.Dropout):
             m.eval()  # dropout is noise by design; the claim is about batch norms
     with torch.no_grad():
-        train_mode = fresh(x).numpy()
+        train_mode = fresh(x)[0].numpy()
     full = make_session(path).run(None, {"images": x.numpy()})[0]
     assert np.abs(train_mode - full).max() < 0.05 * max(1.0, float(np.abs(full).max()))
 
@@ -77,5 +78,37 @@ def test_int8_copy_agrees_and_can_seed_the_next_stage(tmp_path: Path) -> None:
     assert load_fused_onnx(fresh, int8, torch.from_numpy(x)) == 8
     fresh.eval()
     with torch.no_grad():
-        again = fresh(torch.from_numpy(x[:8])).numpy()
+        again = fresh(torch.from_numpy(x[:8]))[0].numpy()
     assert np.abs(again - a[:8]).max() < 0.1 * max(1.0, float(np.abs(a).max()))
+
+
+def _single_head(model: object) -> object:
+    """The earlier classifier layout: one ``nn.Sequential``, the class head last."""
+    return torch.nn.Sequential(*model.features, model.classify)  # type: ignore[attr-defined]
+
+
+def test_an_earlier_single_output_model_seeds_the_two_head_network(tmp_path: Path) -> None:
+    from datasets.train_classifier import load_single_head
+
+    old = _single_head(_trained_like(3))
+    x = torch.rand(16, 3, 64, 48)
+    old.eval()
+    with torch.no_grad():
+        want = old(x).numpy()
+    # from its checkpoint (a state dict of the Sequential) ...
+    fresh = build_model()
+    load_single_head(fresh, old.state_dict())
+    fresh.eval()
+    with torch.no_grad():
+        assert np.abs(fresh(x)[0].numpy() - want).max() < 1e-5
+    # ... and from its ONNX file, whose class head is a Gemm node under another name
+    path = tmp_path / "old.onnx"
+    torch.onnx.export(old, (x[:1],), str(path), input_names=["images"], output_names=["logits"],
+                      dynamic_axes={"images": {0: "batch"}}, opset_version=17, dynamo=False)
+    again = build_model()
+    assert load_fused_onnx(again, path, x) == 8
+    again.eval()
+    with torch.no_grad():
+        assert np.abs(again(x)[0].numpy() - want).max() < 1e-3 * max(1.0, float(np.abs(want).max()))
+    with pytest.raises(ValueError, match="do not fit"):
+        load_single_head(build_model(), {"zzz.weight": torch.zeros(1)})

@@ -220,3 +220,42 @@ def test_tiles_dir_resolution(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -
     monkeypatch.setenv("PAISCAN_TILES_DIR", str(tmp_path))  # not a tiles folder: fall back
     assert resolve_tiles_dir() == real
     assert resolve_tiles_dir(SynthConfig(tiles_dir=str(real))) == real
+
+
+@pytest.mark.parametrize("tiles", ["0555m", "5055p", "5550s"])
+def test_closed_kan_shows_its_red_five_face_up(tiles: str) -> None:
+    from datasets.synth.scene import _layout_meld, random_dims
+
+    rng = np.random.default_rng(0)
+    placed: list[Any] = []
+    _layout_meld({"type": "kan", "tiles": tiles, "open": False}, 0, 0.0, placed, rng, random_dims(rng), 1.57,
+                 lambda: 0.5)
+    assert [t.face_down for t in placed] == [True, False, False, True]
+    assert any(t.cls >= 34 and not t.face_down for t in placed)  # the red five is one of the two shown
+
+
+def test_crop_angles_follow_the_crops_on_disk(tmp_path: Path) -> None:
+    from datasets.train_classifier import crop_angles
+
+    write_dataset(tmp_path / "a", n=3, seed=11, crops=True, progress=False)
+    out = tmp_path / "a"
+    n_turned = 0
+    for meta_path in (out / "meta").glob("*.json"):
+        meta = json.loads(meta_path.read_text())
+        angles = crop_angles(meta)
+        boxes = [b for b in meta["boxes"] if b["box"][2] - b["box"][0] >= 4 and b["box"][3] - b["box"][1] >= 4]
+        assert len(angles) == len(boxes)
+        for k, (b, a) in enumerate(zip(boxes, angles, strict=True)):
+            crop = out / "crops" / str(b["cls"]) / f"{meta_path.stem}_{k}.jpg"
+            assert crop.is_file()  # crop k of the render is box k
+            if b["face_down"]:
+                assert np.isnan(a)
+                continue
+            turned = a - b["angle_deg"]
+            assert turned in (0.0, 90.0)
+            n_turned += turned == 90.0
+            # a landscape box is turned: its face's axis then lies along the crop's height
+            x1, y1, x2, y2 = b["box"]
+            if (x2 - x1) > 1.4 * (y2 - y1):
+                assert turned == 90.0
+    assert n_turned > 0

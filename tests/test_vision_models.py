@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
-from vision.models import crop_tile, cut_tile
+from vision.models import crop_tile, cut_tile, cut_window, face_angles
 
 
 def _gradient(h: int, w: int) -> np.ndarray:
@@ -47,3 +48,30 @@ def test_crop_tile_resizes_and_survives_an_empty_box() -> None:
     img = _gradient(100, 100)
     assert crop_tile(img, (10, 10, 40, 50), (48, 64)).shape == (64, 48, 3)
     assert crop_tile(img, (200, 200, 230, 240), (48, 64)).shape == (64, 48, 3)
+
+
+@pytest.mark.parametrize(("box", "turned"), [((10, 10, 40, 50), False), ((10, 10, 70, 40), True),
+                                             ((10, 10, 40, 40), False)])
+def test_cut_window_says_where_and_whether_cut_tile_turns(box: tuple[int, ...], turned: bool) -> None:
+    img = _gradient(100, 120)
+    xa, ya, xb, yb, t = cut_window(box, (0.06,) * 4, (120, 100))
+    assert t is turned
+    crop = cut_tile(img, box)
+    assert crop.shape[:2] == ((xb - xa, yb - ya)[::-1] if not t else (xb - xa, yb - ya))
+
+
+@pytest.mark.parametrize(("crop_deg", "turned", "image_deg"), [
+    (0.0, False, 0.0), (180.0, False, 180.0), (90.0, False, 90.0), (-90.0, True, 180.0), (10.0, True, -80.0),
+])
+def test_face_angles_undo_the_turn_of_the_crop(crop_deg: float, turned: bool, image_deg: float) -> None:
+    a = np.radians(crop_deg)
+    out = face_angles(np.array([[np.sin(a), np.cos(a), np.sin(2 * a), np.cos(2 * a)]]), [turned])
+    assert ((out[0, 0] - image_deg + 180) % 360) - 180 == pytest.approx(0.0, abs=1e-6)
+    assert out[0, 1] == pytest.approx(1.0)
+
+
+def test_face_angles_trust_the_axis_and_report_an_unsure_top() -> None:
+    # a face that looks the same upside down: the axis is sure (up/down), the top is not
+    out = face_angles(np.array([[0.05, -0.2, 0.0, 1.0]]), [False])
+    assert abs(((out[0, 0] - 180.0 + 180) % 360) - 180) < 1e-6  # the weak vote says "down"
+    assert out[0, 1] == pytest.approx(np.hypot(0.05, 0.2))

@@ -36,6 +36,11 @@ class Detection:
       the row direction and to the other tiles of the row, and uses the flag only where the
       proportions are inconclusive (a photo rotated by 90° makes every tile look "rotated").
     * ``topk``: the classifier's best classes with their probabilities, best first (may be empty).
+    * ``face_angle``: where the face's top points in the image, in degrees (0 = up, clockwise
+      positive), from the classifier (``None``: not known). Its axis tells a sideways tile however
+      the box looks; its direction tells which side of the row the player sits.
+    * ``face_sure``: how sure the classifier is of top against bottom (0..1; a face that looks the
+      same upside down gets a low value, its axis is still good).
     """
 
     cls: int
@@ -43,6 +48,8 @@ class Detection:
     box: Box
     rotated: bool = False
     topk: tuple[tuple[int, float], ...] = ()
+    face_angle: float | None = None
+    face_sure: float = 0.0
 
     def __post_init__(self) -> None:
         if not 0 <= self.cls < N_CLASSES:
@@ -90,8 +97,9 @@ class Detection:
 
     # ------------------------------------------------------------------ (de)serialisation
     def to_dict(self) -> dict[str, Any]:
-        """The contract's detection entry (``paiscan read``)."""
-        return {
+        """The contract's detection entry (``paiscan read``), with ``face_angle`` and ``face_sure``
+        when known."""
+        out: dict[str, Any] = {
             "class": tile_name(self.cls),
             "class_id": self.cls,
             "confidence": round(float(self.confidence), 4),
@@ -99,6 +107,10 @@ class Detection:
             "rotated": self.rotated,
             "topk": [[tile_name(c), round(float(p), 4)] for c, p in self.topk],
         }
+        if self.face_angle is not None:
+            out["face_angle"] = round(float(self.face_angle), 1)
+            out["face_sure"] = round(float(self.face_sure), 3)
+        return out
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Detection:
@@ -110,8 +122,9 @@ class Detection:
         cid = tile_id(data["class_id"] if "class_id" in data else data["class"])
         x1, y1, x2, y2 = (float(v) for v in data["box"])
         topk = tuple((tile_id(c), float(p)) for c, p in data.get("topk", []))
+        angle = data.get("face_angle")
         return cls(cid, float(data.get("confidence", 1.0)), (x1, y1, x2, y2), bool(data.get("rotated", False)),
-                   topk)
+                   topk, None if angle is None else float(angle), float(data.get("face_sure", 0.0)))
 
 
 __all__ = ["Box", "Detection"]

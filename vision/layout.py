@@ -13,7 +13,10 @@ skewed or rotated photo and under mild perspective:
 2. **Row coordinates.** ``u`` along the row, ``v`` across it (positive = away from the player).
    Box sides are de-rotated into the tile's extent along and across the row (exact for a rotated
    rectangle; impossible near 45°, where the rotated flag decides instead).
-3. **Sideways tiles** (a call): along/across is ``SIDEWAYS_RATIO`` times the upright reference
+3. **Sideways tiles** (a call): where the classifier gave the face's angle, a face whose axis
+   lies nearer the row's direction than its normal is sideways (near 45° the judgement is
+   unsure, see ``FACE_MARGIN_DEG``). Otherwise, from the box: along/across is ``SIDEWAYS_RATIO``
+   times the upright reference
    (the 35th percentile of the four neighbours on each side: most tiles of a hand stand upright,
    and a local reference follows perspective) and at least ``SIDEWAYS_MIN_RATIO``; in the band
    just below, the detector's rotated flag (taken relative to the majority of the row, so a photo
@@ -23,8 +26,10 @@ skewed or rotated photo and under mild perspective:
 5. **Gaps** in local tile widths (the mean upright width of the two neighbours, so perspective
    cancels); a gap of ``SPLIT_GAP`` (or the row's median gap + 0.2 when the row is loosely laid)
    splits groups.
-6. **Orientation** (which end is the player's right): a stacked tile lies on the far side of
-   its base; else the concealed tiles (the longer run without call marks) are on the left; else
+6. **Orientation** (which end is the player's right): the faces' tops point away from the
+   player (a vote of the upright faces, weighted by the classifier's certainty); else a stacked
+   tile lies on the far side of its base; else the concealed tiles (the longer run without call
+   marks) are on the left; else
    the end with a lone tile a little apart (the winning tile) is the right; else the side the
    tiles apart lie on is "up"; else left to right in the image (top to bottom for an upright
    row). Every row is also read from the other end, at a cost by cue (``FLIP_COST``).
@@ -42,6 +47,7 @@ skewed or rotated photo and under mild perspective:
 
 from __future__ import annotations
 
+import itertools
 import math
 import sys
 from collections.abc import Iterable, Mapping, Sequence
@@ -78,6 +84,14 @@ UNSURE_MARGIN = 0.25
 MAX_UNSURE = 3
 UNSURE_FLIP_COST = 0.5
 UNSURE_MARGIN_COST = 3.0
+#: a face's sideways margin is its angle off the row's normal less 45°, over this (so faces within
+#: 15° of 45° are unsure, as box margins within ``UNSURE_MARGIN`` are)
+FACE_MARGIN_DEG = 60.0
+MIN_FACE_NEIGHBOURS = 3
+#: the faces' vote (sum of certainty × cos of the angle to the row's normal) decides which side of
+#: the row the player sits when it is at least this large and this share of the voters
+FACES_MIN_VOTE = 1.5
+FACES_MIN_SHARE = 0.3
 #: |cos 2θ| below this (θ within ~7° of 45°): box sides cannot be de-rotated
 DEGENERATE_COS2 = 0.25
 #: gaps in tile widths
@@ -89,6 +103,13 @@ EXCLUDE_GAP = 1.0
 EXCLUDE_OPTION_GAP = 0.6
 #: at most this many tiles (no call marks among them) at a row end: indicators laid in line
 MAX_EXCLUDED = 3
+#: ... and a shorter gap will do when it stands out from the row's gaps (split gap + this), at a
+#: cost growing as the gap shrinks below ``EXCLUDE_OPTION_GAP``
+EXCLUDE_MIN_GAP = 0.4
+EXCLUDE_GAP_OVER_SPLIT = 0.15
+EXCLUDE_SHORT_GAP_COST = 2.0  # per tile width short of EXCLUDE_OPTION_GAP
+#: when no reading fits the count, end tiles with no gap at all may be left out too, at this cost more
+LOOSE_EXCLUDE_COST = 1.0
 #: a stacked tile: along-row offset within this share of the base tile's length, across-row
 #: centre distance between 0.5 and this many base widths
 STACK_U_TOL = 0.4
@@ -97,6 +118,18 @@ STACK_V_MAX = 1.6
 #: and of a similar size
 NEAR_UNITS = 6.0
 SIZE_RATIO = (0.6, 1.7)
+#: a short line or a lone tile continuing a longer line at its end (a hand row bent by perspective,
+#: or a meld sitting lower than the concealed tiles): centres within ``MERGE_V_TOL`` of their size
+#: from the longer line, and at most ``MERGE_GAP`` tile sizes beyond its end
+MERGE_V_TOL = 0.6
+MERGE_GAP = 1.5
+#: a run of a line's tiles with gaps under this many tile widths, holding at least
+#: ``DEAD_WALL_BACKS`` face-down tiles, is a dead wall: its face-up tiles are the indicators
+DEAD_WALL_GAP = 1.0
+DEAD_WALL_BACKS = 2
+#: a cluster apart most of whose faces are turned from the hand's (sideways to it, or upside down
+#: with this certainty) is someone's pond, not indicators: players lay indicators facing them
+TURNED_SURE = 0.5
 #: tiles apart whose centres are this many tile widths apart touch (side by side ~1.05, one above
 #: the other ~1.35)
 CLUSTER_UNITS = 1.6
@@ -117,8 +150,8 @@ FACE_UP_CLOSED_KAN_COST = 1.0  # four equal upright tiles shown apart, read as a
 CLOSED_KAN_INNER_BACKS_COST = 0.3  # face–back–back–face
 EXCLUDE_COST = 1.0  # a lone group at a row end is an indicator, not part of the hand
 #: a row read from the end its orientation cue did not choose, by cue
-FLIP_COST = {"stacked": 1.5, "melds": 1.5, "melds_weak": 0.3, "win_gap": 0.8, "apart": 0.1, "default": 0.1,
-             "flipped": 0.1}
+FLIP_COST = {"faces": 2.0, "stacked": 1.5, "melds": 1.5, "melds_weak": 0.3, "win_gap": 0.8, "apart": 0.1,
+             "default": 0.1, "flipped": 0.1}
 MARKED_EXCLUDE_COST = 0.5  # ... and it lies sideways
 SET_ASIDE_EXCLUDE_COST = 0.1  # a group of set-aside tiles (gari) at a row end
 
@@ -144,6 +177,9 @@ class RowTile:
     gap_before: float = math.inf
     #: along/across of an upright tile here (from the neighbours), for the sideways test
     ref_ratio: float = 0.75
+    #: how far the sideways judgement is from its threshold (positive: sideways; in the units of
+    #: ``UNSURE_MARGIN``)
+    side_margin: float = -math.inf
 
     @property
     def width(self) -> float:
@@ -458,16 +494,57 @@ def _local_refs(ratio: np.ndarray, u: np.ndarray) -> np.ndarray:
     return refs
 
 
-def _sideways(along: np.ndarray, across: np.ndarray, flags: np.ndarray, degenerate: bool,
-              refs: np.ndarray) -> np.ndarray:
-    """Which tiles lie sideways, each against its upright reference ratio ``refs``."""
+def _local_axis_offsets(angles: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """Each face's axis against its neighbours' (up to four each side along the row, their
+    doubled angles averaged, so the upright majority wins over a sideways minority), in degrees
+    0..90; NaN where fewer than ``MIN_FACE_NEIGHBOURS`` neighbours show a face angle.
+
+    Perspective squeezes projected angles and a standing face points up the photo whatever the
+    row's direction, so neighbours, not the row's normal, say what upright looks like here.
+    """
+    n = len(angles)
+    order = np.argsort(u)
+    out = np.full(n, np.nan)
+    doubled = np.radians(2.0 * np.nan_to_num(angles))
+    for rank, i in enumerate(order):
+        if np.isnan(angles[i]):
+            continue
+        neigh = [j for j in order[max(0, rank - 4):rank + 5] if j != i and not np.isnan(angles[j])]
+        if len(neigh) < MIN_FACE_NEIGHBOURS:
+            continue
+        ref = math.atan2(float(np.sin(doubled[neigh]).sum()), float(np.cos(doubled[neigh]).sum())) / 2
+        out[i] = abs(((math.degrees(math.radians(float(angles[i])) - ref) + 90.0) % 180.0) - 90.0)
+    return out
+
+
+def _side_margins(along: np.ndarray, across: np.ndarray, flags: np.ndarray, degenerate: bool, refs: np.ndarray,
+                  angles: np.ndarray, direction: np.ndarray, u: np.ndarray | None = None) -> np.ndarray:
+    """How sideways each tile is (positive: sideways), against its upright reference ratio
+    ``refs`` from the box, or from the face's angle (degrees, NaN: unknown) where it is known:
+    against its neighbours' faces along the row (``u``), else against the row's normal."""
     ratio = along / across
     flags_rel = flags != (flags.mean() > 0.5) if len(flags) else flags
-    if degenerate:
-        return np.asarray(flags_rel, dtype=bool).copy()
-    sure = (ratio > SIDEWAYS_RATIO * refs) & (ratio > SIDEWAYS_MIN_RATIO)
-    maybe = (ratio > SIDEWAYS_FLAG_BAND * refs) & (ratio > SIDEWAYS_MIN_RATIO) & flags_rel
-    return np.asarray(sure | maybe, dtype=bool)
+    if degenerate:  # the box cannot say: the rotated flag, as a sure judgement
+        margin = np.where(flags_rel, math.inf, -math.inf)
+    else:
+        margin = np.log(np.maximum(ratio, 1e-6) / refs) - math.log(SIDEWAYS_RATIO)
+        maybe = (ratio > SIDEWAYS_FLAG_BAND * refs) & flags_rel
+        margin = np.where((margin <= 0) & maybe, np.maximum(margin + math.log(SIDEWAYS_RATIO / SIDEWAYS_FLAG_BAND),
+                                                            1e-3), margin)
+        margin = np.where(ratio > SIDEWAYS_MIN_RATIO, margin, np.minimum(margin, -1e-3))
+    known = ~np.isnan(angles)
+    if known.any():
+        a = np.radians(np.where(known, angles, 0.0))
+        along_cos = np.abs(np.sin(a) * direction[0] - np.cos(a) * direction[1])  # |face top · row direction|
+        off = np.degrees(np.arcsin(np.clip(along_cos, 0.0, 1.0)))  # off the row's normal: 0 upright, 90 sideways
+        if u is not None:
+            off = np.where(np.isnan(local := _local_axis_offsets(angles, u)), off, local)
+        margin = np.where(known, (off - 45.0) / FACE_MARGIN_DEG, margin)
+    return np.asarray(margin, dtype=float)
+
+
+def _sideways(margins: np.ndarray) -> np.ndarray:
+    return np.asarray(margins > 0, dtype=bool)
 
 
 # ---------------------------------------------------------------------------------- analysis
@@ -480,14 +557,19 @@ class _Geo:
     size: np.ndarray
     flags: np.ndarray
     backs: np.ndarray
+    #: the face's angle (degrees, NaN: unknown) and the certainty of its top
+    angles: np.ndarray
+    sure: np.ndarray
 
 
 def _geo(dets: Sequence[Detection]) -> _Geo:
     boxes = np.array([d.box for d in dets], dtype=float).reshape(-1, 4)
     w, h = boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1]
     pts = np.stack([(boxes[:, 0] + boxes[:, 2]) / 2, (boxes[:, 1] + boxes[:, 3]) / 2], axis=1)
+    angles = np.array([np.nan if d.face_angle is None or d.cls == BACK else d.face_angle for d in dets], dtype=float)
     return _Geo(tuple(dets), pts, w, h, np.sqrt(w * h), np.array([d.rotated for d in dets], dtype=bool),
-                np.array([d.cls == BACK for d in dets], dtype=bool))
+                np.array([d.cls == BACK for d in dets], dtype=bool), angles,
+                np.array([d.face_sure for d in dets], dtype=float))
 
 
 def _row_tiles(g: _Geo, line: _Line) -> tuple[list[RowTile], float, bool]:
@@ -499,10 +581,13 @@ def _row_tiles(g: _Geo, line: _Line) -> tuple[list[RowTile], float, bool]:
     u, v = rel @ d, rel @ up
     along, across, degenerate = _extents(g.w[idx], g.h[idx], d)
     refs = _local_refs(along / across, u)
-    side = _sideways(along, across, g.flags[idx], degenerate, refs) & ~g.backs[idx]
+    margins = np.where(g.backs[idx], -math.inf, _side_margins(along, across, g.flags[idx], degenerate, refs,
+                                                              g.angles[idx], d, u))
+    side = _sideways(margins)
     order = np.argsort(u)
     tiles = [RowTile(int(idx[i]), float(u[i]), float(v[i]), float(along[i]), float(across[i]), bool(side[i]),
-                     bool(g.backs[idx[i]]), line.stacked.get(int(idx[i])), ref_ratio=float(refs[i]))
+                     bool(g.backs[idx[i]]), line.stacked.get(int(idx[i])), ref_ratio=float(refs[i]),
+                     side_margin=float(margins[i]))
              for i in order]
     widths = [t.width for t in tiles]
     return tiles, float(np.median(widths)) if widths else 1.0, degenerate
@@ -531,7 +616,7 @@ def _attach_stacked(g: _Geo, line: _Line, pool: list[int]) -> None:
         return
     tiles, _, degenerate = _row_tiles(g, line)
     bases = [t for t in tiles if t.sideways]
-    if not bases or degenerate:
+    if not bases or (degenerate and np.isnan(g.angles[pool]).all()):
         return
     d = line.direction
     up = np.array([d[1], -d[0]])
@@ -540,7 +625,8 @@ def _attach_stacked(g: _Geo, line: _Line, pool: list[int]) -> None:
     u, v = rel @ d, rel @ up
     along, across, _ = _extents(g.w[idx], g.h[idx], d)
     for base in bases:
-        side = _sideways(along, across, g.flags[idx], False, np.full(len(idx), base.ref_ratio))
+        side = _sideways(_side_margins(along, across, g.flags[idx], degenerate, np.full(len(idx), base.ref_ratio),
+                                       g.angles[idx], d))
         best, best_dist = None, math.inf
         for j in range(len(idx)):
             if not side[j] or g.backs[idx[j]] or int(idx[j]) in line.stacked.values():
@@ -555,6 +641,43 @@ def _attach_stacked(g: _Geo, line: _Line, pool: list[int]) -> None:
         if best is not None:
             line.stacked[base.det] = best
             pool.remove(best)
+
+
+def _closed_kans_only(run: Sequence[RowTile]) -> bool:
+    """The run splits into closed kans (back–face–face–back or face–back–back–face)."""
+    if not run or len(run) % 4:
+        return False
+    return all([t.back for t in run[k:k + 4]] in ([True, False, False, True], [False, True, True, False])
+               for k in range(0, len(run), 4))
+
+
+def _split_dead_wall(g: _Geo, line: _Line) -> list[_Line]:
+    """Cut a dead wall laid in line with the hand off its end, as a line of its own.
+
+    A dead wall is a run (gaps under ``DEAD_WALL_GAP``) at an end of the line, a gap away from the
+    rest, with at least ``DEAD_WALL_BACKS + 1`` face-down tiles, two of them side by side, no call
+    marks and no split into closed kans; what stays must still be able to hold a hand.
+    """
+    tiles = _with_gaps(_row_tiles(g, line)[0])
+    runs: list[list[RowTile]] = []
+    for t in tiles:
+        if not runs or t.gap_before >= DEAD_WALL_GAP:
+            runs.append([])
+        runs[-1].append(t)
+    if len(runs) < 2:
+        return []
+    out: list[_Line] = []
+    for run in {0: runs[0], 1: runs[-1]}.values():
+        backs = [t.back for t in run]
+        if (sum(backs) <= DEAD_WALL_BACKS or not any(a and b for a, b in itertools.pairwise(backs))
+                or any(t.sideways or t.stacked is not None for t in run) or _closed_kans_only(run)
+                or len(line.members) - len(run) < HAND_MIN_TILES):
+            continue
+        members = [t.det for t in run]
+        for m in members:
+            line.members.remove(m)
+        out.append(_Line(members, line.direction.copy(), g.pts[members].mean(axis=0), {}))
+    return out
 
 
 def _release_far(g: _Geo, line: _Line) -> list[int]:
@@ -622,17 +745,75 @@ def _extract_lines(g: _Geo, skip: set[int]) -> tuple[list[_Line], list[int]]:
         _attach_stacked(g, line, pool)
         loose.extend(_release_far(g, line))
         lines.append(line)
-    return lines, sorted(loose + pool)
+        lines.extend(_split_dead_wall(g, line))
+    rest = sorted(loose + pool)
+    lines, rest = _merge_continuations(g, lines, rest)
+    return lines, rest
+
+
+def _continues(g: _Geo, line: _Line, dets: Sequence[int]) -> bool:
+    """``dets`` lie on ``line`` extended, just beyond one of its ends."""
+    d = line.direction
+    normal = np.array([-d[1], d[0]])
+    idx = np.array(dets)
+    rel_other = g.pts[idx] - line.point
+    if np.any(np.abs(rel_other @ normal) > MERGE_V_TOL * g.size[idx]):
+        return False
+    u_line = (g.pts[line.members] - line.point) @ d
+    u = rel_other @ d
+    unit = float(np.median(g.size[line.members]))
+    beyond = max(float(u.min() - u_line.max()), float(u_line.min() - u.max()))
+    return 0.0 < beyond <= MERGE_GAP * unit + unit
+
+
+def _merge_continuations(g: _Geo, lines: list[_Line], rest: list[int]) -> tuple[list[_Line], list[int]]:
+    """Join short lines and lone tiles that continue a line long enough to be the hand at an end
+    (not dead walls)."""
+    lines = sorted(lines, key=lambda ln: -len(ln.members))
+    merged: list[_Line] = []
+    taken: set[int] = set()
+    for i, line in enumerate(lines):
+        if i in taken:
+            continue
+        if len(line.members) >= HAND_MIN_TILES and sum(g.backs[m] for m in line.members) <= DEAD_WALL_BACKS:
+            changed = True
+            while changed:
+                changed = False
+                for j in range(i + 1, len(lines)):
+                    other = lines[j]
+                    if j in taken or sum(g.backs[m] for m in other.members) > DEAD_WALL_BACKS:
+                        continue
+                    if abs(float(line.direction @ other.direction)) < math.cos(math.radians(20)):
+                        continue
+                    if _continues(g, line, other.members):
+                        line.members.extend(other.members)
+                        line.stacked.update(other.stacked)
+                        taken.add(j)
+                        changed = True
+                for k in list(rest):
+                    if not g.backs[k] and _continues(g, line, [k]):
+                        line.members.append(k)
+                        rest.remove(k)
+                        changed = True
+        merged.append(line)
+    return merged, rest
 
 
 def _orient(tiles: list[RowTile], direction: np.ndarray, cue_v: Sequence[float],
-            stacked_v: Sequence[float] = ()) -> tuple[list[RowTile], np.ndarray, str]:
-    """Flip the row so that it runs from the player's left to right; also says what decided."""
+            stacked_v: Sequence[float] = (), faces_v: Sequence[float] = ()) -> tuple[list[RowTile], np.ndarray, str]:
+    """Flip the row so that it runs from the player's left to right; also says what decided.
+
+    ``faces_v``: each upright face's vote, its certainty times the cosine of its top to the row's
+    ``v`` direction (positive: the top points away from the player as the row now runs).
+    """
     n = len(tiles)
     flip: bool | None = None
     why = "default"
+    vote = float(sum(faces_v))
+    if abs(vote) >= max(FACES_MIN_VOTE, FACES_MIN_SHARE * len(faces_v)):  # tops point away from the player
+        flip, why = vote < 0, "faces"
     votes = [1 if v > 0 else -1 for v in stacked_v if abs(v) > 1e-9]
-    if votes and sum(votes) != 0:  # a stacked tile lies on the far side of its base
+    if flip is None and votes and sum(votes) != 0:  # a stacked tile lies on the far side of its base
         flip, why = sum(votes) < 0, "stacked"
     marks = [i for i, t in enumerate(tiles) if t.marked]
     if flip is None and marks:  # the concealed tiles (no call marks) are on the left
@@ -668,7 +849,13 @@ def _make_row(g: _Geo, line: _Line, cue_dets: Iterable[int], orient: bool = True
         up = np.array([d[1], -d[0]])
         cues = [float((g.pts[j] - line.point) @ up) for j in cue_dets]
         stacked = [float((g.pts[s] - g.pts[b]) @ up) for b, s in line.stacked.items()]
-        tiles, d, why = _orient(tiles, d, cues, stacked)
+        faces = []
+        for t in tiles:
+            a = g.angles[t.det]
+            if not t.sideways and not np.isnan(a):
+                top = np.array([math.sin(math.radians(a)), -math.cos(math.radians(a))])
+                faces.append(float(g.sure[t.det]) * float(top @ up))
+        tiles, d, why = _orient(tiles, d, cues, stacked, faces)
     return Row(tuple(tiles), (float(d[0]), float(d[1])), unit, _split_gap(tiles), why, degenerate)
 
 
@@ -738,28 +925,39 @@ def _partitions(row: Row, start: int, end: int) -> list[tuple[tuple[MeldShape, .
     return list(part(start))
 
 
-def _end_options(row: Row, top_aside: Sequence[bool], left: bool) -> list[tuple[int, float]]:
-    """How many tiles at one end may be left out of the hand, with the cost."""
+def _end_options(row: Row, top_aside: Sequence[bool], left: bool, loose: bool = False) -> list[tuple[int, float]]:
+    """How many tiles at one end may be left out of the hand, with the cost (``loose``: also
+    up to ``MAX_EXCLUDED`` unmarked tiles with no gap before them)."""
     groups = row.groups
     opts: list[tuple[int, float]] = [(0, 0.0)]
+    if loose:
+        ends = row.tiles if left else row.tiles[::-1]
+        for k in range(1, MAX_EXCLUDED + 1):
+            if len(row.tiles) - k < HAND_MIN_TILES or any(t.marked for t in ends[:k]):
+                break
+            opts.append((k, EXCLUDE_COST + LOOSE_EXCLUDE_COST))
     if len(groups) < 2:
         return opts
     g = groups[0] if left else groups[-1]
     gap = row.tiles[groups[1][0]].gap_before if left else row.tiles[g[0]].gap_before
     tiles = [row.tiles[p] for p in g]
+    found: list[tuple[int, float]] = []
     if any(t.marked for t in tiles):
         # a lone sideways tile far out is no meld (a meld has three or four tiles): an indicator
         if len(g) == 1 and gap >= EXCLUDE_GAP and tiles[0].stacked is None:
-            opts.append((1, EXCLUDE_COST + MARKED_EXCLUDE_COST))
-        return opts
-    if all(top_aside[p] for p in g):
-        opts.append((len(g), SET_ASIDE_EXCLUDE_COST))
-    elif len(g) <= MAX_EXCLUDED and gap >= EXCLUDE_OPTION_GAP:
-        opts.append((len(g), EXCLUDE_COST))
-    return opts
+            found.append((1, EXCLUDE_COST + MARKED_EXCLUDE_COST))
+    elif all(top_aside[p] for p in g):
+        found.append((len(g), SET_ASIDE_EXCLUDE_COST))
+    elif len(g) <= MAX_EXCLUDED and gap >= min(EXCLUDE_OPTION_GAP, max(EXCLUDE_MIN_GAP,
+                                                                         row.split_gap + EXCLUDE_GAP_OVER_SPLIT)):
+        found.append((len(g), EXCLUDE_COST + EXCLUDE_SHORT_GAP_COST * max(0.0, EXCLUDE_OPTION_GAP - gap)))
+    best = dict(opts)
+    for k, c in found:
+        best[k] = min(c, best.get(k, math.inf))
+    return sorted(best.items())
 
 
-def _structures(row: Row, top_aside: Sequence[bool]) -> list[Structure]:
+def _structures(row: Row, top_aside: Sequence[bool], loose: bool = False) -> list[Structure]:
     n = len(row.tiles)
     det = [t.det for t in row.tiles]
     found: dict[tuple[Any, ...], Structure] = {}
@@ -769,8 +967,8 @@ def _structures(row: Row, top_aside: Sequence[bool]) -> list[Structure]:
         if old is None or s.cost < old.cost:
             found[s.key] = s
 
-    for a, ca in _end_options(row, top_aside, left=True):
-        for cut, cb in _end_options(row, top_aside, left=False):
+    for a, ca in _end_options(row, top_aside, left=True, loose=loose):
+        for cut, cb in _end_options(row, top_aside, left=False, loose=loose):
             b = n - cut
             if b - a < 2:
                 continue
@@ -823,15 +1021,12 @@ def _structures(row: Row, top_aside: Sequence[bool]) -> list[Structure]:
 def _sideways_variants(row: Row) -> list[tuple[Row, float]]:
     """The row as judged, and with its least certain sideways judgements reversed (at most
     ``MAX_UNSURE`` tiles within ``UNSURE_MARGIN`` of the threshold), each with its cost."""
-    if row.degenerate:
-        return [(row, 0.0)]
     unsure: list[tuple[float, int]] = []
     for p, t in enumerate(row.tiles):
         if t.back or t.stacked is not None:
             continue
-        margin = math.log(max(t.along / t.across, 1e-6) / t.ref_ratio) - math.log(SIDEWAYS_RATIO)
-        if abs(margin) < UNSURE_MARGIN:
-            unsure.append((abs(margin), p))
+        if abs(t.side_margin) < UNSURE_MARGIN:
+            unsure.append((abs(t.side_margin), p))
     unsure = sorted(unsure)[:MAX_UNSURE]
     out: list[tuple[Row, float]] = [(row, 0.0)]
     for mask in range(1, 1 << len(unsure)):
@@ -946,6 +1141,40 @@ def split_apart(groups: Iterable[Sequence[int]], cls_of: Mapping[int, int], asid
     return tuple(dora), tuple(nuki)
 
 
+def _turned_away(g: _Geo, group: Sequence[int], row: Row) -> bool:
+    """Most faces of ``group`` (with known angles) turned from the way the hand's faces look."""
+    d = np.array(row.direction)
+    up = np.array([d[1], -d[0]])
+    turned = known = 0
+    for j in group:
+        a = g.angles[j]
+        if np.isnan(a):
+            continue
+        known += 1
+        top = np.array([math.sin(math.radians(a)), -math.cos(math.radians(a))])
+        if abs(float(top @ d)) > math.sqrt(0.5) or (g.sure[j] >= TURNED_SURE and float(top @ up) < -0.5):
+            turned += 1
+    return known > 0 and known == len(group) and 2 * turned > known
+
+
+def _dead_wall_faces(g: _Geo, lines: Sequence[_Line]) -> set[int]:
+    """Face-up tiles lying in a dead wall: a run of a line's touching tiles with at least
+    ``DEAD_WALL_BACKS`` face-down tiles. Players flip the indicators in place, so these are the
+    indicators, and a pond beyond them is not."""
+    out: set[int] = set()
+    for line in lines:
+        tiles = _with_gaps(_row_tiles(g, line)[0])
+        run: list[RowTile] = []
+        for t in [*tiles, None]:
+            if t is None or (run and t.gap_before >= DEAD_WALL_GAP):
+                if sum(r.back for r in run) >= DEAD_WALL_BACKS:
+                    out.update(r.det for r in run if not r.back)
+                run = []
+            if t is not None:
+                run.append(t)
+    return out
+
+
 # ---------------------------------------------------------------------------------- entry point
 def analyse_layout(dets: Sequence[Detection], rules: str = "riichi") -> Layout:
     """Rows, groups, melds, winning-tile candidates and tiles apart, from geometry alone.
@@ -969,6 +1198,8 @@ def analyse_layout(dets: Sequence[Detection], rules: str = "riichi") -> Layout:
         if sum(not g.backs[i] for i in line.members) >= BACKGROUND_ROW_TILES
         and not all(is_aside[i] for i in line.members)
     ]
+    walled = _dead_wall_faces(g, lines)
+    background = [bg - walled for bg in background]
     rows = [_make_row(g, line, (), orient=False) for line in lines]
     order = [i for i, line in enumerate(lines) if HAND_MIN_TILES <= len(line.members) <= HAND_MAX_TILES]
     if not order and lines:
@@ -997,17 +1228,33 @@ def analyse_layout(dets: Sequence[Detection], rules: str = "riichi") -> Layout:
         rows[i] = row
         top_aside = [is_aside[t.det] for t in row.tiles]
         found: list[Structure] = []
-        for variant, vcost in _sideways_variants(row):
-            # read from the other end too, at a cost that says how sure the orientation cue was
-            for oriented, ocost in ((variant, 0.0), (variant.flipped(), FLIP_COST[row.oriented_by])):
-                aside = top_aside if ocost == 0.0 else top_aside[::-1]
-                found.extend(replace(st, cost=st.cost + vcost + ocost) for st in _structures(oriented, aside))
+        for loose in (False, True):  # end tiles with no gap before them left out only as a last resort
+            for variant, vcost in _sideways_variants(row):
+                # read from the other end too, at a cost that says how sure the orientation cue was
+                for oriented, ocost in ((variant, 0.0), (variant.flipped(), FLIP_COST[row.oriented_by])):
+                    aside = top_aside if ocost == 0.0 else top_aside[::-1]
+                    found.extend(replace(st, cost=st.cost + vcost + ocost)
+                                 for st in _structures(oriented, aside, loose))
+            if found:
+                break
         structures = _merge(found)
         n = len(row.tiles)
         count_fit = 1.0 if 13 <= n <= 22 else 0.6
         groups = tuple(sorted(_clusters(g, apart, row.unit),  # nearest the hand first
                               key=lambda grp: float(np.min(np.linalg.norm(
                                   g.pts[line.members][:, None, :] - g.pts[list(grp)][None, :, :], axis=2)))))
+        ponds = [grp for grp in groups if not any(j in walled or is_aside[j] for j in grp)
+                 and _turned_away(g, grp, row)]
+        if ponds:
+            unused += [j for grp in ponds for j in grp]
+            groups = tuple(grp for grp in groups if grp not in ponds)
+            apart = [j for j in apart if any(j in grp for grp in groups)]
+        if any(j in walled for grp in groups for j in grp):  # the dead wall shows the indicators
+            keep = [grp for grp in groups if any(j in walled for j in grp)
+                    or all(is_aside[j] for j in grp)]
+            unused += [j for grp in groups if grp not in keep for j in grp]
+            apart = [j for j in apart if any(j in grp for grp in keep)]
+            groups = tuple(keep)
         top = {j: dets[j].cls for j in apart}
         candidates.append(HandRow(
             row, tuple(structures), _best_effort(row), tuple(apart), tuple(unused), med_size * count_fit,

@@ -4,7 +4,11 @@
   and face-down tile (1). Input ``[1, 3, S, S]`` RGB in 0..1, letterboxed; output
   ``[1, 4 + 2, N]`` (cx, cy, w, h, class scores) in input pixels.
 * **Classifier**: a small CNN over tile crops, input ``[B, 3, H, W]`` RGB in 0..1, output logits
-  ``[B, 37]`` (34 kinds + red 0m 0p 0s, contract ids 0..36).
+  ``[B, 37]`` (34 kinds + red 0m 0p 0s, contract ids 0..36) and, in models that have it, a second
+  output ``orientation`` ``[B, 4]``: ``sin a, cos a, sin 2a, cos 2a`` of the angle ``a`` the face's
+  top points to in the crop (0 = up, clockwise positive). The doubled angle gives the face's axis
+  even for faces that look the same upside down; the layout uses it to tell sideways tiles and
+  which way the row faces.
 
 Each model is one ``onnxruntime.InferenceSession`` created once and reused; the intra-op thread
 count is a setting.
@@ -115,6 +119,18 @@ def decode_yolo(output: np.ndarray, lb: Letterbox, conf: float = 0.25, iou: floa
             for b, k in zip(boxes, keep, strict=True)]
 
 
+def cut_window(box: Sequence[float], margins: tuple[float, float, float, float], image_size: tuple[int, int],
+               ) -> tuple[int, int, int, int, bool]:
+    """Where :func:`cut_tile` cuts (``xa, ya, xb, yb``, clipped to ``image_size`` = (w, h)) and
+    whether it turns the crop clockwise (a landscape window)."""
+    x1, y1, x2, y2 = (float(v) for v in box)
+    bw, bh = x2 - x1, y2 - y1
+    w, h = image_size
+    xa, ya = int(max(0, x1 - bw * margins[0])), int(max(0, y1 - bh * margins[1]))
+    xb, yb = int(min(w, x2 + bw * margins[2] + 1)), int(min(h, y2 + bh * margins[3] + 1))
+    return xa, ya, xb, yb, (xb - xa) > (yb - ya) * 1.15 and xb > xa and yb > ya
+
+
 def cut_tile(bgr: np.ndarray, box: Sequence[float],
              margins: tuple[float, float, float, float] = (0.06, 0.06, 0.06, 0.06)) -> np.ndarray:
     """The tile cut from the image at full resolution, its box widened by ``margins`` (fractions of
@@ -123,18 +139,40 @@ def cut_tile(bgr: np.ndarray, box: Sequence[float],
     This is the one place crops are cut: the runtime and the renderer's training crops both use it,
     so the classifier trains on what it will see.
     """
-    x1, y1, x2, y2 = (float(v) for v in box)
-    bw, bh = x2 - x1, y2 - y1
-    h, w = bgr.shape[:2]
-    xa, ya = int(max(0, x1 - bw * margins[0])), int(max(0, y1 - bh * margins[1]))
-    xb, yb = int(min(w, x2 + bw * margins[2] + 1)), int(min(h, y2 + bh * margins[3] + 1))
+    xa, ya, xb, yb, turned = cut_window(box, margins, (bgr.shape[1], bgr.shape[0]))
     crop = bgr[ya:yb, xa:xb]
-    if crop.size and crop.shape[1] > crop.shape[0] * 1.15:
+    if turned:
         crop = cv2.rotate(crop, cv2.ROTATE_90_CLOCKWISE)
     return crop
 
 
-def crop_tile(bgr: np.ndarray, box: Sequence[float], size: tuple[int, int], margin: float = 0.06) -> np.ndarray:
+def face_angles(orientation: np.ndarray, turned: Sequence[bool]) -> np.ndarray:
+    """``[N, 2]``: the angle (degrees, 0 = up in the image, clockwise positive) the face's top
+    points to, and how sure the model is of top against bottom (0..1), from the classifier's
+    orientation output and whether each crop was turned.
+
+    The axis comes from the doubled angle; of its two directions the one nearer the single-angle
+    estimate is taken, and that estimate's length is the certainty.
+
+    >>> o = np.array([[1.0, 0.0, 0.0, -1.0]])  # top points right in the crop: a = 90°
+    >>> face_angles(o, [False]).round(1).tolist(), face_angles(o, [True]).round(1).tolist()
+    ([[90.0, 1.0]], [[0.0, 1.0]])
+    """
+    o = np.asarray(orientation, dtype=np.float64).reshape(-1, 4)
+    axis = np.degrees(np.arctan2(o[:, 2], o[:, 3])) / 2  # in (-90, 90]
+    single = np.degrees(np.arctan2(o[:, 0], o[:, 1]))
+    flip = np.abs(((single - axis + 180) % 360) - 180) > 90
+    angle = axis + np.where(flip, 180.0, 0.0) - np.where(np.asarray(turned, dtype=bool), 90.0, 0.0)
+    angle = ((angle + 180) % 360) - 180
+    sure = np.clip(np.hypot(o[:, 0], o[:, 1]), 0.0, 1.0)
+    return np.stack([angle, sure], axis=1)
+
+
+#: the margin the runtime cuts crops with (a share of the box on each side)
+CROP_MARGIN = 0.06
+
+
+def crop_tile(bgr: np.ndarray, box: Sequence[float], size: tuple[int, int], margin: float = CROP_MARGIN) -> np.ndarray:
     """:func:`cut_tile` resized to ``size`` = (width, height), the classifier's input."""
     crop = cut_tile(bgr, box, (margin,) * 4)
     if crop.size == 0:
@@ -194,13 +232,26 @@ class Classifier:
         return np.ascontiguousarray(arr)
 
     def __call__(self, bgr: np.ndarray, boxes: Sequence[Sequence[float]]) -> np.ndarray:
+        return self.classify(bgr, boxes)[0]
+
+    @property
+    def has_orientation(self) -> bool:
+        return len(self.session.get_outputs()) > 1
+
+    def classify(self, bgr: np.ndarray, boxes: Sequence[Sequence[float]]) -> tuple[np.ndarray, np.ndarray | None]:
+        """Class probabilities ``[N, 37]`` and, when the model has the output, the faces' angles
+        ``[N, 2]`` (see :func:`face_angles`), else ``None``."""
         x = self.crops(bgr, boxes)
         if not len(x):
-            return np.zeros((0, N_FACE_CLASSES), np.float32)
-        outs = [self.session.run(None, {self.input_name: x[i:i + self.batch]})[0] for i in range(0, len(x), self.batch)]
-        probs = softmax(np.concatenate(outs))
+            return np.zeros((0, N_FACE_CLASSES), np.float32), (np.zeros((0, 2)) if self.has_orientation else None)
+        runs = [self.session.run(None, {self.input_name: x[i:i + self.batch]}) for i in range(0, len(x), self.batch)]
+        probs = softmax(np.concatenate([r[0] for r in runs]))
         if self.classes != list(range(N_FACE_CLASSES)):
             full = np.zeros((len(probs), N_FACE_CLASSES), np.float32)
             full[:, self.classes] = probs
             probs = full
-        return probs
+        if not self.has_orientation:
+            return probs, None
+        size = (bgr.shape[1], bgr.shape[0])
+        turned = [cut_window(b, (CROP_MARGIN,) * 4, size)[4] for b in boxes]
+        return probs, face_angles(np.concatenate([r[1] for r in runs]), turned)

@@ -67,6 +67,9 @@ class PhotoResult:
                 "box": [round(v * inv, 1) for v in d.box], "rotated": d.rotated,
                 "topk": [[tile_name(c), round(p, 4)] for c, p in d.topk], "role": role,
             })
+            if d.face_angle is not None:
+                dets[-1]["face_angle"] = round(d.face_angle, 1)
+                dets[-1]["face_sure"] = round(d.face_sure, 3)
         out = self.reading.to_dict()
         out["detections"] = dets
         out["timings_ms"] = {k: round(v, 1) for k, v in self.timings_ms.items()}
@@ -103,7 +106,7 @@ class PhotoReader:
         tiles = self.localizer(bgr)
         t1 = time.perf_counter()
         faces = [t for t in tiles if not t.face_down]
-        probs = self.classifier(bgr, [t.box for t in faces])
+        probs, angles = self.classifier.classify(bgr, [t.box for t in faces])
         t2 = time.perf_counter()
         if timings is not None:
             timings["localize"] = (t1 - t0) * 1000
@@ -117,10 +120,12 @@ class PhotoReader:
             if t.face_down:
                 dets.append(Detection(BACK, t.confidence, t.box, rotated, ((BACK, t.confidence),)))
                 continue
-            p = probs[next(face_iter)]
+            i = next(face_iter)
+            p = probs[i]
             order = np.argsort(-p)[:k]
             topk = tuple((int(c), float(p[c])) for c in order)
-            dets.append(Detection(int(order[0]), float(p[order[0]]) * t.confidence, t.box, rotated, topk))
+            angle, sure = (float(angles[i, 0]), float(angles[i, 1])) if angles is not None else (None, 0.0)
+            dets.append(Detection(int(order[0]), float(p[order[0]]) * t.confidence, t.box, rotated, topk, angle, sure))
         return dets
 
     def read(

@@ -12,6 +12,8 @@ from .config import SynthConfig
 from .hands import remaining_pool
 from .tiles import FACE_DOWN, parse_tiles
 
+RED_FIVES_FROM = 34  # contract ids 34..36 are the red fives
+
 
 @dataclass(frozen=True)
 class TileDims:
@@ -190,6 +192,9 @@ def _layout_meld(meld: dict[str, Any], mi: int, x: float, tiles: list[TilePlace]
     elif mtype == "kan" and not is_open:
         side = -1
         face_down_idx = {0, len(ids) - 1}
+        # a red five is shown face up (a player turns down two plain fives, or the red one is lost)
+        plain, red = [t for t in ids if t < RED_FIVES_FROM], [t for t in ids if t >= RED_FIVES_FROM]
+        ids = plain[:1] + red + plain[1:]
     elif mtype == "kan" and added:
         stacked = True
         ids = ids[:4]

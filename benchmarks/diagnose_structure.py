@@ -1,0 +1,127 @@
+"""Where exact-structure reading fails: the layout alone, the classifier, or the localizer.
+
+For each labelled render (a folder made by ``paiscan synth`` with ``meta/`` and ``structures/``)
+the hand is read four ways, and the exact-structure rate of each is printed:
+
+* ``oracle``: the true boxes, classes and face angles (the layout code's ceiling);
+* ``oracle_boxes``: the true boxes, classified by the classifier (localizer errors removed);
+* ``oracle_classes``: the localizer's boxes, each matched box given its true class (classifier
+  errors removed);
+* ``pipeline``: the models as shipped.
+
+With ``--show N`` it also lists up to N images each that fail under ``oracle`` and under
+``pipeline`` but not ``oracle_classes``, with the truth and the reading, for a look by eye.
+
+    python benchmarks/diagnose_structure.py --data data/valsel [--limit 200] [--show 10]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections import Counter
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from datasets.evaluate import match, same_structure
+from scoring.tiles import BACK
+from vision.detection import Detection
+from vision.pipeline import PhotoReader, VisionSettings
+from vision.reading import read_hand
+
+
+def _truth_dets(meta: dict[str, Any]) -> list[Detection]:
+    out = []
+    for b in meta["boxes"]:
+        x1, y1, x2, y2 = b["box"]
+        rotated = (x2 - x1) > (y2 - y1) * 1.15  # as the pipeline decides it
+        angle = None if b.get("face_down") else float(b["angle_deg"])
+        out.append(Detection(int(b["cls"]), 1.0, (x1, y1, x2, y2), rotated, ((int(b["cls"]), 1.0),), angle, 1.0))
+    return out
+
+
+def _short(hand: dict[str, Any] | None) -> str:
+    if not hand:
+        return "(none)"
+    melds = " ".join(f"{m['type']}:{m['tiles']}{'' if m.get('open', True) else '(closed)'}"
+                     for m in hand.get("melds", []))
+    return (f"hand={hand.get('hand')} win={hand.get('win_tile')} melds=[{melds}] "
+            f"dora={hand.get('dora_indicators')} nuki={hand.get('nuki', '')}")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--data", type=Path, required=True)
+    ap.add_argument("--limit", type=int, default=None)
+    ap.add_argument("--show", type=int, default=0)
+    ap.add_argument("--models", type=Path, default=None)
+    args = ap.parse_args()
+    reader = PhotoReader.load(VisionSettings().with_models(args.models))
+    reader.warm()
+    images = sorted((args.data / "images").iterdir())[: args.limit]
+    ok: Counter[str] = Counter()
+    shown: dict[str, list[str]] = {"oracle": [], "pipeline": []}
+    problems: Counter[str] = Counter()
+    for img in images:
+        meta = json.loads((args.data / "meta" / f"{img.stem}.json").read_text())
+        truth = json.loads((args.data / "structures" / f"{img.stem}.json").read_text())
+        rules = truth.get("rules", "riichi")
+        decoded = reader.decode(img.read_bytes())
+        s = decoded.scale
+        tdets = _truth_dets(meta)
+        scaled = [replace(d, box=(d.box[0] * s, d.box[1] * s, d.box[2] * s, d.box[3] * s)) for d in tdets]
+        # oracle: true boxes and classes
+        r_oracle = read_hand(scaled, rules=rules)
+        # oracle boxes, model classes
+        faces = [d for d in scaled if d.cls != BACK]
+        probs, angles = reader.classifier.classify(decoded.bgr, [d.box for d in faces])
+        it = iter(range(len(faces)))
+        boxed = []
+        for d in scaled:
+            if d.cls == BACK:
+                boxed.append(d)
+                continue
+            i = next(it)
+            p = probs[i]
+            order = p.argsort()[::-1][: reader.settings.topk]
+            face = (float(angles[i, 0]), float(angles[i, 1])) if angles is not None else (None, 0.0)
+            boxed.append(Detection(int(order[0]), float(p[order[0]]), d.box, d.rotated,
+                                   tuple((int(c), float(p[c])) for c in order), *face))
+        r_boxes = read_hand(boxed, rules=rules)
+        # model boxes, true classes where matched
+        pdets = reader.detect(decoded.bgr)
+        pairs = match([d.box for d in scaled], [d.box for d in pdets])
+        true_of = {j: scaled[i].cls for i, j in pairs}
+        fixed = [replace(d, cls=true_of[j], confidence=1.0, topk=((true_of[j], 1.0),)) if j in true_of else d
+                 for j, d in enumerate(pdets)]
+        r_classes = read_hand(fixed, rules=rules)
+        r_pipe = read_hand(pdets, rules=rules)
+        res = {"oracle": r_oracle, "oracle_boxes": r_boxes, "oracle_classes": r_classes, "pipeline": r_pipe}
+        good = {k: same_structure(truth, r.hand_dict()) for k, r in res.items()}
+        for k, v in good.items():
+            ok[k] += v
+        if not good["oracle"]:
+            problems["layout"] += 1
+        elif not good["oracle_classes"]:
+            problems["localizer"] += 1
+        elif not good["pipeline"]:
+            problems["classifier"] += 1
+        for key, fail in (("oracle", not good["oracle"]),
+                          ("pipeline", good["oracle"] and good["oracle_classes"] and not good["pipeline"])):
+            if fail and len(shown[key]) < args.show:
+                r = res[key]
+                shown[key].append(f"{img.name}\n  truth {_short(truth)}\n  read  {_short(r.hand_dict())}\n"
+                                  f"  problems {[p.code for p in r.problems]} ambiguities "
+                                  f"{[a.kind for a in r.ambiguities]}")
+    n = len(images)
+    print(json.dumps({"n": n, **{k: round(v / n, 3) for k, v in ok.items()},
+                      "first_failure": dict(problems)}, indent=1))
+    for key, lines in shown.items():
+        if lines:
+            print(f"\n== failing under {key} ==")
+            print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()
