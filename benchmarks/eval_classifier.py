@@ -1,4 +1,6 @@
-"""Accuracy of a classifier file alone on a folder of crops, and its most common confusions.
+"""Accuracy of a classifier file alone on a folder of crops, its most common confusions and, for a
+model with the orientation output, how far off the face's axis it reads (median and the share off
+by more than 30°, from the renders' meta).
 
 The crops are ``paiscan synth --crops`` output (``DIR/crops/CLASSID/*.jpg``), cut as the runtime
 cuts them; a seed no training run used makes a held-out set:
@@ -17,7 +19,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from datasets.train_classifier import model_input
+from datasets.train_classifier import crop_angles, model_input
 from scoring.tiles import tile_name
 from vision.models import MODELS_DIR, N_FACE_CLASSES, Classifier
 
@@ -28,7 +30,8 @@ def main() -> None:
     ap.add_argument("--model", type=Path, default=MODELS_DIR / "classifier.onnx")
     args = ap.parse_args()
     clf = Classifier(args.model)
-    crops, truth = [], []
+    crops, truth, angles = [], [], []
+    metas: dict[str, list[float]] = {}
     for d in sorted((args.data / "crops").iterdir()):
         if d.name.isdigit() and int(d.name) < N_FACE_CLASSES:
             for f in sorted(d.glob("*.jpg")):
@@ -36,14 +39,27 @@ def main() -> None:
                 if img is not None:
                     crops.append(img)
                     truth.append(int(d.name))
+                    name, _, k = f.stem.rpartition("_")
+                    meta = args.data / "meta" / f"{name}.json"
+                    if name not in metas:
+                        metas[name] = crop_angles(json.loads(meta.read_text())) if meta.is_file() else []
+                    angles.append(metas[name][int(k)] if int(k) < len(metas[name]) else float("nan"))
     if not crops:
         raise SystemExit(f"no crops under {args.data / 'crops'} (make them with paiscan synth --crops)")
     x = model_input(crops)
-    pred = np.concatenate([clf.session.run(None, {clf.input_name: x[i:i + 256]})[0].argmax(1)
-                           for i in range(0, len(x), 256)])
+    runs = [clf.session.run(None, {clf.input_name: x[i:i + 256]}) for i in range(0, len(x), 256)]
+    pred = np.concatenate([r[0].argmax(1) for r in runs])
+    axis: dict[str, float] = {}
+    known = ~np.isnan(np.array(angles))
+    if clf.has_orientation and known.any():
+        o = np.concatenate([r[1] for r in runs])[known]
+        err = np.abs(((np.degrees(np.arctan2(o[:, 2], o[:, 3])) / 2 - np.array(angles)[known]) + 90) % 180 - 90)
+        axis = {"axis_error_median_deg": round(float(np.median(err)), 2),
+                "axis_error_over_30_share": round(float(np.mean(err > 30)), 4)}
     y = np.array(truth)
     confusions = Counter((tile_name(int(a)), tile_name(int(b))) for a, b in zip(y, pred, strict=True) if a != b)
     print(json.dumps({"model": str(args.model), "n_crops": len(y), "accuracy": round(float((pred == y).mean()), 4),
+                      **axis,
                       "confusions": [[a, b, n] for (a, b), n in confusions.most_common(12)]}, indent=1))
 
 

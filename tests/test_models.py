@@ -46,12 +46,12 @@ def test_heldout_metrics_above_floor(reader: PhotoReader, heldout: Path) -> None
     m = evaluate_folder(heldout, paiscan_detector(reader))
     print(json.dumps(m))
     assert m["n_images"] == 24
-    # measured for the committed files (threshold 0.45): 0.928, 0.935, 0.903, 0.868, 0.21
+    # measured for the committed files (threshold 0.45): 0.928, 0.935, 0.903, 0.868, 0.29
     assert m["localization_recall"] >= 0.89
     assert m["cls_accuracy"] >= 0.89
     assert m["tile_precision"] >= 0.85
     assert m["tile_recall"] >= 0.82
-    assert m["exact_structure_rate"] >= 0.12
+    assert m["exact_structure_rate"] >= 0.25
 
 
 def test_bundled_example_reads_exactly(reader: PhotoReader) -> None:

@@ -14,8 +14,8 @@ skewed or rotated photo and under mild perspective:
    Box sides are de-rotated into the tile's extent along and across the row (exact for a rotated
    rectangle; impossible near 45°, where the rotated flag decides instead).
 3. **Sideways tiles** (a call): where the classifier gave the face's angle, a face whose axis
-   lies nearer the row's direction than its normal is sideways (near 45° the judgement is
-   unsure, see ``FACE_MARGIN_DEG``). Otherwise, from the box: along/across is ``SIDEWAYS_RATIO``
+   is turned more than 45° from its neighbours' (most of them upright) is sideways; near 45° the
+   judgement is unsure (``FACE_MARGIN_DEG``). Otherwise, from the box: along/across is ``SIDEWAYS_RATIO``
    times the upright reference
    (the 35th percentile of the four neighbours on each side: most tiles of a hand stand upright,
    and a local reference follows perspective) and at least ``SIDEWAYS_MIN_RATIO``; in the band
@@ -84,8 +84,9 @@ UNSURE_MARGIN = 0.25
 MAX_UNSURE = 3
 UNSURE_FLIP_COST = 0.5
 UNSURE_MARGIN_COST = 3.0
-#: a face's sideways margin is its angle off the row's normal less 45°, over this (so faces within
-#: 15° of 45° are unsure, as box margins within ``UNSURE_MARGIN`` are)
+#: a face's sideways margin is its axis's angle to its neighbours' (or, with fewer than
+#: ``MIN_FACE_NEIGHBOURS`` faces near, to the row's normal) less 45°, over this: faces within 15°
+#: of 45° are unsure, as box margins within ``UNSURE_MARGIN`` are
 FACE_MARGIN_DEG = 60.0
 MIN_FACE_NEIGHBOURS = 3
 #: the faces' vote (sum of certainty × cos of the angle to the row's normal) decides which side of
