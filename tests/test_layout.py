@@ -384,3 +384,15 @@ def test_indicators_touching_the_row_end_are_left_out_when_the_count_needs_it() 
     hr = hand_row(dets)
     best = hr.structures[0]
     assert sorted(names(dets, best.excluded)) == ["3p", "4p"] and best.cost >= 2.0
+
+
+def test_a_second_looser_box_on_one_tile_counts_once() -> None:
+    dets = layout_boxes("123m456p789s1122z 2z", faces=True)
+    x1, y1, x2, y2 = dets[4].box
+    w, h = x2 - x1, y2 - y1
+    twin = Detection(dets[4].cls, 0.4, (x1 - 0.3 * w, y1 - 0.35 * h, x2 + 0.1 * w, y2))  # IoU 0.53
+    dets.append(twin)
+    hr = hand_row(dets)
+    assert hr.n_tiles == 14 and 14 in hr.unused
+    for angle in (0.0, 45.0):  # neighbours are never taken for one tile detected twice
+        assert hand_row(layout_boxes("123m456p789s1122z2z", angle=angle, faces=True)).n_tiles == 14
