@@ -497,6 +497,13 @@ def _local_refs(ratio: np.ndarray, u: np.ndarray) -> np.ndarray:
     return refs
 
 
+def _face_top(angle_deg: float) -> np.ndarray:
+    """The unit vector (image x right, y down) a face's top points along, from its angle (0 = up,
+    clockwise)."""
+    a = math.radians(angle_deg)
+    return np.array([math.sin(a), -math.cos(a)])
+
+
 def _local_axis_offsets(angles: np.ndarray, u: np.ndarray) -> np.ndarray:
     """Each face's axis against its neighbours' (up to four each side along the row, their
     doubled angles averaged, so the upright majority wins over a sideways minority), in degrees
@@ -856,8 +863,7 @@ def _make_row(g: _Geo, line: _Line, cue_dets: Iterable[int], orient: bool = True
         for t in tiles:
             a = g.angles[t.det]
             if not t.sideways and not np.isnan(a):
-                top = np.array([math.sin(math.radians(a)), -math.cos(math.radians(a))])
-                faces.append(float(g.sure[t.det]) * float(top @ up))
+                faces.append(float(g.sure[t.det]) * float(_face_top(a) @ up))
         tiles, d, why = _orient(tiles, d, cues, stacked, faces)
     return Row(tuple(tiles), (float(d[0]), float(d[1])), unit, _split_gap(tiles), why, degenerate)
 
@@ -1154,7 +1160,7 @@ def _turned_away(g: _Geo, group: Sequence[int], row: Row) -> bool:
         if np.isnan(a):
             continue
         known += 1
-        top = np.array([math.sin(math.radians(a)), -math.cos(math.radians(a))])
+        top = _face_top(a)
         if abs(float(top @ d)) > math.sqrt(0.5) or (g.sure[j] >= TURNED_SURE and float(top @ up) < -0.5):
             turned += 1
     return known > 0 and known == len(group) and 2 * turned > known
