@@ -27,6 +27,7 @@ from typing import Any
 from datasets.evaluate import match, same_structure
 from scoring.tiles import BACK
 from vision.detection import Detection
+from vision.models import TileBox
 from vision.pipeline import PhotoReader, VisionSettings
 from vision.reading import read_hand
 
@@ -74,20 +75,7 @@ def main() -> None:
         # oracle: true boxes and classes
         r_oracle = read_hand(scaled, rules=rules)
         # oracle boxes, model classes
-        faces = [d for d in scaled if d.cls != BACK]
-        probs, angles = reader.classifier.classify(decoded.bgr, [d.box for d in faces])
-        it = iter(range(len(faces)))
-        boxed = []
-        for d in scaled:
-            if d.cls == BACK:
-                boxed.append(d)
-                continue
-            i = next(it)
-            p = probs[i]
-            order = p.argsort()[::-1][: reader.settings.topk]
-            face = (float(angles[i, 0]), float(angles[i, 1])) if angles is not None else (None, 0.0)
-            boxed.append(Detection(int(order[0]), float(p[order[0]]), d.box, d.rotated,
-                                   tuple((int(c), float(p[c])) for c in order), *face))
+        boxed = reader.classify_tiles(decoded.bgr, [TileBox(d.box, 1.0, d.cls == BACK) for d in scaled])
         r_boxes = read_hand(boxed, rules=rules)
         # model boxes, true classes where matched
         pdets = reader.detect(decoded.bgr)

@@ -19,9 +19,9 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from datasets.train_classifier import crop_angles, model_input
+from datasets.train_classifier import axis_errors, model_input, synth_crop_files
 from scoring.tiles import tile_name
-from vision.models import MODELS_DIR, N_FACE_CLASSES, Classifier
+from vision.models import MODELS_DIR, Classifier
 
 
 def main() -> None:
@@ -31,19 +31,12 @@ def main() -> None:
     args = ap.parse_args()
     clf = Classifier(args.model)
     crops, truth, angles = [], [], []
-    metas: dict[str, list[float]] = {}
-    for d in sorted((args.data / "crops").iterdir()):
-        if d.name.isdigit() and int(d.name) < N_FACE_CLASSES:
-            for f in sorted(d.glob("*.jpg")):
-                img = cv2.imread(str(f))
-                if img is not None:
-                    crops.append(img)
-                    truth.append(int(d.name))
-                    name, _, k = f.stem.rpartition("_")
-                    meta = args.data / "meta" / f"{name}.json"
-                    if name not in metas:
-                        metas[name] = crop_angles(json.loads(meta.read_text())) if meta.is_file() else []
-                    angles.append(metas[name][int(k)] if int(k) < len(metas[name]) else float("nan"))
+    for f, c, a in synth_crop_files(args.data):
+        img = cv2.imread(str(f))
+        if img is not None:
+            crops.append(img)
+            truth.append(c)
+            angles.append(a)
     if not crops:
         raise SystemExit(f"no crops under {args.data / 'crops'} (make them with paiscan synth --crops)")
     x = model_input(crops)
@@ -52,8 +45,7 @@ def main() -> None:
     axis: dict[str, float] = {}
     known = ~np.isnan(np.array(angles))
     if clf.has_orientation and known.any():
-        o = np.concatenate([r[1] for r in runs])[known]
-        err = np.abs(((np.degrees(np.arctan2(o[:, 2], o[:, 3])) / 2 - np.array(angles)[known]) + 90) % 180 - 90)
+        err = axis_errors(np.concatenate([r[1] for r in runs])[known], np.array(angles)[known])
         axis = {"axis_error_median_deg": round(float(np.median(err)), 2),
                 "axis_error_over_30_share": round(float(np.mean(err > 30)), 4)}
     y = np.array(truth)

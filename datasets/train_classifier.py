@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import random
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -23,6 +23,7 @@ import cv2
 import numpy as np
 
 from datasets.realdata import iter_realdata, read_yolo_labels
+from datasets.synth.io import crop_margins, crop_rng
 from vision.models import cut_tile, cut_window
 
 INPUT_W, INPUT_H = 48, 64
@@ -59,42 +60,42 @@ def crop_angles(meta: dict[str, Any]) -> list[float]:
     ``k`` of the render is ``[k]``; NaN for face-down tiles): the face's angle in the photo, less
     90° where the crop was turned. The margins are drawn again from the render's seed exactly as
     :func:`datasets.synth.io.crop_tiles` drew them."""
-    rng = np.random.default_rng(np.random.SeedSequence([int(meta["seed"]), 0xC409]))
     size = (int(meta["width"]), int(meta["height"]))
+    boxes = meta["boxes"]
     out: list[float] = []
-    for b in meta["boxes"]:
-        x0, y0, x1, y1 = b["box"]
-        if x1 - x0 < 4 or y1 - y0 < 4:
-            continue
-        m = rng.uniform(0.02, 0.12, 4)
-        turned = cut_window(b["box"], (float(m[0]), float(m[1]), float(m[2]), float(m[3])), size)[4]
+    for i, margins in crop_margins([b["box"] for b in boxes], crop_rng(int(meta["seed"]))):
+        b = boxes[i]
+        turned = cut_window(b["box"], margins, size)[4]
         out.append(float("nan") if b.get("face_down") else float(b["angle_deg"]) + (90.0 if turned else 0.0))
     return out
+
+
+def synth_crop_files(d: Path) -> Iterator[tuple[Path, int, float]]:
+    """The face crops of one ``paiscan synth --crops`` folder: (file, class id, the face's angle in
+    the crop from :func:`crop_angles`, NaN without the render's meta)."""
+    crops = d / "crops"
+    if not crops.is_dir():
+        return
+    angles: dict[str, list[float]] = {}
+    for cls_dir in sorted(crops.iterdir()):
+        if not cls_dir.name.isdigit() or int(cls_dir.name) >= N_CLASSES:
+            continue  # face-down tiles are the localizer's business
+        for f in sorted(cls_dir.glob("*.jpg")):
+            name, _, k = f.stem.rpartition("_")
+            if name not in angles:
+                meta = d / "meta" / f"{name}.json"
+                angles[name] = crop_angles(json.loads(meta.read_text())) if meta.is_file() else []
+            yield f, int(cls_dir.name), angles[name][int(k)] if int(k) < len(angles[name]) else float("nan")
 
 
 def collect_synth(dirs: Sequence[Path]) -> list[Crop]:
     out: list[Crop] = []
     for d in dirs:
-        crops = d / "crops"
-        if not crops.is_dir():
-            continue
-        angles: dict[str, list[float]] = {}
-        for cls_dir in sorted(crops.iterdir()):
-            if not cls_dir.name.isdigit():
+        for f, c, a in synth_crop_files(d):
+            img = _load(f)
+            if img is None or min(img.shape[:2]) < 6:
                 continue
-            c = int(cls_dir.name)
-            if c >= N_CLASSES:
-                continue  # face-down tiles are the localizer's business
-            for f in sorted(cls_dir.glob("*.jpg")):
-                img = _load(f)
-                if img is None or min(img.shape[:2]) < 6:
-                    continue
-                name, _, k = f.stem.rpartition("_")
-                if name not in angles:
-                    meta = d / "meta" / f"{name}.json"
-                    angles[name] = crop_angles(json.loads(meta.read_text())) if meta.is_file() else []
-                a = angles[name][int(k)] if int(k) < len(angles[name]) else float("nan")
-                out.append((cv2.resize(img, (INPUT_W * 2, INPUT_H * 2), interpolation=cv2.INTER_AREA), c, a))
+            out.append((cv2.resize(img, (INPUT_W * 2, INPUT_H * 2), interpolation=cv2.INTER_AREA), c, a))
     return out
 
 
@@ -242,11 +243,15 @@ def axis_error(predict: Any, data: Sequence[Crop]) -> float:
     errs: list[float] = []
     for i in range(0, len(known), 256):
         chunk = known[i:i + 256]
-        o = predict(model_input([c[0] for c in chunk]))
-        axis = np.degrees(np.arctan2(o[:, 2], o[:, 3])) / 2
-        truth = np.array([c[2] for c in chunk])
-        errs += (np.abs(((axis - truth + 90) % 180) - 90)).tolist()
+        errs += axis_errors(predict(model_input([c[0] for c in chunk])), [c[2] for c in chunk]).tolist()
     return float(np.median(errs))
+
+
+def axis_errors(orientation: np.ndarray, truth_deg: Sequence[float]) -> np.ndarray:
+    """How far (degrees, 0..90) the face axis of each orientation output ``[N, 4]`` is from the
+    true face angle, up and down alike."""
+    axis = np.degrees(np.arctan2(orientation[:, 2], orientation[:, 3])) / 2
+    return np.abs(((axis - np.asarray(truth_deg, dtype=float) + 90) % 180) - 90)
 
 
 def evaluate(model: Any, data: Sequence[Crop]) -> float:

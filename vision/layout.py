@@ -50,7 +50,7 @@ from __future__ import annotations
 import itertools
 import math
 import sys
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cache
 from typing import Any, Literal
@@ -668,16 +668,11 @@ def _split_dead_wall(g: _Geo, line: _Line) -> list[_Line]:
     rest, with at least ``DEAD_WALL_BACKS + 1`` face-down tiles, two of them side by side, no call
     marks and no split into closed kans; what stays must still be able to hold a hand.
     """
-    tiles = _with_gaps(_row_tiles(g, line)[0])
-    runs: list[list[RowTile]] = []
-    for t in tiles:
-        if not runs or t.gap_before >= DEAD_WALL_GAP:
-            runs.append([])
-        runs[-1].append(t)
+    runs = _line_runs(g, line, lambda gap: gap >= DEAD_WALL_GAP)
     if len(runs) < 2:
         return []
     out: list[_Line] = []
-    for run in {0: runs[0], 1: runs[-1]}.values():
+    for run in (runs[0], runs[-1]):
         backs = [t.back for t in run]
         if (sum(backs) <= DEAD_WALL_BACKS or not any(a and b for a, b in itertools.pairwise(backs))
                 or any(t.sideways or t.stacked is not None for t in run) or _closed_kans_only(run)
@@ -690,16 +685,21 @@ def _split_dead_wall(g: _Geo, line: _Line) -> list[_Line]:
     return out
 
 
+def _line_runs(g: _Geo, line: _Line, cuts: Callable[[float], bool]) -> list[list[RowTile]]:
+    """The line's tiles in order along it, in runs: a new run after each gap (tile widths) that
+    ``cuts`` says splits."""
+    runs: list[list[RowTile]] = []
+    for t in _with_gaps(_row_tiles(g, line)[0]):
+        if not runs or cuts(t.gap_before):
+            runs.append([])
+        runs[-1].append(t)
+    return runs
+
+
 def _release_far(g: _Geo, line: _Line) -> list[int]:
     """Cut the line at gaps wider than ``FAR_GAP``; keep the largest part (and meld-like parts
     next to it); return the detections let go."""
-    tiles, _, _ = _row_tiles(g, line)
-    tiles = _with_gaps(tiles)
-    clusters: list[list[RowTile]] = []
-    for t in tiles:
-        if not clusters or t.gap_before > FAR_GAP:
-            clusters.append([])
-        clusters[-1].append(t)
+    clusters = _line_runs(g, line, lambda gap: gap > FAR_GAP)
     if len(clusters) == 1:
         return []
     main = max(range(len(clusters)), key=lambda i: len(clusters[i]))
@@ -1172,15 +1172,9 @@ def _dead_wall_faces(g: _Geo, lines: Sequence[_Line]) -> set[int]:
     indicators, and a pond beyond them is not."""
     out: set[int] = set()
     for line in lines:
-        tiles = _with_gaps(_row_tiles(g, line)[0])
-        run: list[RowTile] = []
-        for t in [*tiles, None]:
-            if t is None or (run and t.gap_before >= DEAD_WALL_GAP):
-                if sum(r.back for r in run) >= DEAD_WALL_BACKS:
-                    out.update(r.det for r in run if not r.back)
-                run = []
-            if t is not None:
-                run.append(t)
+        for run in _line_runs(g, line, lambda gap: gap >= DEAD_WALL_GAP):
+            if sum(r.back for r in run) >= DEAD_WALL_BACKS:
+                out.update(r.det for r in run if not r.back)
     return out
 
 

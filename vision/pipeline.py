@@ -7,16 +7,17 @@ lifespan and warms it); :meth:`PhotoReader.read` is a pure function of the image
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from scoring.tiles import BACK, tile_name
+from scoring.tiles import BACK
 from vision.detection import Detection
 from vision.image import DecodedImage, decode_image
-from vision.models import MODELS_DIR, Classifier, Localizer
+from vision.models import MODELS_DIR, Classifier, Localizer, TileBox
 from vision.reading import Reading, read_hand
 
 
@@ -62,14 +63,8 @@ class PhotoResult:
         inv = 1.0 / self.scale if self.scale else 1.0
         dets = []
         for d, role in zip(self.detections, self.reading.roles(), strict=True):
-            dets.append({
-                "class": tile_name(d.cls), "class_id": d.cls, "confidence": round(d.confidence, 4),
-                "box": [round(v * inv, 1) for v in d.box], "rotated": d.rotated,
-                "topk": [[tile_name(c), round(p, 4)] for c, p in d.topk], "role": role,
-            })
-            if d.face_angle is not None:
-                dets[-1]["face_angle"] = round(d.face_angle, 1)
-                dets[-1]["face_sure"] = round(d.face_sure, 3)
+            x1, y1, x2, y2 = d.box
+            dets.append({**replace(d, box=(x1 * inv, y1 * inv, x2 * inv, y2 * inv)).to_dict(), "role": role})
         out = self.reading.to_dict()
         out["detections"] = dets
         out["timings_ms"] = {k: round(v, 1) for k, v in self.timings_ms.items()}
@@ -105,12 +100,18 @@ class PhotoReader:
         t0 = time.perf_counter()
         tiles = self.localizer(bgr)
         t1 = time.perf_counter()
-        faces = [t for t in tiles if not t.face_down]
-        probs, angles = self.classifier.classify(bgr, [t.box for t in faces])
+        dets = self.classify_tiles(bgr, tiles)
         t2 = time.perf_counter()
         if timings is not None:
             timings["localize"] = (t1 - t0) * 1000
             timings["classify"] = (t2 - t1) * 1000
+        return dets
+
+    def classify_tiles(self, bgr: np.ndarray, tiles: Sequence[TileBox]) -> list[Detection]:
+        """The localizer's tiles as detections: each face-up tile classified (top-k, face angle),
+        each face-down tile a back."""
+        faces = [t for t in tiles if not t.face_down]
+        probs, angles = self.classifier.classify(bgr, [t.box for t in faces])
         dets: list[Detection] = []
         k = self.settings.topk
         face_iter = iter(range(len(faces)))

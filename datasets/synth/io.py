@@ -6,7 +6,7 @@ import json
 import math
 import multiprocessing
 import os
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -31,20 +31,35 @@ def sample_seed(seed: int, index: int) -> int:
     return int(ss.generate_state(1, np.uint64)[0] >> np.uint64(1))
 
 
-def crop_tiles(sample: Sample, rng: np.random.Generator) -> list[tuple[int, np.ndarray]]:
-    """Tile crops (class id, BGR image) cut from the photo exactly as the runtime cuts them
-    (:func:`vision.models.cut_tile`: the box, landscape turned clockwise) with a random margin of
+def crop_rng(render_seed: int) -> np.random.Generator:
+    """The generator a render's crops draw their margins (then their JPEG qualities) from."""
+    return np.random.default_rng(np.random.SeedSequence([render_seed, 0xC409]))
+
+
+def crop_margins(boxes: Iterable[Sequence[float]], rng: np.random.Generator,
+                 ) -> list[tuple[int, tuple[float, float, float, float]]]:
+    """(box index, margins) of each box big enough to crop (4 px a side), the margins a random
     2-12 % on each side, standing in for the localizer's imprecision."""
-    img = sample.image
-    out: list[tuple[int, np.ndarray]] = []
-    for cls, box in zip(sample.classes, sample.boxes, strict=True):
+    out = []
+    for i, box in enumerate(boxes):
         x0, y0, x1, y1 = (float(v) for v in box)
         if x1 - x0 < 4 or y1 - y0 < 4:
             continue
         m = rng.uniform(0.02, 0.12, 4)
-        crop = cut_tile(img, (x0, y0, x1, y1), (float(m[0]), float(m[1]), float(m[2]), float(m[3])))
+        out.append((i, (float(m[0]), float(m[1]), float(m[2]), float(m[3]))))
+    return out
+
+
+def crop_tiles(sample: Sample, rng: np.random.Generator) -> list[tuple[int, np.ndarray]]:
+    """Tile crops (class id, BGR image) cut from the photo exactly as the runtime cuts them
+    (:func:`vision.models.cut_tile`: the box, landscape turned clockwise), with the margins of
+    :func:`crop_margins`."""
+    out: list[tuple[int, np.ndarray]] = []
+    for i, margins in crop_margins(sample.boxes, rng):
+        x0, y0, x1, y1 = (float(v) for v in sample.boxes[i])
+        crop = cut_tile(sample.image, (x0, y0, x1, y1), margins)
         if crop.size:
-            out.append((cls, np.ascontiguousarray(crop)))
+            out.append((sample.classes[i], np.ascontiguousarray(crop)))
     return out
 
 
@@ -62,7 +77,7 @@ def _write_one(args: tuple[Path, int, int, str, bool, SynthConfig | None]) -> in
     (out / "structures" / f"{name}.json").write_text(json.dumps(sample.structure, indent=1))
     (out / "meta" / f"{name}.json").write_text(json.dumps(_jsonable(sample.meta)))
     if crops:
-        rng = np.random.default_rng(np.random.SeedSequence([s, 0xC409]))
+        rng = crop_rng(s)
         for k, (cls, crop) in enumerate(crop_tiles(sample, rng)):
             q = int(rng.integers(70, 96))
             ok, enc = cv2.imencode(".jpg", crop, [cv2.IMWRITE_JPEG_QUALITY, q])
