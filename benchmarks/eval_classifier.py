@@ -1,4 +1,5 @@
-"""Accuracy of a classifier file alone on a folder of crops, its most common confusions and, for a
+"""Accuracy of a classifier file alone on a folder of crops (faces; for a model that reads backs
+also its back recall and the share of faces it reads as backs), its most common confusions and, for a
 model with the orientation output, how far off the face's axis it reads (median and the share off
 by more than 30°, from the renders' meta).
 
@@ -20,7 +21,7 @@ import cv2
 import numpy as np
 
 from datasets.train_classifier import axis_errors, model_input, synth_crop_files
-from scoring.tiles import tile_name
+from scoring.tiles import BACK, tile_name
 from vision.models import MODELS_DIR, Classifier
 
 
@@ -41,7 +42,7 @@ def main() -> None:
         raise SystemExit(f"no crops under {args.data / 'crops'} (make them with paiscan synth --crops)")
     x = model_input(crops)
     runs = [clf.session.run(None, {clf.input_name: x[i:i + 256]}) for i in range(0, len(x), 256)]
-    pred = np.concatenate([r[0].argmax(1) for r in runs])
+    pred = np.asarray(clf.classes)[np.concatenate([r[0].argmax(1) for r in runs])]
     axis: dict[str, float] = {}
     known = ~np.isnan(np.array(angles))
     if clf.has_orientation and known.any():
@@ -49,9 +50,12 @@ def main() -> None:
         axis = {"axis_error_median_deg": round(float(np.median(err)), 2),
                 "axis_error_over_30_share": round(float(np.mean(err > 30)), 4)}
     y = np.array(truth)
+    faces, backs = y != BACK, y == BACK
     confusions = Counter((tile_name(int(a)), tile_name(int(b))) for a, b in zip(y, pred, strict=True) if a != b)
-    print(json.dumps({"model": str(args.model), "n_crops": len(y), "accuracy": round(float((pred == y).mean()), 4),
-                      **axis,
+    back = ({"back_recall": round(float((pred[backs] == BACK).mean()), 4) if backs.any() else None,
+             "faces_read_as_back": round(float((pred[faces] == BACK).mean()), 4)} if clf.has_back else {})
+    print(json.dumps({"model": str(args.model), "n_crops": int(faces.sum()),
+                      "accuracy": round(float((pred[faces] == y[faces]).mean()), 4), **back, **axis,
                       "confusions": [[a, b, n] for (a, b), n in confusions.most_common(12)]}, indent=1))
 
 

@@ -81,13 +81,15 @@ def onnx_weights(path: Path) -> tuple[dict[str, Any], list[tuple[Any, Any | None
     return inits, convs, gemms
 
 
-def load_fused_onnx(model: Any, path: Path, calibration: Any) -> int:
+def load_fused_onnx(model: Any, path: Path, calibration: Any, grow: tuple[str, ...] = ("classify",)) -> int:
     """Load ``path`` into ``model`` (same architecture, unfused); returns the convolutions loaded.
 
     Weights are matched by name (``NAME.weight`` / ``NAME.bias`` of each ``Conv2d``) when the ONNX
     file kept the names, otherwise by the order of the ``Conv`` nodes; other initializers named
     like a state-dict entry (a final linear layer) are loaded as they are, and a linear layer
     without one takes the next ``Gemm`` node of its shape (a network whose layers were renamed).
+    A linear layer named in ``grow`` that found neither takes a ``Gemm`` with fewer outputs of the
+    same input width, its missing rows zero and their bias the lowest (a class head gaining a class).
     ``calibration`` is an input batch for the statistics.
     """
     import torch
@@ -135,6 +137,19 @@ def load_fused_onnx(model: Any, path: Path, calibration: Any) -> int:
                 rest[f"{name}.weight"] = torch.from_numpy(w.copy())
                 if b is not None and mod.bias is not None:
                     rest[f"{name}.bias"] = torch.from_numpy(b.copy())
+        for name, mod in model.named_modules():
+            if name not in grow or not isinstance(mod, torch.nn.Linear) or f"{name}.weight" in rest:
+                continue
+            out_n, in_n = mod.weight.shape
+            k = next((i for i, (w, _) in enumerate(gemms) if w.shape[1] == in_n and w.shape[0] < out_n), None)
+            if k is not None:
+                w, b = gemms.pop(k)
+                weight = torch.zeros(out_n, in_n)
+                weight[:w.shape[0]] = torch.from_numpy(w.copy())
+                rest[f"{name}.weight"] = weight
+                if mod.bias is not None:
+                    old = torch.from_numpy(b.copy()) if b is not None else torch.zeros(w.shape[0])
+                    rest[f"{name}.bias"] = torch.cat([old, torch.full((out_n - w.shape[0],), float(old.min()))])
         model.load_state_dict(rest, strict=False)
     _calibrate(model, pairs, fused_bias, calibration)
     return loaded

@@ -24,10 +24,14 @@ import numpy as np
 
 from datasets.realdata import iter_realdata, read_yolo_labels
 from datasets.synth.io import crop_margins, crop_rng
+from scoring.tiles import BACK
 from vision.models import cut_tile, cut_window
 
 INPUT_W, INPUT_H = 48, 64
-N_CLASSES = 37
+#: the 37 faces (34 kinds + red 0m 0p 0s) and the back (contract id 37): the classifier reads each
+#: localized tile at full resolution, so it, not the low-resolution localizer, has the last word on
+#: face down (a white dragon or a far tile is easily taken for a back at the localizer's 384 px)
+N_CLASSES = 38
 #: one training crop: image, class id, the face's angle in the crop in degrees (NaN: unknown)
 Crop = tuple[np.ndarray, int, float]
 
@@ -70,21 +74,32 @@ def crop_angles(meta: dict[str, Any]) -> list[float]:
     return out
 
 
+#: a back this light (every BGR channel) is white: earlier renders drew some, now left out
+WHITE_BACK_MIN = 150
+
+
 def synth_crop_files(d: Path) -> Iterator[tuple[Path, int, float]]:
-    """The face crops of one ``paiscan synth --crops`` folder: (file, class id, the face's angle in
-    the crop from :func:`crop_angles`, NaN without the render's meta)."""
+    """The tile crops of one ``paiscan synth --crops`` folder: (file, class id, the face's angle in
+    the crop from :func:`crop_angles`, NaN without the render's meta). Face-down crops of renders
+    with white backs (made before the renderer dropped them) are left out: such a back is a blank
+    white dragon face down."""
     crops = d / "crops"
     if not crops.is_dir():
         return
     angles: dict[str, list[float]] = {}
+    white: dict[str, bool] = {}
     for cls_dir in sorted(crops.iterdir()):
         if not cls_dir.name.isdigit() or int(cls_dir.name) >= N_CLASSES:
-            continue  # face-down tiles are the localizer's business
+            continue
         for f in sorted(cls_dir.glob("*.jpg")):
             name, _, k = f.stem.rpartition("_")
             if name not in angles:
-                meta = d / "meta" / f"{name}.json"
-                angles[name] = crop_angles(json.loads(meta.read_text())) if meta.is_file() else []
+                meta_path = d / "meta" / f"{name}.json"
+                meta = json.loads(meta_path.read_text()) if meta_path.is_file() else {}
+                angles[name] = crop_angles(meta) if meta else []
+                white[name] = min(meta.get("style", {}).get("back_bgr", [0])) >= WHITE_BACK_MIN
+            if int(cls_dir.name) == BACK and white[name]:
+                continue
             yield f, int(cls_dir.name), angles[name][int(k)] if int(k) < len(angles[name]) else float("nan")
 
 
@@ -211,9 +226,37 @@ def load_single_head(model: Any, state: dict[str, Any]) -> None:
             mapped[f"classify.{rest}"] = value
         else:
             mapped[key] = value
+    if "classify.weight" in mapped:
+        mapped.update(fit_class_head({k: v for k, v in mapped.items() if k.startswith("classify.")},
+                                     model.classify.out_features))
     missing, unexpected = model.load_state_dict(mapped, strict=False)
     if unexpected or any(not k.startswith("orient.") for k in missing):
         raise ValueError(f"weights do not fit the network (missing {missing}, unexpected {unexpected})")
+
+
+def fit_class_head(state: dict[str, Any], n_classes: int = N_CLASSES) -> dict[str, Any]:
+    """``state`` (a :class:`TileNet` state dict) with its class head grown to ``n_classes`` rows: an
+    earlier model's rows are kept, each new class starts with zero weights and the lowest bias, so
+    the grown network reads the old classes exactly as before and learns the new ones."""
+    w, b = state["classify.weight"], state["classify.bias"]
+    if w.shape[0] >= n_classes:
+        return state
+    import torch
+
+    extra = n_classes - w.shape[0]
+    grown = dict(state)
+    grown["classify.weight"] = torch.cat([w, torch.zeros(extra, w.shape[1], dtype=w.dtype)])
+    grown["classify.bias"] = torch.cat([b, torch.full((extra,), float(b.min()), dtype=b.dtype)])
+    return grown
+
+
+def load_weights(model: Any, state: dict[str, Any]) -> None:
+    """Load a state dict of this network or of an earlier one: the one-output network
+    (:func:`load_single_head`) or a class head without the back class (:func:`fit_class_head`)."""
+    if not any(k.startswith("features.") for k in state):
+        load_single_head(model, state)
+        return
+    model.load_state_dict(fit_class_head(state, model.classify.out_features))
 
 
 def model_input(images: Sequence[np.ndarray]) -> np.ndarray:
@@ -298,11 +341,7 @@ def train_classifier(synth_dirs: Sequence[Path], out: Path, recipe: ClassifierRe
     ckpt = out / "checkpoint.pt"
     start = 0
     if recipe.init_checkpoint and not ckpt.exists():
-        state0 = torch.load(recipe.init_checkpoint, weights_only=False)["model"]
-        if any(k.startswith("features.") for k in state0):
-            model.load_state_dict(state0)
-        else:
-            load_single_head(model, state0)
+        load_weights(model, torch.load(recipe.init_checkpoint, weights_only=False)["model"])
         log(f"starting from the weights of {recipe.init_checkpoint}")
     if recipe.init_onnx and not ckpt.exists():
         from datasets.onnx_init import load_fused_onnx

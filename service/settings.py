@@ -37,7 +37,9 @@ class ServiceSettings(BaseSettings):
     max_json_bytes: int = Field(default=256 * 1024, ge=1024, description="largest JSON request body, in bytes")
     max_pixels: int = Field(default=40_000_000, ge=10_000, description="largest photo, in pixels (decompression bombs)")
     decode_max_side: int = Field(
-        default=1600, ge=256, description="large JPEGs are decoded at reduced size down to about this long side")
+        default=1000, ge=256,
+        description="large JPEGs are decoded at reduced size down to about this long side (again larger when the "
+                    "tiles are small)")
     preview_max_side: int = Field(default=1024, ge=64, le=4096, description="long side of the annotated preview")
 
     workers: int = Field(default_factory=_default_workers, ge=1, le=64,

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from vision.image import ImageError, decode_image
+from vision.image import ImageError, decode_image, redecode
 
 
 def encode(img: Image.Image, fmt: str, **kw: object) -> bytes:
@@ -57,3 +57,24 @@ def test_reduced_jpeg_decoding() -> None:
     data = encode(Image.fromarray(arr), "JPEG")
     out = decode_image(data, max_side=300)
     assert max(out.bgr.shape[:2]) < 800 and out.scale < 1 and out.original_size == (1200, 800)
+
+
+def test_redecode_goes_to_the_next_reduction_that_reaches_the_factor() -> None:
+    arr = (np.random.default_rng(1).random((600, 800, 3)) * 255).astype("uint8")
+    exif = Image.Exif()
+    exif[0x0112] = 6  # shown turned: 600 wide, 800 tall
+    data = encode(Image.fromarray(arr), "JPEG", exif=exif)
+    small = decode_image(data, max_side=200)
+    assert small.scale == 0.25 and small.bgr.shape[:2] == (200, 150) and small.source == data
+    assert redecode(small, 1.0) is small  # no larger size wanted
+    half = redecode(small, 1.3)  # 1/4 × 1.3 is reached first by 1/2
+    assert half.scale == 0.5 and half.bgr.shape[:2] == (400, 300) and half.original_size == (600, 800)
+    assert np.abs(half.bgr[::2, ::2].astype(int).mean() - small.bgr.astype(int).mean()) < 8  # same picture
+    full = redecode(small, 100.0)
+    assert full.scale == 1.0 and full.bgr.shape[:2] == (800, 600) and full.source == b""
+    assert redecode(full, 2.0) is full  # nothing larger to decode
+
+
+def test_a_photo_decoded_whole_is_not_decoded_again() -> None:
+    png = decode_image(encode(Image.new("RGB", (900, 600), (10, 20, 30)), "PNG"), max_side=300)
+    assert png.scale == 1.0 and png.source == b"" and redecode(png, 3.0) is png

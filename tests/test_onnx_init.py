@@ -83,8 +83,21 @@ def test_int8_copy_agrees_and_can_seed_the_next_stage(tmp_path: Path) -> None:
 
 
 def _single_head(model: object) -> object:
-    """The earlier classifier layout: one ``nn.Sequential``, the class head last."""
-    return torch.nn.Sequential(*model.features, model.classify)  # type: ignore[attr-defined]
+    """The earlier classifier layout: one ``nn.Sequential``, the class head last, 37 faces and no
+    back class."""
+    head = torch.nn.Linear(160, 37)
+    with torch.no_grad():
+        head.weight.copy_(model.classify.weight[:37])  # type: ignore[attr-defined]
+        head.bias.copy_(model.classify.bias[:37])  # type: ignore[attr-defined]
+    return torch.nn.Sequential(*model.features, head)  # type: ignore[attr-defined]
+
+
+def _reads_as_before(logits: np.ndarray, want: np.ndarray, tol: float) -> None:
+    """The grown network's first 37 logits are the old ones; the new back logit starts as a constant
+    (zero weights), whatever the input."""
+    assert logits.shape[1] == 38 and want.shape[1] == 37
+    assert np.abs(logits[:, :37] - want).max() < tol
+    assert np.ptp(logits[:, 37]) < tol
 
 
 def test_an_earlier_single_output_model_seeds_the_two_head_network(tmp_path: Path) -> None:
@@ -100,7 +113,7 @@ def test_an_earlier_single_output_model_seeds_the_two_head_network(tmp_path: Pat
     load_single_head(fresh, old.state_dict())
     fresh.eval()
     with torch.no_grad():
-        assert np.abs(fresh(x)[0].numpy() - want).max() < 1e-5
+        _reads_as_before(fresh(x)[0].numpy(), want, 1e-5)
     # ... and from its ONNX file, whose class head is a Gemm node under another name
     path = tmp_path / "old.onnx"
     torch.onnx.export(old, (x[:1],), str(path), input_names=["images"], output_names=["logits"],
@@ -109,6 +122,25 @@ def test_an_earlier_single_output_model_seeds_the_two_head_network(tmp_path: Pat
     assert load_fused_onnx(again, path, x) == 8
     again.eval()
     with torch.no_grad():
-        assert np.abs(again(x)[0].numpy() - want).max() < 1e-3 * max(1.0, float(np.abs(want).max()))
+        _reads_as_before(again(x)[0].numpy(), want, 1e-3 * max(1.0, float(np.abs(want).max())))
     with pytest.raises(ValueError, match="do not fit"):
         load_single_head(build_model(), {"zzz.weight": torch.zeros(1)})
+
+
+def test_a_two_head_model_without_the_back_class_seeds_the_grown_network(tmp_path: Path) -> None:
+    from datasets.train_classifier import fit_class_head, load_weights
+
+    model = _trained_like(4)
+    old_state = model.state_dict()
+    old_state = {**old_state, "classify.weight": old_state["classify.weight"][:37],
+                 "classify.bias": old_state["classify.bias"][:37]}
+    assert fit_class_head(old_state)["classify.weight"].shape == (38, 160)
+    fresh = build_model()
+    load_weights(fresh, old_state)
+    model.eval()
+    fresh.eval()
+    x = torch.rand(8, 3, 64, 48)
+    with torch.no_grad():
+        want = model(x)[0][:, :37].numpy()
+        _reads_as_before(fresh(x)[0].numpy(), want, 1e-5)
+        assert np.abs(fresh(x)[1].numpy() - model(x)[1].numpy()).max() < 1e-5  # orientation kept

@@ -635,6 +635,8 @@ def _pipeline_reader() -> Any:
             return [TileBox(tuple(d["box"]), 0.95, False) for d in faces_and_boxes(bgr)]
 
     class Classifier:
+        has_back = False  # the localizer's face-down tiles stay backs
+
         def __call__(self, bgr: Any, boxes: Any) -> Any:
             p = np.full((len(boxes), 37), 0.001, np.float32)
             for i, d in enumerate(faces_and_boxes(bgr)[: len(boxes)]):

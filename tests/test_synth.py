@@ -259,3 +259,20 @@ def test_crop_angles_follow_the_crops_on_disk(tmp_path: Path) -> None:
             if (x2 - x1) > 1.4 * (y2 - y1):
                 assert turned == 90.0
     assert n_turned > 0
+
+
+def test_renders_have_coloured_backs_and_old_white_backs_are_not_trained_on(tmp_path: Path) -> None:
+    from datasets.train_classifier import WHITE_BACK_MIN, synth_crop_files
+
+    assert all(min(c) < WHITE_BACK_MIN for c in synth_art.BACK_COLORS)  # a white back is a face-down 白
+    write_dataset(tmp_path / "a", n=2, seed=12, crops=True, progress=False)
+    out = tmp_path / "a"
+    before = Counter((f.stem.rpartition("_")[0], c == 37) for f, c, _ in synth_crop_files(out))
+    metas = sorted((out / "meta").glob("*.json"))
+    assert all(before[(m.stem, True)] for m in metas)  # both renders have backs
+    old = json.loads(metas[0].read_text())
+    old["style"]["back_bgr"] = [225, 232, 236]  # as an earlier renderer drew some
+    metas[0].write_text(json.dumps(old))
+    after = Counter((f.stem.rpartition("_")[0], c == 37) for f, c, _ in synth_crop_files(out))
+    assert after[(metas[0].stem, True)] == 0 and after[(metas[0].stem, False)] == before[(metas[0].stem, False)]
+    assert after[(metas[1].stem, True)] == before[(metas[1].stem, True)]

@@ -63,13 +63,16 @@ class DecodedImage:
     format: str
     original_size: tuple[int, int]  # width, height before any reduction, after EXIF rotation
     scale: float  # decoded size / original size (DCT-reduced JPEG decoding)
+    #: the file's bytes when it was decoded reduced, so that :func:`redecode` can decode it larger
+    source: bytes = b""
 
 
 def decode_image(data: bytes, max_pixels: int = DEFAULT_MAX_PIXELS, max_side: int | None = None) -> DecodedImage:
     """Decode upload bytes into an upright BGR array.
 
     ``max_side``: when the photo is larger, JPEGs are decoded at 1/2, 1/4 or 1/8 size by the codec
-    itself (``draft``), much faster than decoding in full and shrinking.
+    itself (``draft``), much faster than decoding in full and shrinking; the strongest reduction
+    that keeps the long side at least ``max_side``.
     """
     fmt = sniff(data)
     if fmt is None:
@@ -100,7 +103,22 @@ def decode_image(data: bytes, max_pixels: int = DEFAULT_MAX_PIXELS, max_side: in
         raise ImageError("unreadable_image", f"the {fmt} image is damaged or truncated ({exc})") from exc
     arr = cv2.cvtColor(np.asarray(rgb), cv2.COLOR_RGB2BGR)
     ow, oh = (h, w) if orientation in (5, 6, 7, 8) else (w, h)
-    return DecodedImage(arr, fmt, (ow, oh), scale)
+    return DecodedImage(arr, fmt, (ow, oh), scale, data if scale < 1.0 else b"")
+
+
+def redecode(decoded: DecodedImage, factor: float, max_pixels: int = DEFAULT_MAX_PIXELS) -> DecodedImage:
+    """``decoded`` again at about ``factor`` times its size (the codec's next larger reduction that
+    reaches it, at most the full size); ``decoded`` itself when it was not reduced or is big enough.
+
+    The localizer needs only about a thousand pixels a side, but a small tile needs more pixels for
+    the classifier: the reader decodes small first and again larger only when the tiles are small.
+    """
+    if not decoded.source or decoded.scale >= 1.0 or factor <= 1.0:
+        return decoded
+    long_side = max(decoded.original_size)
+    wanted = min(long_side, int(np.ceil(long_side * decoded.scale * factor)))
+    again = decode_image(decoded.source, max_pixels, wanted if wanted < long_side else None)
+    return again if again.scale > decoded.scale else decoded
 
 
 def read_image_file(path: str, max_pixels: int = DEFAULT_MAX_PIXELS, max_side: int | None = None) -> DecodedImage:

@@ -4,7 +4,9 @@
   and face-down tile (1). Input ``[1, 3, S, S]`` RGB in 0..1, letterboxed; output
   ``[1, 4 + 2, N]`` (cx, cy, w, h, class scores) in input pixels.
 * **Classifier**: a small CNN over tile crops, input ``[B, 3, H, W]`` RGB in 0..1, output logits
-  ``[B, 37]`` (34 kinds + red 0m 0p 0s, contract ids 0..36) and, in models that have it, a second
+  ``[B, C]`` over the contract ids its ``classes`` metadata lists: 0..36 (34 kinds + red 0m 0p
+  0s) and, in models that have it, 37, the back, so that the full-resolution crop rather than the
+  localizer's small input decides which tiles are face down; and, in models that have it, a second
   output ``orientation`` ``[B, 4]``: ``sin a, cos a, sin 2a, cos 2a`` of the angle ``a`` the face's
   top points to in the crop (0 = up, clockwise positive). The doubled angle gives the face's axis
   even for faces that look the same upside down; the layout uses it to tell sideways tiles and
@@ -24,6 +26,8 @@ from typing import Any
 
 import cv2
 import numpy as np
+
+from scoring.tiles import BACK, N_CLASSES
 
 MODELS_DIR = Path(__file__).resolve().parents[1] / "models"
 N_FACE_CLASSES = 37
@@ -213,7 +217,8 @@ class Localizer:
 
 
 class Classifier:
-    """The face classifier over upright crops; returns class probabilities ``[N, 37]``."""
+    """The face classifier over upright crops; returns class probabilities ``[N, 38]`` (contract
+    ids; the back's column stays 0 for a model without it, see :attr:`has_back`)."""
 
     def __init__(self, path: Path, threads: int = 1, batch: int = 32) -> None:
         self.session = make_session(path, threads)
@@ -235,21 +240,23 @@ class Classifier:
         return self.classify(bgr, boxes)[0]
 
     @property
+    def has_back(self) -> bool:
+        """Whether the model reads face-down tiles too (then it, not the localizer, decides them)."""
+        return BACK in self.classes
+
+    @property
     def has_orientation(self) -> bool:
         return len(self.session.get_outputs()) > 1
 
     def classify(self, bgr: np.ndarray, boxes: Sequence[Sequence[float]]) -> tuple[np.ndarray, np.ndarray | None]:
-        """Class probabilities ``[N, 37]`` and, when the model has the output, the faces' angles
-        ``[N, 2]`` (see :func:`face_angles`), else ``None``."""
+        """Class probabilities ``[N, 38]`` by contract id and, when the model has the output, the
+        faces' angles ``[N, 2]`` (see :func:`face_angles`), else ``None``."""
         x = self.crops(bgr, boxes)
         if not len(x):
-            return np.zeros((0, N_FACE_CLASSES), np.float32), (np.zeros((0, 2)) if self.has_orientation else None)
+            return np.zeros((0, N_CLASSES), np.float32), (np.zeros((0, 2)) if self.has_orientation else None)
         runs = [self.session.run(None, {self.input_name: x[i:i + self.batch]}) for i in range(0, len(x), self.batch)]
-        probs = softmax(np.concatenate([r[0] for r in runs]))
-        if self.classes != list(range(N_FACE_CLASSES)):
-            full = np.zeros((len(probs), N_FACE_CLASSES), np.float32)
-            full[:, self.classes] = probs
-            probs = full
+        probs = np.zeros((len(x), N_CLASSES), np.float32)
+        probs[:, self.classes] = softmax(np.concatenate([r[0] for r in runs]))
         if not self.has_orientation:
             return probs, None
         size = (bgr.shape[1], bgr.shape[0])

@@ -30,13 +30,14 @@ FACE_TONES: dict[str, list[tuple[int, int, int]]] = {
                 (205, 228, 236)],
     "Black": [(34, 33, 36), (44, 42, 40), (28, 30, 38)],
 }
-# tile back colours (BGR): yellow, green, blue, orange, white, plus darker variants
+# tile back colours (BGR): yellow, green, blue, orange, red, plus darker variants. No white: a
+# white back is a blank white dragon face down (the players' own reason for coloured backs), and
+# renders with white backs taught the classifier to guess between the two
 BACK_COLORS: list[tuple[int, int, int]] = [
     (40, 185, 235), (30, 150, 215),  # yellow
     (70, 140, 40), (60, 110, 30), (110, 160, 60),  # green
     (170, 100, 30), (140, 70, 20), (200, 140, 60),  # blue
     (30, 120, 235), (20, 95, 215),  # orange
-    (225, 232, 236), (205, 215, 222),  # white
     (50, 50, 190),  # red
 ]
 _KAN = "一二三四五六七八九"
