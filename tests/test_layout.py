@@ -346,6 +346,36 @@ def test_a_pond_beyond_a_dead_wall_is_not_indicators() -> None:
     assert names(dets, hr.indicators) == ["7p"] and "3s" in names(dets, hr.unused)
 
 
+def test_a_dead_wall_reaching_beyond_the_near_zone_gives_all_its_indicators() -> None:
+    # as in a render (seed 990003, image 80): the dead wall lies far from the hand, only its first
+    # indicator within the distance that counts as near the hand; players flip the indicators in
+    # place, so the wall's faces are all indicators or none
+    wall = [(name, -3.0 - 1.02 * k, 5.0) for k, name in enumerate(["1z", "1z", "6z", "4s", "8p", "1z", "1z"])]
+    dets = layout_boxes("22333m24789p666z 3p", extras=wall, faces=True)
+    for k in (14, 15, 19, 20):  # face down
+        dets[k] = replace(dets[k], cls=37, topk=((37, 0.97),), face_angle=None)
+    hr = hand_row(dets)
+    assert hr.n_tiles == 14
+    assert sorted(names(dets, hr.indicators)) == ["4s", "6z", "8p"]
+
+
+def test_a_cluster_in_two_rows_is_a_pond() -> None:
+    # indicators lie in the dead wall's one line; discards lie in rows of six
+    pond = [(t, 8.0 + 1.05 * k, 4.0) for k, t in enumerate(["4s", "5s", "6s"])] + \
+           [(t, 8.0 + 1.05 * k, 5.4) for k, t in enumerate(["7s", "8s"])]
+    dets = layout_boxes("123m456p789s1122z 2z", extras=[("3p", 2.0, 3.2), *pond], faces=True)
+    hr = hand_row(dets)
+    assert names(dets, hr.indicators) == ["3p"] and names(dets, sorted(hr.unused)) == ["4s", "5s", "6s", "7s", "8s"]
+
+
+def test_a_tile_touching_a_row_of_discards_is_the_next_row_of_the_pond() -> None:
+    # as in a render (seed 990003, image 181): a full pond row, and one tile of its second row
+    pond = [(t, 6.0 + 1.05 * k, 4.5) for k, t in enumerate(["1s", "2s", "3s", "4s", "5s", "6s"])]
+    dets = layout_boxes("123m456p789s1122z 2z", extras=[("3p", 1.0, 3.2), *pond, ("7m", 6.0, 5.9)], faces=True)
+    hr = hand_row(dets)
+    assert names(dets, hr.indicators) == ["3p"] and "7m" in names(dets, hr.unused)
+
+
 def test_a_cluster_turned_away_from_the_hand_is_a_pond() -> None:
     pond = [("4s!", 10.0, 3.5), ("5s!", 11.05, 3.5), ("6s!", 12.1, 3.5)]
     dets = layout_boxes("123m456p789s1122z 2z", extras=[("3p", 2.0, 3.2), *pond], faces=True)

@@ -131,6 +131,9 @@ DEAD_WALL_BACKS = 2
 #: a cluster apart most of whose faces are turned from the hand's (sideways to it, or upside down
 #: with this certainty) is someone's pond, not indicators: players lay indicators facing them
 TURNED_SURE = 0.5
+#: a cluster apart whose tiles stray from one line by more than this share of a tile's size lies in
+#: rows (a pond); so does one touching a background line (``CLUSTER_UNITS``)
+POND_ROW_SPREAD = 0.5
 #: tiles apart whose centres are this many tile widths apart touch (side by side ~1.05, one above
 #: the other ~1.35)
 CLUSTER_UNITS = 1.6
@@ -1166,15 +1169,37 @@ def _turned_away(g: _Geo, group: Sequence[int], row: Row) -> bool:
     return known > 0 and known == len(group) and 2 * turned > known
 
 
-def _dead_wall_faces(g: _Geo, lines: Sequence[_Line]) -> set[int]:
-    """Face-up tiles lying in a dead wall: a run of a line's touching tiles with at least
+def _in_rows(g: _Geo, group: Sequence[int]) -> bool:
+    """The tiles of ``group`` lie in more than one line (their centres stray from the best line
+    through them by over ``POND_ROW_SPREAD`` tile sizes): rows of discards, not indicators, which
+    lie in the dead wall's one line."""
+    if len(group) < 3:
+        return False
+    pts = g.pts[list(group)]
+    centred = pts - pts.mean(axis=0)
+    _, _, vt = np.linalg.svd(centred, full_matrices=False)
+    spread = np.abs(centred @ vt[1])
+    return float(spread.max()) > POND_ROW_SPREAD * float(np.median(g.size[list(group)]))
+
+
+def _beside_background(g: _Geo, group: Sequence[int], background: Sequence[set[int]], unit: float) -> bool:
+    """A tile of ``group`` touches a background line's (``CLUSTER_UNITS``): the pond's next row."""
+    near = CLUSTER_UNITS * unit
+    mine = g.pts[list(group)]
+    return any(float(np.min(np.linalg.norm(g.pts[sorted(bg)][:, None, :] - mine[None, :, :], axis=2))) <= near
+               for bg in background if bg)
+
+
+def _dead_wall_faces(g: _Geo, lines: Sequence[_Line]) -> list[set[int]]:
+    """The face-up tiles of each dead wall in view: a run of a line's touching tiles with at least
     ``DEAD_WALL_BACKS`` face-down tiles. Players flip the indicators in place, so these are the
-    indicators, and a pond beyond them is not."""
-    out: set[int] = set()
+    indicators, all of them or none, and a pond beyond them is not."""
+    out: list[set[int]] = []
     for line in lines:
         for run in _line_runs(g, line, lambda gap: gap >= DEAD_WALL_GAP):
-            if sum(r.back for r in run) >= DEAD_WALL_BACKS:
-                out.update(r.det for r in run if not r.back)
+            faces = {r.det for r in run if not r.back}
+            if sum(r.back for r in run) >= DEAD_WALL_BACKS and faces:
+                out.append(faces)
     return out
 
 
@@ -1201,7 +1226,8 @@ def analyse_layout(dets: Sequence[Detection], rules: str = "riichi") -> Layout:
         if sum(not g.backs[i] for i in line.members) >= BACKGROUND_ROW_TILES
         and not all(is_aside[i] for i in line.members)
     ]
-    walled = _dead_wall_faces(g, lines)
+    walls = _dead_wall_faces(g, lines)
+    walled = set().union(*walls)
     background = [bg - walled for bg in background]
     rows = [_make_row(g, line, (), orient=False) for line in lines]
     order = [i for i, line in enumerate(lines) if HAND_MIN_TILES <= len(line.members) <= HAND_MAX_TILES]
@@ -1227,6 +1253,10 @@ def analyse_layout(dets: Sequence[Detection], rules: str = "riichi") -> Layout:
                 apart.append(j)
             else:
                 unused.append(j)
+        for wall in walls:  # a dead wall near enough is taken whole, its far indicators too
+            if wall & set(apart) and not wall & mine:
+                apart += [j for j in sorted(wall) if j in unused and j not in duplicates]
+                unused = [j for j in unused if j not in wall or j in duplicates]
         row = _make_row(g, line, apart)
         rows[i] = row
         top_aside = [is_aside[t.det] for t in row.tiles]
@@ -1246,8 +1276,9 @@ def analyse_layout(dets: Sequence[Detection], rules: str = "riichi") -> Layout:
         groups = tuple(sorted(_clusters(g, apart, row.unit),  # nearest the hand first
                               key=lambda grp: float(np.min(np.linalg.norm(
                                   g.pts[line.members][:, None, :] - g.pts[list(grp)][None, :, :], axis=2)))))
+        others = [bg for bg in background if not bg & mine]
         ponds = [grp for grp in groups if not any(j in walled or is_aside[j] for j in grp)
-                 and _turned_away(g, grp, row)]
+                 and (_turned_away(g, grp, row) or _in_rows(g, grp) or _beside_background(g, grp, others, row.unit))]
         if ponds:
             unused += [j for grp in ponds for j in grp]
             groups = tuple(grp for grp in groups if grp not in ponds)

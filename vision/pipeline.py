@@ -133,7 +133,9 @@ class PhotoReader:
             order = np.argsort(-p)[:k]
             topk = tuple((int(c), float(p[c])) for c in order if p[c] > 0)
             best = int(order[0])
-            angle, sure = (float(angles[i, 0]), float(angles[i, 1])) if angles is not None and best != BACK else (None, 0.0)
+            angle, sure = (None, 0.0)
+            if angles is not None and best != BACK:
+                angle, sure = float(angles[i, 0]), float(angles[i, 1])
             dets.append(Detection(best, float(p[best]) * t.confidence, t.box, rotated, topk, angle, sure))
         return dets
 
