@@ -376,6 +376,16 @@ def test_a_tile_touching_a_row_of_discards_is_the_next_row_of_the_pond() -> None
     assert names(dets, hr.indicators) == ["3p"] and "7m" in names(dets, hr.unused)
 
 
+def test_indicators_beside_someone_elses_pond_stay_indicators() -> None:
+    # as in a render (seed 990003, image 7): the pond across faces its owner, the indicators below
+    # it face the player
+    pond = [(t + "!", 6.0 + 1.05 * k, 5.0) for k, t in enumerate(["1s", "2s", "3s", "4s", "5s", "6s"])]
+    indicators = [(t, 6.0 + 1.05 * k, 3.6) for k, t in enumerate(["3p", "2m", "3s"])]
+    dets = layout_boxes("123m456p789s1122z 2z", extras=[*pond, *indicators], faces=True)
+    hr = hand_row(dets)
+    assert names(dets, hr.indicators) == ["3p", "2m", "3s"]
+
+
 def test_a_cluster_turned_away_from_the_hand_is_a_pond() -> None:
     pond = [("4s!", 10.0, 3.5), ("5s!", 11.05, 3.5), ("6s!", 12.1, 3.5)]
     dets = layout_boxes("123m456p789s1122z 2z", extras=[("3p", 2.0, 3.2), *pond], faces=True)

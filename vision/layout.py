@@ -1182,12 +1182,25 @@ def _in_rows(g: _Geo, group: Sequence[int]) -> bool:
     return float(spread.max()) > POND_ROW_SPREAD * float(np.median(g.size[list(group)]))
 
 
+def _mean_top(g: _Geo, dets: Iterable[int]) -> np.ndarray | None:
+    """The mean of the face-top vectors of ``dets`` with a known angle (None: none known)."""
+    tops = [_face_top(float(g.angles[j])) for j in dets if not np.isnan(g.angles[j])]
+    return np.mean(tops, axis=0) if tops else None
+
+
 def _beside_background(g: _Geo, group: Sequence[int], background: Sequence[set[int]], unit: float) -> bool:
-    """A tile of ``group`` touches a background line's (``CLUSTER_UNITS``): the pond's next row."""
+    """A tile of ``group`` touches a background line's (``CLUSTER_UNITS``) and its faces do not
+    look the other way: the pond's next row (indicators may lie by someone else's pond)."""
     near = CLUSTER_UNITS * unit
     mine = g.pts[list(group)]
-    return any(float(np.min(np.linalg.norm(g.pts[sorted(bg)][:, None, :] - mine[None, :, :], axis=2))) <= near
-               for bg in background if bg)
+    top = _mean_top(g, group)
+    for bg in background:
+        if not bg or float(np.min(np.linalg.norm(g.pts[sorted(bg)][:, None, :] - mine[None, :, :], axis=2))) > near:
+            continue
+        theirs = _mean_top(g, bg)
+        if top is None or theirs is None or float(top @ theirs) > 0:
+            return True
+    return False
 
 
 def _dead_wall_faces(g: _Geo, lines: Sequence[_Line]) -> list[set[int]]:
