@@ -507,6 +507,12 @@ def _face_top(angle_deg: float) -> np.ndarray:
     return np.array([math.sin(a), -math.cos(a)])
 
 
+def _neighbour_ranks(n: int) -> np.ndarray:
+    """``[n, 8]``: the ranks of each rank's neighbours, four each side, -1 past the row's ends."""
+    r = np.arange(n)[:, None] + np.array([-4, -3, -2, -1, 1, 2, 3, 4])[None, :]
+    return np.where((r >= 0) & (r < n), r, -1)
+
+
 def _local_axis_offsets(angles: np.ndarray, u: np.ndarray) -> np.ndarray:
     """Each face's axis against its neighbours' (up to four each side along the row, their
     doubled angles averaged, so the upright majority wins over a sideways minority), in degrees
@@ -515,18 +521,16 @@ def _local_axis_offsets(angles: np.ndarray, u: np.ndarray) -> np.ndarray:
     Perspective squeezes projected angles and a standing face points up the photo whatever the
     row's direction, so neighbours, not the row's normal, say what upright looks like here.
     """
-    n = len(angles)
     order = np.argsort(u)
-    out = np.full(n, np.nan)
-    doubled = np.radians(2.0 * np.nan_to_num(angles))
-    for rank, i in enumerate(order):
-        if np.isnan(angles[i]):
-            continue
-        neigh = [j for j in order[max(0, rank - 4):rank + 5] if j != i and not np.isnan(angles[j])]
-        if len(neigh) < MIN_FACE_NEIGHBOURS:
-            continue
-        ref = math.atan2(float(np.sin(doubled[neigh]).sum()), float(np.cos(doubled[neigh]).sum())) / 2
-        out[i] = abs(((math.degrees(math.radians(float(angles[i])) - ref) + 90.0) % 180.0) - 90.0)
+    a = angles[order]
+    ranks = _neighbour_ranks(len(a))
+    neigh = np.where(ranks >= 0, a[np.clip(ranks, 0, None)], np.nan)
+    known = ~np.isnan(neigh)
+    doubled = np.radians(2.0 * np.nan_to_num(neigh))
+    ref = np.arctan2(np.where(known, np.sin(doubled), 0.0).sum(1), np.where(known, np.cos(doubled), 0.0).sum(1)) / 2
+    off = np.abs(((np.degrees(np.radians(np.nan_to_num(a)) - ref) + 90.0) % 180.0) - 90.0)
+    out = np.full(len(a), np.nan)
+    out[order] = np.where(~np.isnan(a) & (known.sum(1) >= MIN_FACE_NEIGHBOURS), off, np.nan)
     return out
 
 
