@@ -102,15 +102,23 @@ class PhotoReader:
         return decode_image(data, self.settings.max_pixels, self.settings.decode_max_side)
 
     def detect(self, bgr: np.ndarray, timings: dict[str, float] | None = None) -> list[Detection]:
+        """The tiles of an image already in memory (nothing to decode again larger)."""
+        return self.detect_photo(DecodedImage(bgr, "array", (bgr.shape[1], bgr.shape[0]), 1.0), timings)[1]
+
+    def detect_photo(self, decoded: DecodedImage, timings: dict[str, float] | None = None,
+                     ) -> tuple[DecodedImage, list[Detection]]:
+        """Localize, decode again larger if the tiles are small (:meth:`sharpen`), classify; the
+        photo as the detections' boxes refer to it, and the detections."""
         t0 = time.perf_counter()
-        tiles = self.localizer(bgr)
+        tiles = self.localizer(decoded.bgr)
         t1 = time.perf_counter()
-        dets = self.classify_tiles(bgr, tiles)
+        decoded, tiles = self.sharpen(decoded, tiles, timings)
         t2 = time.perf_counter()
+        dets = self.classify_tiles(decoded.bgr, tiles)
         if timings is not None:
             timings["localize"] = (t1 - t0) * 1000
-            timings["classify"] = (t2 - t1) * 1000
-        return dets
+            timings["classify"] = (time.perf_counter() - t2) * 1000
+        return decoded, dets
 
     def classify_tiles(self, bgr: np.ndarray, tiles: Sequence[TileBox]) -> list[Detection]:
         """The localizer's tiles as detections, classified (top-k, face angle). A classifier that
@@ -162,13 +170,7 @@ class PhotoReader:
         t0 = time.perf_counter()
         decoded = self.decode(image) if isinstance(image, bytes | bytearray) else image
         timings["decode"] = (time.perf_counter() - t0) * 1000
-        t1 = time.perf_counter()
-        tiles = self.localizer(decoded.bgr)
-        timings["localize"] = (time.perf_counter() - t1) * 1000
-        decoded, tiles = self.sharpen(decoded, tiles, timings)
-        t1 = time.perf_counter()
-        dets = self.classify_tiles(decoded.bgr, tiles)
-        timings["classify"] = (time.perf_counter() - t1) * 1000
+        decoded, dets = self.detect_photo(decoded, timings)
         t1 = time.perf_counter()
         reading = read_hand(dets, rules=rules, context=context)
         timings["layout"] = (time.perf_counter() - t1) * 1000
