@@ -1,7 +1,9 @@
 """Accuracy of a classifier file alone on a folder of crops (faces; for a model that reads backs
 also its back recall and the share of faces it reads as backs), its most common confusions and, for a
 model with the orientation output, how far off the face's axis it reads (median and the share off
-by more than 30°, from the renders' meta).
+by more than 30°, from the renders' meta). ``--by-size``: the accuracy (backs included) with the
+crops shrunk before the model's resize, as a photo decoded at reduced size gives them; it chose
+``VisionSettings.min_tile_px``.
 
 The crops are ``paiscan synth --crops`` output (``DIR/crops/CLASSID/*.jpg``), cut as the runtime
 cuts them; a seed no training run used makes a held-out set:
@@ -20,7 +22,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from datasets.train_classifier import axis_errors, model_input, synth_crop_files
+from datasets.train_classifier import axis_errors, model_input, read_crop_folder
 from scoring.tiles import BACK, tile_name
 from vision.models import MODELS_DIR, Classifier
 
@@ -29,19 +31,12 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--data", type=Path, required=True)
     ap.add_argument("--model", type=Path, default=MODELS_DIR / "classifier.onnx")
+    ap.add_argument("--by-size", action="store_true",
+                    help="also the accuracy with the crops shrunk (as a photo decoded at reduced size gives them)")
     args = ap.parse_args()
     clf = Classifier(args.model)
-    crops, truth, angles = [], [], []
-    for f, c, a in synth_crop_files(args.data):
-        img = cv2.imread(str(f))
-        if img is not None:
-            crops.append(img)
-            truth.append(c)
-            angles.append(a)
-    if not crops:
-        raise SystemExit(f"no crops under {args.data / 'crops'} (make them with paiscan synth --crops)")
-    x = model_input(crops)
-    runs = [clf.session.run(None, {clf.input_name: x[i:i + 256]}) for i in range(0, len(x), 256)]
+    crops, truth, angles = read_crop_folder(args.data)
+    runs = _run(clf, crops)
     pred = np.asarray(clf.classes)[np.concatenate([r[0].argmax(1) for r in runs])]
     axis: dict[str, float] = {}
     known = ~np.isnan(np.array(angles))
@@ -54,9 +49,27 @@ def main() -> None:
     confusions = Counter((tile_name(int(a)), tile_name(int(b))) for a, b in zip(y, pred, strict=True) if a != b)
     back = ({"back_recall": round(float((pred[backs] == BACK).mean()), 4) if backs.any() else None,
              "faces_read_as_back": round(float((pred[faces] == BACK).mean()), 4)} if clf.has_back else {})
+    by_size = []
+    for factor in SHRINK if args.by_size else ():
+        small = [cv2.resize(c, (max(1, round(c.shape[1] * factor)), max(1, round(c.shape[0] * factor))),
+                            interpolation=cv2.INTER_AREA) for c in crops]
+        p = np.asarray(clf.classes)[np.concatenate([r[0].argmax(1) for r in _run(clf, small)])]
+        side = float(np.median([min(c.shape[:2]) for c in small]))
+        by_size.append({"factor": factor, "median_crop_short_side_px": side,
+                        "accuracy_with_backs": round(float((p == y).mean()), 4)})
     print(json.dumps({"model": str(args.model), "n_crops": int(faces.sum()),
                       "accuracy": round(float((pred[faces] == y[faces]).mean()), 4), **back, **axis,
-                      "confusions": [[a, b, n] for (a, b), n in confusions.most_common(12)]}, indent=1))
+                      "confusions": [[a, b, n] for (a, b), n in confusions.most_common(12)],
+                      **({"by_size": by_size} if by_size else {})}, indent=1))
+
+
+#: the factors ``--by-size`` shrinks the crops by
+SHRINK = (1.0, 0.75, 0.6, 0.5, 0.4, 0.3)
+
+
+def _run(clf: Classifier, crops: list[np.ndarray]) -> list[list[np.ndarray]]:
+    x = model_input(crops)
+    return [clf.session.run(None, {clf.input_name: x[i:i + 256]}) for i in range(0, len(x), 256)]
 
 
 if __name__ == "__main__":

@@ -103,6 +103,21 @@ def synth_crop_files(d: Path) -> Iterator[tuple[Path, int, float]]:
             yield f, int(cls_dir.name), angles[name][int(k)] if int(k) < len(angles[name]) else float("nan")
 
 
+def read_crop_folder(d: Path) -> tuple[list[np.ndarray], list[int], list[float]]:
+    """The crops of one ``paiscan synth --crops`` folder as images, class ids and face angles (for
+    the benchmarks); ``SystemExit`` naming the folder when it has none."""
+    crops, truth, angles = [], [], []
+    for f, c, a in synth_crop_files(d):
+        img = cv2.imread(str(f))
+        if img is not None:
+            crops.append(img)
+            truth.append(c)
+            angles.append(a)
+    if not crops:
+        raise SystemExit(f"no crops under {d / 'crops'} (make them with paiscan synth --crops)")
+    return crops, truth, angles
+
+
 def collect_synth(dirs: Sequence[Path]) -> list[Crop]:
     out: list[Crop] = []
     for d in dirs:

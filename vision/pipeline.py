@@ -44,7 +44,7 @@ class VisionSettings:
     #: when the tiles' median short side in the decoded photo is below this many pixels and the
     #: photo was decoded reduced, it is decoded again larger for the classifier's crops. Held-out
     #: crops shrunk to half size (median crop short side 40 px, the box's about 36) lost 0.4 points
-    #: of accuracy, to 0.4× (32 px) 1.7 points (``benchmarks/crop_size.py``)
+    #: of accuracy, to 0.4× (32 px) 1.7 points (``benchmarks/eval_classifier.py --by-size``)
     min_tile_px: int = 36
     max_pixels: int = 40_000_000
 
