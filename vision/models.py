@@ -5,8 +5,8 @@
   ``[1, 4 + 2, N]`` (cx, cy, w, h, class scores) in input pixels.
 * **Classifier**: a small CNN over tile crops, input ``[B, 3, H, W]`` RGB in 0..1, output logits
   ``[B, C]`` over the contract ids its ``classes`` metadata lists: 0..36 (34 kinds + red 0m 0p
-  0s) and, in models that have it, 37, the back, so that the full-resolution crop rather than the
-  localizer's small input decides which tiles are face down; and, in models that have it, a second
+  0s) and, in newer models, 37, the back, so that the full-resolution crop rather than the
+  localizer's small input decides which tiles are face down. Models that have it give a second
   output ``orientation`` ``[B, 4]``: ``sin a, cos a, sin 2a, cos 2a`` of the angle ``a`` the face's
   top points to in the crop (0 = up, clockwise positive). The doubled angle gives the face's axis
   even for faces that look the same upside down; the layout uses it to tell sideways tiles and
