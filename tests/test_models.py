@@ -10,12 +10,14 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from collections import Counter
 from pathlib import Path
 
 import pytest
 
 from datasets.evaluate import evaluate_folder, paiscan_detector, same_structure
 from datasets.synth import write_dataset
+from scoring.tiles import parse_tiles
 from vision.pipeline import PhotoReader
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -132,3 +134,27 @@ def test_classifier_decides_which_tiles_are_face_down(reader: PhotoReader, heldo
     # measured for the committed file on these renders: all 58 backs read, 1 of 456 faces read as a back
     assert float(r[t].mean()) >= 0.9
     assert float(r[~t].mean()) <= 0.01
+
+
+def test_a_small_hand_in_a_large_photo_is_decoded_again_for_its_crops(reader: PhotoReader) -> None:
+    import cv2
+    import numpy as np
+
+    from datasets.synth.hands import hand_tiles
+
+    truth = json.loads((ROOT / "examples" / "photo.json").read_text())
+    example = cv2.imread(str(ROOT / "examples" / "photo.jpg"))
+    # 12 MP with the hand in a corner: its tiles come out about 33 px wide at the first, quarter-size
+    # decoding (the localizer still finds them), under VisionSettings.min_tile_px
+    example = cv2.resize(example, None, fx=1.2, fy=1.2, interpolation=cv2.INTER_CUBIC)
+    canvas = np.full((3000, 4000, 3), 90, np.uint8)
+    canvas[200:200 + example.shape[0], 300:300 + example.shape[1]] = example
+    data = cv2.imencode(".jpg", canvas, [cv2.IMWRITE_JPEG_QUALITY, 92])[1].tobytes()
+    result = reader.read(data, rules="riichi")
+    assert "redecode" in result.timings_ms and result.scale == 0.5  # first decoded at 1000 px, then 2000
+    dets = result.to_dict()["detections"]  # boxes in the 12 MP photo's pixels
+    assert all(d["box"][0] >= 300 and d["box"][2] <= 300 + example.shape[1] for d in dets)
+    assert all(d["box"][1] >= 200 and d["box"][3] <= 200 + example.shape[0] for d in dets)
+    shown = Counter(hand_tiles(truth))
+    read = Counter(parse_tiles(d["class"])[0] for d in dets if d["class"] != "?")
+    assert sum((read & shown).values()) >= 0.8 * sum(shown.values())  # the crops read right
