@@ -81,6 +81,19 @@ def onnx_weights(path: Path) -> tuple[dict[str, Any], list[tuple[Any, Any | None
     return inits, convs, gemms
 
 
+def grown_rows(weight: Any, bias: Any, rows: int) -> tuple[Any, Any]:
+    """A linear layer's ``weight`` ``[n, in]`` and ``bias`` ``[n]`` grown to ``rows`` outputs: each
+    new output has zero weights and the lowest existing bias, so the old outputs are unchanged and
+    the new ones start as unlikely classes."""
+    import torch
+
+    extra = rows - weight.shape[0]
+    if extra <= 0:
+        return weight, bias
+    return (torch.cat([weight, torch.zeros(extra, weight.shape[1], dtype=weight.dtype)]),
+            torch.cat([bias, torch.full((extra,), float(bias.min()), dtype=bias.dtype)]))
+
+
 def load_fused_onnx(model: Any, path: Path, calibration: Any, grow: tuple[str, ...] = ("classify",)) -> int:
     """Load ``path`` into ``model`` (same architecture, unfused); returns the convolutions loaded.
 
@@ -144,12 +157,12 @@ def load_fused_onnx(model: Any, path: Path, calibration: Any, grow: tuple[str, .
             k = next((i for i, (w, _) in enumerate(gemms) if w.shape[1] == in_n and w.shape[0] < out_n), None)
             if k is not None:
                 w, b = gemms.pop(k)
-                weight = torch.zeros(out_n, in_n)
-                weight[:w.shape[0]] = torch.from_numpy(w.copy())
+                weight, bias = grown_rows(torch.from_numpy(w.copy()),
+                                          torch.from_numpy(b.copy()) if b is not None else torch.zeros(w.shape[0]),
+                                          out_n)
                 rest[f"{name}.weight"] = weight
                 if mod.bias is not None:
-                    old = torch.from_numpy(b.copy()) if b is not None else torch.zeros(w.shape[0])
-                    rest[f"{name}.bias"] = torch.cat([old, torch.full((out_n - w.shape[0],), float(old.min()))])
+                    rest[f"{name}.bias"] = bias
         model.load_state_dict(rest, strict=False)
     _calibrate(model, pairs, fused_bias, calibration)
     return loaded

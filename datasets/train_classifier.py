@@ -250,19 +250,13 @@ def load_single_head(model: Any, state: dict[str, Any]) -> None:
 
 
 def fit_class_head(state: dict[str, Any], n_classes: int = N_CLASSES) -> dict[str, Any]:
-    """``state`` (a :class:`TileNet` state dict) with its class head grown to ``n_classes`` rows: an
-    earlier model's rows are kept, each new class starts with zero weights and the lowest bias, so
-    the grown network reads the old classes exactly as before and learns the new ones."""
-    w, b = state["classify.weight"], state["classify.bias"]
-    if w.shape[0] >= n_classes:
-        return state
-    import torch
+    """``state`` (a :class:`TileNet` state dict) with its class head grown to ``n_classes`` rows
+    (:func:`datasets.onnx_init.grown_rows`): the grown network reads the old classes exactly as
+    before and learns the new ones."""
+    from datasets.onnx_init import grown_rows
 
-    extra = n_classes - w.shape[0]
-    grown = dict(state)
-    grown["classify.weight"] = torch.cat([w, torch.zeros(extra, w.shape[1], dtype=w.dtype)])
-    grown["classify.bias"] = torch.cat([b, torch.full((extra,), float(b.min()), dtype=b.dtype)])
-    return grown
+    w, b = grown_rows(state["classify.weight"], state["classify.bias"], n_classes)
+    return {**state, "classify.weight": w, "classify.bias": b}
 
 
 def load_weights(model: Any, state: dict[str, Any]) -> None:
