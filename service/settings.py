@@ -40,6 +40,10 @@ class ServiceSettings(BaseSettings):
         default=1000, ge=256,
         description="large JPEGs are decoded at reduced size down to about this long side (again larger when the "
                     "tiles are small)")
+    zoom_min_px: float = Field(
+        default=18.0, ge=0.0, le=200.0,
+        description="when the tiles come out under this many pixels in the localizer's input, it looks again "
+                    "through closer windows (slower, finds far tiles); 0 turns it off")
     preview_max_side: int = Field(default=1024, ge=64, le=4096, description="long side of the annotated preview")
 
     workers: int = Field(default_factory=_default_workers, ge=1, le=64,

@@ -631,6 +631,8 @@ def _pipeline_reader() -> Any:
         return detections
 
     class Localizer:
+        size = 384  # the demo's tiles are large in this input: no second look through windows
+
         def __call__(self, bgr: Any) -> list[Any]:
             return [TileBox(tuple(d["box"]), 0.95, False) for d in faces_and_boxes(bgr)]
 

@@ -75,14 +75,23 @@ def test_face_angles_trust_the_axis_and_report_an_unsure_top() -> None:
     out = face_angles(np.array([[0.05, -0.2, 0.0, 1.0]]), [False])
     assert abs(((out[0, 0] - 180.0 + 180) % 360) - 180) < 1e-6  # the weak vote says "down"
     assert out[0, 1] == pytest.approx(np.hypot(0.05, 0.2))
+    assert out[0, 2] == pytest.approx(1.0)
+
+
+def test_face_angles_report_an_unsure_axis() -> None:
+    # a face that looks the same turned by 90° (a blank white dragon): the doubled angle too
+    # regresses towards zero
+    out = face_angles(np.array([[0.1, 0.1, 0.15, -0.2]]), [False])
+    assert out[0, 2] == pytest.approx(0.25)
 
 
 class _StubClassifier:
     """Reads each box by a table keyed on its left edge; records what it was asked to read."""
 
-    def __init__(self, has_back: bool, read: dict[float, int]) -> None:
+    def __init__(self, has_back: bool, read: dict[float, int], axis_sure: float = 0.95) -> None:
         self.has_back = has_back
         self.read = read
+        self.axis_sure = axis_sure
         self.asked: list[float] = []
 
     def classify(self, bgr: np.ndarray, boxes: list[tuple[float, ...]]) -> tuple[np.ndarray, np.ndarray]:
@@ -90,7 +99,7 @@ class _StubClassifier:
         probs = np.full((len(boxes), 38), 0.01 / 37, np.float32)
         for i, b in enumerate(boxes):
             probs[i, self.read[b[0]]] = 0.99
-        return probs, np.tile([[5.0, 0.9]], (len(boxes), 1))
+        return probs, np.tile([[5.0, 0.9, self.axis_sure]], (len(boxes), 1))
 
 
 def _reader(classifier: _StubClassifier) -> object:
@@ -109,6 +118,20 @@ def test_a_classifier_that_reads_backs_decides_which_tiles_are_face_down() -> No
     assert [d.cls for d in dets] == [37, 31]
     assert dets[0].face_angle is None and dets[1].face_angle == 5.0
     assert dets[1].confidence == pytest.approx(0.99 * 0.8)
+
+
+def test_a_face_whose_axis_the_classifier_cannot_tell_gets_no_angle() -> None:
+    # a blank white dragon looks the same turned by 90°: its axis is a guess, so the layout must
+    # judge the tile from its box rather than from that guess
+    from vision.models import TileBox
+
+    tiles = [TileBox((0.0, 0, 40, 60), 0.9, False)]
+    unsure = _reader(_StubClassifier(True, {0.0: 31}, axis_sure=0.2)).classify_tiles(  # type: ignore[attr-defined]
+        np.zeros((80, 100, 3), np.uint8), tiles)
+    sure = _reader(_StubClassifier(True, {0.0: 31}, axis_sure=0.9)).classify_tiles(  # type: ignore[attr-defined]
+        np.zeros((80, 100, 3), np.uint8), tiles)
+    assert unsure[0].cls == sure[0].cls == 31
+    assert unsure[0].face_angle is None and sure[0].face_angle == 5.0
 
 
 def test_an_older_classifier_leaves_face_down_tiles_to_the_localizer() -> None:
@@ -142,3 +165,92 @@ def test_small_tiles_get_the_photo_decoded_again_larger_for_their_crops() -> Non
     assert larger.scale == 0.5 and larger.bgr.shape[:2] == (600, 800) and "redecode" in timings
     assert [t.box for t in moved] == [(20.0, 20.0, 80.0, 104.0), (100.0, 20.0, 184.0, 80.0)]
     assert [(t.confidence, t.face_down) for t in moved] == [(0.9, False), (0.8, True)]
+
+
+class _BlobLocalizer:
+    """Stands in for the localizer: finds white rectangles, but only those at least ``min_px``
+    short in its ``size``-pixel input, as a detector misses tiles too small in its input."""
+
+    def __init__(self, size: int = 384, min_px: float = 0.0) -> None:
+        self.size, self.min_px, self.iou, self.calls = size, min_px, 0.6, 0
+
+    def __call__(self, bgr: np.ndarray) -> list[object]:
+        import cv2
+
+        from vision.models import TileBox
+
+        self.calls += 1
+        scale = self.size / max(bgr.shape[:2])
+        n, _, stats, _ = cv2.connectedComponentsWithStats((bgr[:, :, 0] > 128).astype(np.uint8))
+        return [TileBox((float(x), float(y), float(x + w), float(y + h)), 0.9, False)
+                for x, y, w, h, _ in stats[1:n] if min(w, h) * scale >= self.min_px]
+
+    def in_windows(self, bgr: np.ndarray, windows: list[tuple[int, int, int, int]]) -> list[object]:
+        from vision.models import Localizer
+
+        return Localizer.in_windows(self, bgr, windows)  # type: ignore[arg-type]
+
+
+def _tiles_image(boxes: list[tuple[int, int, int, int]], size: tuple[int, int] = (1280, 960)) -> np.ndarray:
+    img = np.zeros((size[1], size[0], 3), np.uint8)
+    for x1, y1, x2, y2 in boxes:
+        img[y1:y2, x1:x2] = 255
+    return img
+
+
+@pytest.mark.parametrize(("n", "w", "h", "x0", "y0", "dy"), [
+    (14, 16, 22, 100, 500, 0), (20, 12, 16, 40, 100, 35), (9, 22, 30, 900, 700, -20), (30, 10, 14, 5, 5, 30),
+])
+def test_zoom_windows_show_every_tile_whole_in_one_window(n: int, w: int, h: int, x0: int, y0: int, dy: int) -> None:
+    from vision.models import zoom_windows
+
+    boxes = np.array([[x0 + i * (w + 4), y0 + (i * dy) // 4, x0 + i * (w + 4) + w, y0 + (i * dy) // 4 + h]
+                      for i in range(n)], dtype=float)
+    boxes = boxes[(boxes[:, 2] <= 1280) & (boxes[:, 3] <= 960)]
+    windows = zoom_windows(boxes, (1280, 960), 384, 18.0, 28.0, max_windows=8)
+    assert 1 <= len(windows) <= 8
+    for b in boxes:
+        assert any(xa <= b[0] and ya <= b[1] and b[2] <= xb and b[3] <= yb for xa, ya, xb, yb in windows)
+    for xa, ya, xb, yb in windows:
+        assert 0 <= xa < xb <= 1280 and 0 <= ya < yb <= 960
+        assert 1280 / max(xb - xa, yb - ya) >= 1.25  # each window enlarges the tiles
+
+
+def test_zoom_windows_keep_to_the_window_budget() -> None:
+    from vision.models import zoom_windows
+
+    grid = np.array([[x, y, x + 10, y + 14] for x in range(0, 1270, 40) for y in range(0, 940, 60)], dtype=float)
+    assert len(zoom_windows(grid, (1280, 960), 384, 18.0, 28.0, max_windows=4)) <= 4
+
+
+def test_tiles_found_window_by_window_are_found_once_where_they_are() -> None:
+    from vision.models import zoom_windows
+
+    truth = [(100 + 20 * i, 500, 116 + 20 * i, 522) for i in range(14)] + [(300, 420, 316, 442), (340, 430, 356, 452)]
+    img = _tiles_image(truth)
+    loc = _BlobLocalizer()
+    windows = zoom_windows(np.array(truth, dtype=float), (1280, 960), 384, 18.0, 28.0)
+    assert len(windows) > 1  # some tiles are cut by a window's edge, and must be seen whole in another
+    found = loc.in_windows(img, windows)
+    assert sorted(t.box for t in found) == sorted(tuple(float(v) for v in b) for b in truth)  # type: ignore[attr-defined]
+
+
+def test_small_tiles_are_looked_for_again_closer() -> None:
+    from vision.pipeline import PhotoReader, VisionSettings
+
+    # large tiles (30 px: 9 px in the 384 px input, seen) and small ones between them (20 px: 6 px,
+    # missed) along a row
+    big = [(100 + 60 * i, 500, 130 + 60 * i, 540) for i in range(8)]
+    small = [(135 + 60 * i, 505, 155 + 60 * i, 532) for i in range(7)]
+    img = _tiles_image(big + small)
+    loc = _BlobLocalizer(min_px=8.0)
+    first = loc(img)
+    assert len(first) == len(big)
+    timings: dict[str, float] = {}
+    reader = PhotoReader(loc, None, VisionSettings())  # type: ignore[arg-type]
+    closer = reader.zoom(img, first, timings)
+    assert sorted(t.box for t in closer) == sorted(tuple(float(v) for v in b) for b in big + small)  # type: ignore[attr-defined]
+    assert "zoom" in timings
+    off = PhotoReader(loc, None, VisionSettings(zoom_min_px=0))  # type: ignore[arg-type]
+    calls = loc.calls
+    assert off.zoom(img, first) == first and loc.calls == calls

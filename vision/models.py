@@ -19,6 +19,7 @@ count is a setting.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -123,6 +124,54 @@ def decode_yolo(output: np.ndarray, lb: Letterbox, conf: float = 0.25, iou: floa
             for b, k in zip(boxes, keep, strict=True)]
 
 
+Window = tuple[int, int, int, int]
+
+
+def zoom_windows(boxes: np.ndarray, image_size: tuple[int, int], input_size: int, min_px: float, target_px: float,
+                 max_windows: int = 8, min_gain: float = 1.25) -> list[Window]:
+    """Square windows (``x1, y1, x2, y2`` in image pixels) to localize again, closer, when the
+    tiles found look smaller than ``min_px`` (median short side) in the localizer's input; none
+    when they do not, or when the windows would not enlarge them by ``min_gain``.
+
+    The windows cover the tiles (and a tile's length around them) in a grid, overlapping by two
+    tile lengths so that every tile lies whole in one of them, each sized so that a median tile
+    comes out ``target_px`` in the input, and fewer than ``max_windows`` (larger then).
+
+    >>> wide_row = np.array([[100.0 + 20 * i, 500.0, 116.0 + 20 * i, 522.0] for i in range(14)])
+    >>> zoom_windows(wide_row, (1280, 960), 384, 18.0, 28.0)  # 16 px tiles: 4.8 px in the input
+    [(78, 478, 297, 697), (178, 478, 398, 697)]
+    >>> near = np.array([[100.0 + 70 * i, 300.0, 164.0 + 70 * i, 386.0] for i in range(14)])
+    >>> zoom_windows(near, (1280, 960), 384, 18.0, 28.0)  # 64 px tiles: 19.2 px, large enough
+    []
+    """
+    if not len(boxes):
+        return []
+    w, h = image_size
+    r = input_size / max(w, h)
+    sides = np.stack([boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1]], axis=1)
+    short, tile = float(np.median(sides.min(1))), float(np.median(sides.max(1)))
+    if short * r >= min_px:
+        return []
+    x0, y0 = max(0.0, float(boxes[:, 0].min()) - tile), max(0.0, float(boxes[:, 1].min()) - tile)
+    x1, y1 = min(float(w), float(boxes[:, 2].max()) + tile), min(float(h), float(boxes[:, 3].max()) + tile)
+    overlap = 2.0 * tile
+    side = max(input_size * short / target_px, 2.5 * overlap)
+
+    def grid(side: float) -> tuple[int, int]:
+        step = side - overlap
+        return (max(1, math.ceil((x1 - x0 - overlap) / step)), max(1, math.ceil((y1 - y0 - overlap) / step)))
+
+    nx, ny = grid(side)
+    while nx * ny > max_windows:
+        side *= 1.15
+        nx, ny = grid(side)
+    if max(w, h) / side < min_gain:
+        return []
+    xs = np.linspace(x0, max(x0, x1 - side), nx) if nx > 1 else np.array([x0])
+    ys = np.linspace(y0, max(y0, y1 - side), ny) if ny > 1 else np.array([y0])
+    return [(int(xa), int(ya), int(min(w, xa + side)), int(min(h, ya + side))) for ya in ys for xa in xs]
+
+
 def cut_window(box: Sequence[float], margins: tuple[float, float, float, float], image_size: tuple[int, int],
                ) -> tuple[int, int, int, int, bool]:
     """Where :func:`cut_tile` cuts (``xa, ya, xb, yb``, clipped to ``image_size`` = (w, h)) and
@@ -151,16 +200,18 @@ def cut_tile(bgr: np.ndarray, box: Sequence[float],
 
 
 def face_angles(orientation: np.ndarray, turned: Sequence[bool]) -> np.ndarray:
-    """``[N, 2]``: the angle (degrees, 0 = up in the image, clockwise positive) the face's top
-    points to, and how sure the model is of top against bottom (0..1), from the classifier's
-    orientation output and whether each crop was turned.
+    """``[N, 3]``: the angle (degrees, 0 = up in the image, clockwise positive) the face's top
+    points to, how sure the model is of top against bottom (0..1), and how sure it is of the
+    face's axis (0..1), from the classifier's orientation output and whether each crop was turned.
 
-    The axis comes from the doubled angle; of its two directions the one nearer the single-angle
-    estimate is taken, and that estimate's length is the certainty.
+    The axis comes from the doubled angle, and that estimate's length is the axis's certainty (a
+    face that looks the same turned by 90°, a blank white dragon or a one of circles, regresses
+    towards zero); of its two directions the one nearer the single-angle estimate is taken, and
+    that estimate's length is the top's certainty (low for a face that looks the same upside down).
 
     >>> o = np.array([[1.0, 0.0, 0.0, -1.0]])  # top points right in the crop: a = 90°
     >>> face_angles(o, [False]).round(1).tolist(), face_angles(o, [True]).round(1).tolist()
-    ([[90.0, 1.0]], [[0.0, 1.0]])
+    ([[90.0, 1.0, 1.0]], [[0.0, 1.0, 1.0]])
     """
     o = np.asarray(orientation, dtype=np.float64).reshape(-1, 4)
     axis = np.degrees(np.arctan2(o[:, 2], o[:, 3])) / 2  # in (-90, 90]
@@ -169,7 +220,8 @@ def face_angles(orientation: np.ndarray, turned: Sequence[bool]) -> np.ndarray:
     angle = axis + np.where(flip, 180.0, 0.0) - np.where(np.asarray(turned, dtype=bool), 90.0, 0.0)
     angle = ((angle + 180) % 360) - 180
     sure = np.clip(np.hypot(o[:, 0], o[:, 1]), 0.0, 1.0)
-    return np.stack([angle, sure], axis=1)
+    axis_sure = np.clip(np.hypot(o[:, 2], o[:, 3]), 0.0, 1.0)
+    return np.stack([angle, sure, axis_sure], axis=1)
 
 
 #: the margin the runtime cuts crops with (a share of the box on each side)
@@ -215,6 +267,24 @@ class Localizer:
         (out,) = self.session.run(None, {self.input_name: x})
         return decode_yolo(out, lb, self.conf, self.iou, image_size=(bgr.shape[1], bgr.shape[0]))
 
+    def in_windows(self, bgr: np.ndarray, windows: Sequence[Window], edge: float = 2.0) -> list[TileBox]:
+        """The tiles of ``bgr`` found window by window (see :func:`zoom_windows`), in image pixels.
+        A box touching a window's edge inside the photo is a cut tile and is dropped (the overlap
+        shows it whole in a neighbour); the rest are merged by non-maximum suppression."""
+        h, w = bgr.shape[:2]
+        found: list[TileBox] = []
+        for xa, ya, xb, yb in windows:
+            for t in self(bgr[ya:yb, xa:xb]):
+                bx = t.box
+                if ((bx[0] <= edge and xa > 0) or (bx[1] <= edge and ya > 0)
+                        or (bx[2] >= xb - xa - edge and xb < w) or (bx[3] >= yb - ya - edge and yb < h)):
+                    continue
+                found.append(TileBox((bx[0] + xa, bx[1] + ya, bx[2] + xa, bx[3] + ya), t.confidence, t.face_down))
+        if not found:
+            return []
+        keep = nms(np.array([t.box for t in found]), np.array([t.confidence for t in found]), self.iou)
+        return [found[k] for k in keep]
+
 
 class Classifier:
     """The face classifier over upright crops; returns class probabilities ``[N, 38]`` (contract
@@ -250,7 +320,7 @@ class Classifier:
 
     def classify(self, bgr: np.ndarray, boxes: Sequence[Sequence[float]]) -> tuple[np.ndarray, np.ndarray | None]:
         """Class probabilities ``[N, 38]`` by contract id and, when the model has the output, the
-        faces' angles ``[N, 2]`` (see :func:`face_angles`), else ``None``."""
+        faces' angles ``[N, 3]`` (see :func:`face_angles`), else ``None``."""
         x = self.crops(bgr, boxes)
         if not len(x):
             return np.zeros((0, N_CLASSES), np.float32), (np.zeros((0, 2)) if self.has_orientation else None)
