@@ -645,7 +645,7 @@ def _pipeline_reader() -> Any:
                 p[i, parse_tiles(d["class"])[0]] = 0.95
             return p
 
-        def classify(self, bgr: Any, boxes: Any) -> tuple[Any, None]:
+        def classify(self, bgr: Any, boxes: Any, recheck_below: float = 0.0) -> tuple[Any, None]:
             return self(bgr, boxes), None  # no orientation output: the layout judges by the boxes
 
     reader = pipeline.PhotoReader(Localizer(), Classifier(), pipeline.VisionSettings())

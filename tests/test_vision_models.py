@@ -94,7 +94,8 @@ class _StubClassifier:
         self.axis_sure = axis_sure
         self.asked: list[float] = []
 
-    def classify(self, bgr: np.ndarray, boxes: list[tuple[float, ...]]) -> tuple[np.ndarray, np.ndarray]:
+    def classify(self, bgr: np.ndarray, boxes: list[tuple[float, ...]], recheck_below: float = 0.0,
+                 ) -> tuple[np.ndarray, np.ndarray]:
         self.asked += [b[0] for b in boxes]
         probs = np.full((len(boxes), 38), 0.01 / 37, np.float32)
         for i, b in enumerate(boxes):
@@ -254,3 +255,33 @@ def test_small_tiles_are_looked_for_again_closer() -> None:
     off = PhotoReader(loc, None, VisionSettings(zoom_min_px=0))  # type: ignore[arg-type]
     calls = loc.calls
     assert off.zoom(img, first) == first and loc.calls == calls
+
+
+def test_an_unsure_tile_is_read_again_from_more_crops_and_the_readings_averaged() -> None:
+    from vision.models import RECHECK_CROPS, Classifier
+
+    class _Session:
+        """Every crop it is shown reads as class 3, surely."""
+
+        def __init__(self) -> None:
+            self.shown = 0
+
+        def run(self, _: object, feeds: dict[str, np.ndarray]) -> list[np.ndarray]:
+            x = feeds["x"]
+            self.shown += len(x)
+            logits = np.full((len(x), 38), -10.0, np.float32)
+            logits[:, 3] = 10.0
+            return [logits]
+
+    clf = Classifier.__new__(Classifier)
+    clf.session, clf.input_name, clf.batch, clf.width, clf.height = _Session(), "x", 32, 24, 32
+    clf.classes = list(range(38))
+    probs = np.zeros((2, 38), np.float32)
+    probs[0, [7, 3]] = 0.5, 0.4  # unsure: 7 or 3
+    probs[1, 7] = 0.95  # sure
+    img = np.full((100, 100, 3), 128, np.uint8)
+    boxes = [(10.0, 10.0, 34.0, 42.0), (50.0, 10.0, 74.0, 42.0)]
+    assert clf.recheck(img, boxes, probs, below=0.7) == 1
+    assert clf.session.shown == len(RECHECK_CROPS)  # only the unsure tile, from each crop
+    assert probs[0].argmax() == 3 and probs[0].sum() == pytest.approx(0.9 / 7 + 6 / 7, abs=1e-3)
+    assert probs[1, 7] == pytest.approx(0.95)

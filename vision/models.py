@@ -226,6 +226,10 @@ def face_angles(orientation: np.ndarray, turned: Sequence[bool]) -> np.ndarray:
 
 #: the margin the runtime cuts crops with (a share of the box on each side)
 CROP_MARGIN = 0.06
+#: the crops an unsure tile is read again from: (margin, shift along x, shift along y), shifts in
+#: shares of the box's width and height
+RECHECK_CROPS: tuple[tuple[float, float, float], ...] = (
+    (0.02, 0.0, 0.0), (0.10, 0.0, 0.0), (0.06, 0.04, 0.0), (0.06, -0.04, 0.0), (0.06, 0.0, 0.04), (0.06, 0.0, -0.04))
 
 
 def crop_tile(bgr: np.ndarray, box: Sequence[float], size: tuple[int, int], margin: float = CROP_MARGIN) -> np.ndarray:
@@ -299,12 +303,37 @@ class Classifier:
         meta = self.session.get_modelmeta().custom_metadata_map
         self.classes: list[int] = json.loads(meta["classes"]) if "classes" in meta else list(range(N_FACE_CLASSES))
 
-    def crops(self, bgr: np.ndarray, boxes: Sequence[Sequence[float]]) -> np.ndarray:
+    def crops(self, bgr: np.ndarray, boxes: Sequence[Sequence[float]],
+              margins: Sequence[float] | None = None) -> np.ndarray:
         if not boxes:
             return np.zeros((0, 3, self.height, self.width), np.float32)
-        tiles = [crop_tile(bgr, b, (self.width, self.height)) for b in boxes]
+        ms = margins if margins is not None else [CROP_MARGIN] * len(boxes)
+        tiles = [crop_tile(bgr, b, (self.width, self.height), m) for b, m in zip(boxes, ms, strict=True)]
         arr = np.stack(tiles)[:, :, :, ::-1].transpose(0, 3, 1, 2).astype(np.float32) / 255.0
         return np.ascontiguousarray(arr)
+
+    def _logits(self, x: np.ndarray) -> list[list[np.ndarray]]:
+        return [self.session.run(None, {self.input_name: x[i:i + self.batch]}) for i in range(0, len(x), self.batch)]
+
+    def recheck(self, bgr: np.ndarray, boxes: Sequence[Sequence[float]], probs: np.ndarray, below: float) -> int:
+        """Read again, from :data:`RECHECK_CROPS` (the crop a little wider, tighter and shifted,
+        as the training's crops were jittered), the tiles whose best class is under ``below``,
+        and average their probabilities in ``probs`` (in place); how many were read again."""
+        low = [i for i in range(len(boxes)) if probs[i].max() < below]
+        if not low:
+            return 0
+        shifted, margins = [], []
+        for i in low:
+            x1, y1, x2, y2 = boxes[i]
+            w, h = x2 - x1, y2 - y1
+            for m, dx, dy in RECHECK_CROPS:
+                shifted.append((x1 + dx * w, y1 + dy * h, x2 + dx * w, y2 + dy * h))
+                margins.append(m)
+        p = softmax(np.concatenate([r[0] for r in self._logits(self.crops(bgr, shifted, margins))]))
+        p = p.reshape(len(low), len(RECHECK_CROPS), -1)
+        for n, i in enumerate(low):
+            probs[i, self.classes] = (probs[i, self.classes] + p[n].sum(0)) / (1 + len(RECHECK_CROPS))
+        return len(low)
 
     def __call__(self, bgr: np.ndarray, boxes: Sequence[Sequence[float]]) -> np.ndarray:
         return self.classify(bgr, boxes)[0]
@@ -318,15 +347,19 @@ class Classifier:
     def has_orientation(self) -> bool:
         return len(self.session.get_outputs()) > 1
 
-    def classify(self, bgr: np.ndarray, boxes: Sequence[Sequence[float]]) -> tuple[np.ndarray, np.ndarray | None]:
+    def classify(self, bgr: np.ndarray, boxes: Sequence[Sequence[float]], recheck_below: float = 0.0,
+                 ) -> tuple[np.ndarray, np.ndarray | None]:
         """Class probabilities ``[N, 38]`` by contract id and, when the model has the output, the
-        faces' angles ``[N, 3]`` (see :func:`face_angles`), else ``None``."""
+        faces' angles ``[N, 3]`` (see :func:`face_angles`), else ``None``. Tiles read with less
+        than ``recheck_below`` are read again from a few more crops (:meth:`recheck`)."""
         x = self.crops(bgr, boxes)
         if not len(x):
-            return np.zeros((0, N_CLASSES), np.float32), (np.zeros((0, 2)) if self.has_orientation else None)
-        runs = [self.session.run(None, {self.input_name: x[i:i + self.batch]}) for i in range(0, len(x), self.batch)]
+            return np.zeros((0, N_CLASSES), np.float32), (np.zeros((0, 3)) if self.has_orientation else None)
+        runs = self._logits(x)
         probs = np.zeros((len(x), N_CLASSES), np.float32)
         probs[:, self.classes] = softmax(np.concatenate([r[0] for r in runs]))
+        if recheck_below > 0:
+            self.recheck(bgr, boxes, probs, recheck_below)
         if not self.has_orientation:
             return probs, None
         size = (bgr.shape[1], bgr.shape[0])
