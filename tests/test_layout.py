@@ -154,6 +154,39 @@ def test_stacked_tile_rides_on_its_base() -> None:
     assert hr.apart == ()
 
 
+def _pulled_towards(d: Detection, base: Detection, share: float) -> Detection:
+    """``d`` moved ``share`` of the way towards ``base`` (its size kept)."""
+    dx, dy = (base.centre[0] - d.centre[0]) * share, (base.centre[1] - d.centre[1]) * share
+    x1, y1, x2, y2 = d.box
+    return replace(d, box=(x1 + dx, y1 + dy, x2 + dx, y2 + dy))
+
+
+@pytest.mark.parametrize("angle", [0.0, 25.0])
+def test_stacked_tile_drawn_overlapping_its_base_is_still_stacked(angle: float) -> None:
+    # the localizer draws a stacked pair's boxes closer than they are: overlapping as much as a
+    # duplicate box of one tile would, a third of a tile's width apart across the row
+    from datasets.evaluate import iou
+    from vision.layout import DUPLICATE_IOU
+
+    dets = layout_boxes('123m456p789s1z 1z ~0.8 5"55s', angle=angle)
+    dets[12] = _pulled_towards(dets[12], dets[11], 0.65)
+    assert iou(dets[11].box, dets[12].box) >= DUPLICATE_IOU
+    hr = hand_row(dets)
+    assert hr.row.stacked == (12,)
+    assert hr.structures[0].melds[0].dets == (11, 13, 14, 12)
+
+
+def test_a_duplicate_box_of_a_sideways_tile_is_not_a_stacked_tile() -> None:
+    dets = layout_boxes("123m456p789s1z 1z ~0.8 5'55s")
+    base = dets[11]
+    x1, y1, x2, y2 = base.box
+    twin = replace(base, confidence=base.confidence * 0.8, box=(x1 + 0.12 * (x2 - x1), y1 - 0.1 * (y2 - y1),
+                                                              x2 + 0.12 * (x2 - x1), y2 - 0.1 * (y2 - y1)))
+    hr = hand_row([*dets, twin])
+    assert hr.row.stacked == ()
+    assert [m.kind for m in hr.structures[0].melds] == ["call"]
+
+
 def test_melds_touching_the_hand_still_split() -> None:
     dets = layout_boxes("123m456p789s1z1z5'55z")  # no gap anywhere
     hr = hand_row(dets)

@@ -112,8 +112,11 @@ EXCLUDE_SHORT_GAP_COST = 2.0  # per tile width short of EXCLUDE_OPTION_GAP
 #: when no reading fits the count, end tiles with no gap at all may be left out too, at this cost more
 LOOSE_EXCLUDE_COST = 1.0
 #: a stacked tile: along-row offset within this share of the base tile's length, across-row
-#: centre distance between 0.5 and this many base widths
+#: centre distance between ``STACK_V_MIN`` and ``STACK_V_MAX`` base widths (the localizer draws
+#: a stacked pair's boxes closer than they are: 0.25 read 419 selection renders of 500 exactly,
+#: 0.5 415)
 STACK_U_TOL = 0.4
+STACK_V_MIN = 0.25
 STACK_V_MAX = 1.6
 #: tiles apart from the hand (indicators, set-aside tiles) are within this many tile widths of it
 #: and of a similar size
@@ -627,17 +630,21 @@ def _split_gap(tiles: Sequence[RowTile]) -> float:
     return max(SPLIT_GAP, float(np.median(gaps)) + 0.2) if gaps else SPLIT_GAP
 
 
-def _attach_stacked(g: _Geo, line: _Line, pool: list[int]) -> None:
-    """Move sideways tiles lying on a sideways tile of the line from the pool onto it."""
-    if not pool:
+def _attach_stacked(g: _Geo, line: _Line, pool: list[int], spare: set[int] | None = None) -> None:
+    """Move sideways tiles lying on a sideways tile of the line from the pool onto it. ``spare``:
+    boxes set aside as duplicates, which may be a stacked tile after all (the localizer draws a
+    stacked pair's boxes closer than they are, overlapping as a duplicate's would); one taken is
+    removed from it."""
+    spare = spare if spare is not None else set()
+    if not pool and not spare:
         return
     tiles, _, degenerate = _row_tiles(g, line)
     bases = [t for t in tiles if t.sideways]
-    if not bases or (degenerate and np.isnan(g.angles[pool]).all()):
+    idx = np.array([*pool, *sorted(spare)], dtype=int)
+    if not bases or (degenerate and np.isnan(g.angles[idx]).all()):
         return
     d = line.direction
     up = np.array([d[1], -d[0]])
-    idx = np.array(pool)
     rel = g.pts[idx] - line.point
     u, v = rel @ d, rel @ up
     along, across, _ = _extents(g.w[idx], g.h[idx], d)
@@ -649,7 +656,7 @@ def _attach_stacked(g: _Geo, line: _Line, pool: list[int]) -> None:
             if not side[j] or g.backs[idx[j]] or int(idx[j]) in line.stacked.values():
                 continue
             du, dv = abs(u[j] - base.u), abs(v[j] - base.v)
-            if du > STACK_U_TOL * base.along or not 0.5 * base.across <= dv <= STACK_V_MAX * base.across:
+            if du > STACK_U_TOL * base.along or not STACK_V_MIN * base.across <= dv <= STACK_V_MAX * base.across:
                 continue
             if not SIZE_RATIO[0] <= g.size[idx[j]] / g.size[base.det] <= SIZE_RATIO[1]:
                 continue
@@ -657,7 +664,10 @@ def _attach_stacked(g: _Geo, line: _Line, pool: list[int]) -> None:
                 best, best_dist = int(idx[j]), dv
         if best is not None:
             line.stacked[base.det] = best
-            pool.remove(best)
+            if best in spare:
+                spare.discard(best)
+            else:
+                pool.remove(best)
 
 
 def _closed_kans_only(run: Sequence[RowTile]) -> bool:
@@ -759,7 +769,7 @@ def _extract_lines(g: _Geo, skip: set[int]) -> tuple[list[_Line], list[int]]:
             break
         for m in line.members:
             pool.remove(m)
-        _attach_stacked(g, line, pool)
+        _attach_stacked(g, line, pool, skip)
         loose.extend(_release_far(g, line))
         lines.append(line)
         lines.extend(_split_dead_wall(g, line))
