@@ -135,7 +135,7 @@ def zoom_windows(boxes: np.ndarray, image_size: tuple[int, int], input_size: int
 
     The windows cover the tiles (and a tile's length around them) in a grid, overlapping by two
     tile lengths so that every tile lies whole in one of them, each sized so that a median tile
-    comes out ``target_px`` in the input, and fewer than ``max_windows`` (larger then).
+    comes out ``target_px`` in the input, and at most ``max_windows`` of them (larger then).
 
     >>> wide_row = np.array([[100.0 + 20 * i, 500.0, 116.0 + 20 * i, 522.0] for i in range(14)])
     >>> zoom_windows(wide_row, (1280, 960), 384, 18.0, 28.0)  # 16 px tiles: 4.8 px in the input

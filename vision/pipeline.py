@@ -58,8 +58,10 @@ class VisionSettings:
     #: 415 hands of 500 read exactly at 0.7 against 410 without (about two tiles a photo, ~5 ms)
     recheck_below: float = 0.7
     #: a face angle whose axis the classifier is less sure of than this is not reported (the
-    #: layout then judges the tile from its box): on the selection renders (seed 990004) 44 of the
-    #: 219 faces under 0.6 had their axis wrong (turned ~90°), 6 of the 5,342 above
+    #: layout then judges the tile from its box). On the selection renders (seed 990004) 44 of the
+    #: 219 faces under 0.6 had their axis wrong (turned ~90°: blank white dragons, ones of
+    #: circles), 6 of the 5,342 above; yet dropping all under 0.6 read fewer hands (389 of 500
+    #: against 396), under 0.3 one more (397)
     min_axis_sure: float = 0.3
     max_pixels: int = 40_000_000
 
