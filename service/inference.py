@@ -53,7 +53,8 @@ def load_reader(settings: ServiceSettings) -> Reader:
     except ImportError as exc:
         raise ReaderUnavailable(f"the photo reader is not available in this build ({exc})") from exc
     kwargs: dict[str, Any] = {"threads": settings.onnx_threads, "max_pixels": settings.max_pixels,
-                              "decode_max_side": settings.decode_max_side, "zoom_min_px": settings.zoom_min_px}
+                              "decode_max_side": settings.decode_max_side, "zoom_min_px": settings.zoom_min_px,
+                              "recheck_below": settings.recheck_below}
     loc, cls = settings.model_paths()
     if loc is not None:
         kwargs["localizer_path"] = loc

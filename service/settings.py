@@ -44,6 +44,10 @@ class ServiceSettings(BaseSettings):
         default=18.0, ge=0.0, le=200.0,
         description="when the tiles come out under this many pixels in the localizer's input, it looks again "
                     "through closer windows (slower, finds far tiles); 0 turns it off")
+    recheck_below: float = Field(
+        default=0.7, ge=0.0, le=1.0,
+        description="a tile read with less certainty than this is read again from six more crops (a few ms); "
+                    "0 turns it off")
     preview_max_side: int = Field(default=1024, ge=64, le=4096, description="long side of the annotated preview")
 
     workers: int = Field(default_factory=_default_workers, ge=1, le=64,

@@ -645,7 +645,8 @@ def _pipeline_reader() -> Any:
                 p[i, parse_tiles(d["class"])[0]] = 0.95
             return p
 
-        def classify(self, bgr: Any, boxes: Any, recheck_below: float = 0.0) -> tuple[Any, None]:
+        def classify(self, bgr: Any, boxes: Any, recheck_below: float = 0.0, recheck_limit: int = 12,
+                     ) -> tuple[Any, None]:
             return self(bgr, boxes), None  # no orientation output: the layout judges by the boxes
 
     reader = pipeline.PhotoReader(Localizer(), Classifier(), pipeline.VisionSettings())
@@ -666,3 +667,15 @@ def test_with_the_real_reading_pipeline() -> None:
                    data={"hand": json.dumps({"flags": ["riichi"], "win": "ron"})})
         assert r.status_code == 200, r.text
         assert r.json()["total"] == score_hand({"hand": DEMO_HAND, "win_tile": DEMO_WIN, "flags": ["riichi"]}).total
+
+
+def test_the_reading_settings_reach_the_photo_reader(monkeypatch: pytest.MonkeyPatch) -> None:
+    from service.inference import load_reader
+    from vision.pipeline import PhotoReader
+
+    seen: list[Any] = []
+    monkeypatch.setattr(PhotoReader, "load", classmethod(lambda cls, s: seen.append(s) or "reader"))
+    assert load_reader(settings(zoom_min_px=0, recheck_below=0.5, decode_max_side=800)) == "reader"
+    assert (seen[0].zoom_min_px, seen[0].recheck_below, seen[0].decode_max_side) == (0.0, 0.5, 800)
+    with pytest.raises(ValueError, match="recheck_below"):
+        settings(recheck_below=1.5)

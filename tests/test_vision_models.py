@@ -94,7 +94,7 @@ class _StubClassifier:
         self.axis_sure = axis_sure
         self.asked: list[float] = []
 
-    def classify(self, bgr: np.ndarray, boxes: list[tuple[float, ...]], recheck_below: float = 0.0,
+    def classify(self, bgr: np.ndarray, boxes: list[tuple[float, ...]], recheck_below: float = 0.0, recheck_limit: int = 12,
                  ) -> tuple[np.ndarray, np.ndarray]:
         self.asked += [b[0] for b in boxes]
         probs = np.full((len(boxes), 38), 0.01 / 37, np.float32)
@@ -285,3 +285,27 @@ def test_an_unsure_tile_is_read_again_from_more_crops_and_the_readings_averaged(
     assert clf.session.shown == len(RECHECK_CROPS)  # only the unsure tile, from each crop
     assert probs[0].argmax() == 3 and probs[0].sum() == pytest.approx(0.9 / 7 + 6 / 7, abs=1e-3)
     assert probs[1, 7] == pytest.approx(0.95)
+
+
+def test_only_the_least_sure_tiles_are_read_again_up_to_the_limit() -> None:
+    from vision.models import RECHECK_CROPS, Classifier
+
+    class _Session:
+        def __init__(self) -> None:
+            self.shown = 0
+
+        def run(self, _: object, feeds: dict[str, np.ndarray]) -> list[np.ndarray]:
+            self.shown += len(feeds["x"])
+            return [np.zeros((len(feeds["x"]), 38), np.float32)]
+
+    clf = Classifier.__new__(Classifier)
+    clf.session, clf.input_name, clf.batch, clf.width, clf.height = _Session(), "x", 32, 24, 32
+    clf.classes = list(range(38))
+    sure = np.array([0.6, 0.3, 0.5, 0.9, 0.4])
+    probs = np.zeros((5, 38), np.float32)
+    probs[:, 0] = sure
+    boxes = [(10.0 * i, 0.0, 10.0 * i + 8, 12.0) for i in range(5)]
+    assert clf.recheck(np.zeros((20, 60, 3), np.uint8), boxes, probs, below=0.7, limit=2) == 2
+    assert clf.session.shown == 2 * len(RECHECK_CROPS)
+    changed = [i for i in range(5) if not np.isclose(probs[i, 0], sure[i])]
+    assert changed == [1, 4]  # the two least sure (0.3, 0.4), averaged with flat readings

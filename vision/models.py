@@ -315,11 +315,14 @@ class Classifier:
     def _logits(self, x: np.ndarray) -> list[list[np.ndarray]]:
         return [self.session.run(None, {self.input_name: x[i:i + self.batch]}) for i in range(0, len(x), self.batch)]
 
-    def recheck(self, bgr: np.ndarray, boxes: Sequence[Sequence[float]], probs: np.ndarray, below: float) -> int:
+    def recheck(self, bgr: np.ndarray, boxes: Sequence[Sequence[float]], probs: np.ndarray, below: float,
+                limit: int = 12) -> int:
         """Read again, from :data:`RECHECK_CROPS` (the crop a little wider, tighter and shifted,
-        as the training's crops were jittered), the tiles whose best class is under ``below``,
-        and average their probabilities in ``probs`` (in place); how many were read again."""
-        low = [i for i in range(len(boxes)) if probs[i].max() < below]
+        as the training's crops were jittered), the tiles whose best class is under ``below`` (the
+        ``limit`` least sure of them: a tray of unfamiliar tiles must not cost seconds), and
+        average their probabilities in ``probs`` (in place); how many were read again."""
+        best = probs.max(1)
+        low = sorted((i for i in range(len(boxes)) if best[i] < below), key=lambda i: float(best[i]))[:limit]
         if not low:
             return 0
         shifted, margins = [], []
@@ -348,10 +351,10 @@ class Classifier:
         return len(self.session.get_outputs()) > 1
 
     def classify(self, bgr: np.ndarray, boxes: Sequence[Sequence[float]], recheck_below: float = 0.0,
-                 ) -> tuple[np.ndarray, np.ndarray | None]:
+                 recheck_limit: int = 12) -> tuple[np.ndarray, np.ndarray | None]:
         """Class probabilities ``[N, 38]`` by contract id and, when the model has the output, the
-        faces' angles ``[N, 3]`` (see :func:`face_angles`), else ``None``. Tiles read with less
-        than ``recheck_below`` are read again from a few more crops (:meth:`recheck`)."""
+        faces' angles ``[N, 3]`` (see :func:`face_angles`), else ``None``. Up to ``recheck_limit``
+        tiles read with less than ``recheck_below`` are read again from more crops (:meth:`recheck`)."""
         x = self.crops(bgr, boxes)
         if not len(x):
             return np.zeros((0, N_CLASSES), np.float32), (np.zeros((0, 3)) if self.has_orientation else None)
@@ -359,7 +362,7 @@ class Classifier:
         probs = np.zeros((len(x), N_CLASSES), np.float32)
         probs[:, self.classes] = softmax(np.concatenate([r[0] for r in runs]))
         if recheck_below > 0:
-            self.recheck(bgr, boxes, probs, recheck_below)
+            self.recheck(bgr, boxes, probs, recheck_below, recheck_limit)
         if not self.has_orientation:
             return probs, None
         size = (bgr.shape[1], bgr.shape[0])

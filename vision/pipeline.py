@@ -57,6 +57,9 @@ class VisionSettings:
     #: little wider, tighter, shifted) and the probabilities averaged: on the selection renders
     #: 415 hands of 500 read exactly at 0.7 against 410 without (about two tiles a photo, ~5 ms)
     recheck_below: float = 0.7
+    #: ... at most this many tiles a photo, the least sure first (a tray photo of an unfamiliar set
+    #: had 80 unsure tiles: 330 ms)
+    recheck_limit: int = 12
     #: a face angle whose axis the classifier is less sure of than this is not reported (the
     #: layout then judges the tile from its box). On the selection renders (seed 990004) 44 of the
     #: 219 faces under 0.6 had their axis wrong (turned ~90°: blank white dragons, ones of
@@ -145,7 +148,8 @@ class PhotoReader:
         localizer's face-down tiles are backs unread."""
         read_all = self.classifier.has_back
         shown = [t for t in tiles if read_all or not t.face_down]
-        probs, angles = self.classifier.classify(bgr, [t.box for t in shown], self.settings.recheck_below)
+        probs, angles = self.classifier.classify(bgr, [t.box for t in shown], self.settings.recheck_below,
+                                                 self.settings.recheck_limit)
         dets: list[Detection] = []
         k = self.settings.topk
         row_iter = iter(range(len(shown)))
