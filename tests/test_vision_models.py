@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 
-from vision.models import crop_tile, cut_tile, cut_window, face_angles
+from vision.models import TileBox, crop_tile, cut_tile, cut_window, face_angles
 
 
 def _gradient(h: int, w: int) -> np.ndarray:
@@ -175,10 +177,8 @@ class _BlobLocalizer:
     def __init__(self, size: int = 384, min_px: float = 0.0) -> None:
         self.size, self.min_px, self.iou, self.calls = size, min_px, 0.6, 0
 
-    def __call__(self, bgr: np.ndarray) -> list[object]:
+    def __call__(self, bgr: np.ndarray) -> list[TileBox]:
         import cv2
-
-        from vision.models import TileBox
 
         self.calls += 1
         scale = self.size / max(bgr.shape[:2])
@@ -186,7 +186,7 @@ class _BlobLocalizer:
         return [TileBox((float(x), float(y), float(x + w), float(y + h)), 0.9, False)
                 for x, y, w, h, _ in stats[1:n] if min(w, h) * scale >= self.min_px]
 
-    def in_windows(self, bgr: np.ndarray, windows: list[tuple[int, int, int, int]]) -> list[object]:
+    def in_windows(self, bgr: np.ndarray, windows: list[tuple[int, int, int, int]]) -> list[TileBox]:
         from vision.models import Localizer
 
         return Localizer.in_windows(self, bgr, windows)  # type: ignore[arg-type]
@@ -233,7 +233,7 @@ def test_tiles_found_window_by_window_are_found_once_where_they_are() -> None:
     windows = zoom_windows(np.array(truth, dtype=float), (1280, 960), 384, 18.0, 28.0)
     assert len(windows) > 1  # some tiles are cut by a window's edge, and must be seen whole in another
     found = loc.in_windows(img, windows)
-    assert sorted(t.box for t in found) == sorted(tuple(float(v) for v in b) for b in truth)  # type: ignore[attr-defined]
+    assert sorted(t.box for t in found) == sorted(tuple(float(v) for v in b) for b in truth)
 
 
 def test_small_tiles_are_looked_for_again_closer() -> None:
@@ -250,62 +250,61 @@ def test_small_tiles_are_looked_for_again_closer() -> None:
     timings: dict[str, float] = {}
     reader = PhotoReader(loc, None, VisionSettings())  # type: ignore[arg-type]
     closer = reader.zoom(img, first, timings)
-    assert sorted(t.box for t in closer) == sorted(tuple(float(v) for v in b) for b in big + small)  # type: ignore[attr-defined]
+    assert sorted(t.box for t in closer) == sorted(tuple(float(v) for v in b) for b in big + small)
     assert "zoom" in timings
     off = PhotoReader(loc, None, VisionSettings(zoom_min_px=0))  # type: ignore[arg-type]
     calls = loc.calls
     assert off.zoom(img, first) == first and loc.calls == calls
 
 
-def test_an_unsure_tile_is_read_again_from_more_crops_and_the_readings_averaged() -> None:
-    from vision.models import RECHECK_CROPS, Classifier
+class _CountingSession:
+    """Reads every crop it is shown as ``logits``; counts the crops."""
 
-    class _Session:
-        """Every crop it is shown reads as class 3, surely."""
+    def __init__(self, logits: np.ndarray) -> None:
+        self.logits, self.shown = logits, 0
 
-        def __init__(self) -> None:
-            self.shown = 0
+    def run(self, _: object, feeds: dict[str, np.ndarray]) -> list[np.ndarray]:
+        self.shown += len(feeds["x"])
+        return [np.tile(self.logits, (len(feeds["x"]), 1))]
 
-        def run(self, _: object, feeds: dict[str, np.ndarray]) -> list[np.ndarray]:
-            x = feeds["x"]
-            self.shown += len(x)
-            logits = np.full((len(x), 38), -10.0, np.float32)
-            logits[:, 3] = 10.0
-            return [logits]
+
+def _classifier_over(session: _CountingSession) -> object:
+    from vision.models import Classifier
 
     clf = Classifier.__new__(Classifier)
-    clf.session, clf.input_name, clf.batch, clf.width, clf.height = _Session(), "x", 32, 24, 32
+    clf.session, clf.input_name, clf.batch, clf.width, clf.height = session, "x", 32, 24, 32
     clf.classes = list(range(38))
+    return clf
+
+
+def test_an_unsure_tile_is_read_again_from_more_crops_and_the_readings_averaged() -> None:
+    from vision.models import RECHECK_CROPS
+
+    sure_three = np.full(38, -10.0, np.float32)
+    sure_three[3] = 10.0  # every crop reads as class 3, surely
+    session = _CountingSession(sure_three)
+    clf: Any = _classifier_over(session)
     probs = np.zeros((2, 38), np.float32)
     probs[0, [7, 3]] = 0.5, 0.4  # unsure: 7 or 3
     probs[1, 7] = 0.95  # sure
     img = np.full((100, 100, 3), 128, np.uint8)
     boxes = [(10.0, 10.0, 34.0, 42.0), (50.0, 10.0, 74.0, 42.0)]
     assert clf.recheck(img, boxes, probs, below=0.7) == 1
-    assert clf.session.shown == len(RECHECK_CROPS)  # only the unsure tile, from each crop
+    assert session.shown == len(RECHECK_CROPS)  # only the unsure tile, from each crop
     assert probs[0].argmax() == 3 and probs[0].sum() == pytest.approx(0.9 / 7 + 6 / 7, abs=1e-3)
     assert probs[1, 7] == pytest.approx(0.95)
 
 
 def test_only_the_least_sure_tiles_are_read_again_up_to_the_limit() -> None:
-    from vision.models import RECHECK_CROPS, Classifier
+    from vision.models import RECHECK_CROPS
 
-    class _Session:
-        def __init__(self) -> None:
-            self.shown = 0
-
-        def run(self, _: object, feeds: dict[str, np.ndarray]) -> list[np.ndarray]:
-            self.shown += len(feeds["x"])
-            return [np.zeros((len(feeds["x"]), 38), np.float32)]
-
-    clf = Classifier.__new__(Classifier)
-    clf.session, clf.input_name, clf.batch, clf.width, clf.height = _Session(), "x", 32, 24, 32
-    clf.classes = list(range(38))
+    session = _CountingSession(np.zeros(38, np.float32))  # flat readings
+    clf: Any = _classifier_over(session)
     sure = np.array([0.6, 0.3, 0.5, 0.9, 0.4])
     probs = np.zeros((5, 38), np.float32)
     probs[:, 0] = sure
     boxes = [(10.0 * i, 0.0, 10.0 * i + 8, 12.0) for i in range(5)]
     assert clf.recheck(np.zeros((20, 60, 3), np.uint8), boxes, probs, below=0.7, limit=2) == 2
-    assert clf.session.shown == 2 * len(RECHECK_CROPS)
+    assert session.shown == 2 * len(RECHECK_CROPS)
     changed = [i for i in range(5) if not np.isclose(probs[i, 0], sure[i])]
     assert changed == [1, 4]  # the two least sure (0.3, 0.4), averaged with flat readings
