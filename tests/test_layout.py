@@ -392,6 +392,49 @@ def test_a_dead_wall_reaching_beyond_the_near_zone_gives_all_its_indicators() ->
     assert sorted(names(dets, hr.indicators)) == ["4s", "6z", "8p"]
 
 
+def test_a_dead_wall_touching_the_hand_is_cut_off() -> None:
+    # as in a render (seed 990004, image 232): the dead wall laid on from the winning tile, with
+    # less than a tile's width between them
+    dets = layout_boxes("123m456p789s1122z 2z ~0.3 ??3m5z2m??", faces=True)
+    hr = hand_row(dets)
+    assert hr.n_tiles == 14 and names(dets, hr.indicators) == ["3m", "5z", "2m"]
+    assert names(dets, [hr.structures[0].win]) == ["2z"]
+
+
+def test_closed_kans_at_the_row_end_are_no_dead_wall() -> None:
+    # face-down tiles of closed kans side by side ("?99p? ?55z?") look like a wall's; every
+    # face-down tile here belongs to a kan, so nothing is cut off
+    dets = layout_boxes("5557m 7m ~0.1 ?44z? ~0.1 ?99p? ~0.1 ?55z? 8p", faces=True)
+    hr = hand_row(dets)
+    s = hr.structures[0]
+    assert hr.n_tiles == 18 and len(s.melds) == 3 and names(dets, s.excluded) == ["8p"]
+
+
+def test_a_dead_wall_after_a_closed_kan_is_cut_off_after_the_kan() -> None:
+    # as in a render (seed 990004, image 185): the wall touches the closed kan that ends the row
+    dets = layout_boxes("46m678888p11s 0m ?99p? ~0.1 ???5z4p???", faces=True)
+    hr = hand_row(dets)
+    assert hr.n_tiles == 15 and names(dets, hr.indicators) == ["5z", "4p"]
+
+
+def test_a_dead_wall_whose_end_stacks_lie_apart_is_one_wall() -> None:
+    # as in a render (seed 990004, image 157): the wall's last stacks a little apart from it
+    dets = layout_boxes("33666p33340s 3s ?66s? ~1.3 ??1p2s? ~1.3 ? ~1.3 ?", faces=True)
+    hr = hand_row(dets)
+    assert hr.n_tiles == 15 and names(dets, hr.indicators) == ["1p", "2s"]
+
+
+def test_a_dead_wall_near_the_hand_gives_its_indicators_however_far_they_lie() -> None:
+    # as in a render (seed 990004, image 129): the wall's nearest tile is near the hand, its one
+    # indicator beyond the distance that counts as near
+    wall = [(name, -2.5 - 1.02 * k, 0.0) for k, name in enumerate(["1z", "1z", "1z", "1z", "1z", "2m", "1z"])]
+    dets = layout_boxes("22z 567p 567m 2'22m 1111s", extras=wall, faces=True, gap=0.3)
+    for k in (15, 16, 17, 18, 19, 21):  # face down
+        dets[k] = replace(dets[k], cls=37, topk=((37, 0.97),), face_angle=None)
+    hr = hand_row(dets)
+    assert names(dets, hr.indicators) == ["2m"]
+
+
 def test_a_cluster_in_two_rows_is_a_pond() -> None:
     # indicators lie in the dead wall's one line; discards lie in rows of six
     pond = [(t, 8.0 + 1.05 * k, 4.0) for k, t in enumerate(["4s", "5s", "6s"])] + \

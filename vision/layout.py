@@ -131,6 +131,8 @@ MERGE_GAP = 1.5
 #: ``DEAD_WALL_BACKS`` face-down tiles, is a dead wall: its face-up tiles are the indicators
 DEAD_WALL_GAP = 1.0
 DEAD_WALL_BACKS = 2
+#: ... and a dead wall laid touching the hand has at least this many tiles in view
+DEAD_WALL_MIN_TILES = 5
 #: a cluster apart most of whose faces are turned from the hand's (sideways to it, or upside down
 #: with this certainty) is someone's pond, not indicators: players lay indicators facing them
 TURNED_SURE = 0.5
@@ -678,24 +680,71 @@ def _closed_kans_only(run: Sequence[RowTile]) -> bool:
                for k in range(0, len(run), 4))
 
 
+def _wall_like(run: Sequence[RowTile]) -> bool:
+    """``run`` can be a dead wall: over ``DEAD_WALL_BACKS`` face-down tiles, two of them side by
+    side, no call marks, and not a split into closed kans."""
+    backs = [t.back for t in run]
+    return (sum(backs) > DEAD_WALL_BACKS and any(a and b for a, b in itertools.pairwise(backs))
+            and not any(t.sideways or t.stacked is not None for t in run) and not _closed_kans_only(run))
+
+
+def _wall_tail(run: Sequence[RowTile]) -> int:
+    """Where a dead wall laid touching the hand starts in ``run`` (ordered from the hand outward),
+    or 0 for none: at a face-down tile that does not open a closed kan, after tiles that split
+    into face-up tiles and closed kans, leaving a wall (:func:`_wall_like`) of at least
+    ``DEAD_WALL_MIN_TILES``. Among several such places, the widest gap."""
+    best, best_gap = 0, -math.inf
+    for k in range(1, len(run) - DEAD_WALL_MIN_TILES + 1):
+        if not run[k].back or not _wall_like(run[k:]) or not _closed_kans_in(run[:k]):
+            continue
+        if len(run) - k >= 4 and [x.back for x in run[k:k + 4]] == [True, False, False, True]:
+            continue  # a closed kan
+        gap = run[k].gap_before
+        if gap > best_gap:
+            best, best_gap = k, gap
+    return best
+
+
+def _closed_kans_in(run: Sequence[RowTile]) -> bool:
+    """``run`` splits into face-up tiles and closed kans (back–face–face–back or
+    face–back–back–face): every face-down tile of it belongs to a closed kan."""
+    backs = [t.back for t in run]
+    ok = [True] + [False] * len(run)  # ok[k]: the first k tiles split so
+    for k in range(1, len(run) + 1):
+        ok[k] = (ok[k - 1] and not backs[k - 1]) or (
+            k >= 4 and ok[k - 4] and backs[k - 4:k] in ([True, False, False, True], [False, True, True, False]))
+    return ok[-1]
+
+
 def _split_dead_wall(g: _Geo, line: _Line) -> list[_Line]:
     """Cut a dead wall laid in line with the hand off its end, as a line of its own.
 
-    A dead wall is a run (gaps under ``DEAD_WALL_GAP``) at an end of the line, a gap away from the
-    rest, with at least ``DEAD_WALL_BACKS + 1`` face-down tiles, two of them side by side, no call
-    marks and no split into closed kans; what stays must still be able to hold a hand.
+    A dead wall is at an end of the line, with at least ``DEAD_WALL_BACKS + 1`` face-down tiles,
+    two of them side by side, no call marks and no split into closed kans (:func:`_wall_like`):
+    either a whole run (gaps under ``DEAD_WALL_GAP``) a gap away from the rest, or the end of a
+    run when it was laid touching the hand (:func:`_wall_tail`). What stays must still be able to
+    hold a hand.
     """
     runs = _line_runs(g, line, lambda gap: gap >= DEAD_WALL_GAP)
-    if len(runs) < 2:
-        return []
     out: list[_Line] = []
-    for run in (runs[0], runs[-1]):
-        backs = [t.back for t in run]
-        if (sum(backs) <= DEAD_WALL_BACKS or not any(a and b for a, b in itertools.pairwise(backs))
-                or any(t.sideways or t.stacked is not None for t in run) or _closed_kans_only(run)
-                or len(line.members) - len(run) < HAND_MIN_TILES):
+    for end in (0, 1):
+        if end and len(runs) == 1 and out:
+            break
+        # a wall's end stacks may lie a little apart: face-down runs at the end join the run before
+        ends = runs if end else runs[::-1]
+        n = len(ends)
+        while n > 1 and all(t.back for t in ends[n - 1]):
+            n -= 1
+        run = [t for r in (ends[n - 1:] if end else ends[n - 1:][::-1]) for t in r]
+        ordered = run[::-1] if end == 0 else run  # from the hand outward
+        if n > 1 and _wall_like(run):
+            wall = run
+        else:
+            k = _wall_tail(ordered)
+            wall = ordered[k:] if k else []
+        if not wall or len(line.members) - len(wall) < HAND_MIN_TILES:
             continue
-        members = [t.det for t in run]
+        members = [t.det for t in wall]
         for m in members:
             line.members.remove(m)
         out.append(_Line(members, line.direction.copy(), g.pts[members].mean(axis=0), {}))
@@ -1217,16 +1266,24 @@ def _beside_background(g: _Geo, group: Sequence[int], background: Sequence[set[i
     return False
 
 
-def _dead_wall_faces(g: _Geo, lines: Sequence[_Line]) -> list[set[int]]:
-    """The face-up tiles of each dead wall in view: a run of a line's touching tiles with at least
-    ``DEAD_WALL_BACKS`` face-down tiles. Players flip the indicators in place, so these are the
-    indicators, all of them or none, and a pond beyond them is not."""
-    out: list[set[int]] = []
+@dataclass(frozen=True)
+class _DeadWall:
+    """A dead wall in view: its face-up tiles (the indicators) and all its tiles."""
+
+    faces: frozenset[int]
+    tiles: tuple[int, ...]
+
+
+def _dead_walls(g: _Geo, lines: Sequence[_Line]) -> list[_DeadWall]:
+    """Each dead wall in view: a run of a line's touching tiles with at least ``DEAD_WALL_BACKS``
+    face-down tiles and a face-up one. Players flip the indicators in place, so its face-up tiles
+    are the indicators, all of them or none, and a pond beyond them is not."""
+    out: list[_DeadWall] = []
     for line in lines:
         for run in _line_runs(g, line, lambda gap: gap >= DEAD_WALL_GAP):
-            faces = {r.det for r in run if not r.back}
+            faces = frozenset(r.det for r in run if not r.back)
             if sum(r.back for r in run) >= DEAD_WALL_BACKS and faces:
-                out.append(faces)
+                out.append(_DeadWall(faces, tuple(r.det for r in run)))
     return out
 
 
@@ -1253,8 +1310,8 @@ def analyse_layout(dets: Sequence[Detection], rules: str = "riichi") -> Layout:
         if sum(not g.backs[i] for i in line.members) >= BACKGROUND_ROW_TILES
         and not all(is_aside[i] for i in line.members)
     ]
-    walls = _dead_wall_faces(g, lines)
-    walled = set().union(*walls)
+    walls = _dead_walls(g, lines)
+    walled: set[int] = set().union(*(w.faces for w in walls))
     background = [bg - walled for bg in background]
     rows = [_make_row(g, line, (), orient=False) for line in lines]
     order = [i for i, line in enumerate(lines) if HAND_MIN_TILES <= len(line.members) <= HAND_MAX_TILES]
@@ -1268,22 +1325,27 @@ def analyse_layout(dets: Sequence[Detection], rules: str = "riichi") -> Layout:
         first = _make_row(g, line, (), orient=False)
         apart: list[int] = []
         unused: list[int] = []
+        near = NEAR_UNITS * first.unit + med_size
+
+        def near_hand(j: int, members: list[int] = line.members) -> float:
+            return float(np.min(np.linalg.norm(g.pts[members] - g.pts[j], axis=1)))
+
         for j in range(len(dets)):
             if j in mine:
                 continue
             if dets[j].cls == BACK or j in duplicates or any(j in bg for bg in background if not bg & mine):
                 unused.append(j)
                 continue
-            dist = float(np.min(np.linalg.norm(g.pts[line.members] - g.pts[j], axis=1)))
             ratio = g.size[j] / med_size
-            if dist <= NEAR_UNITS * first.unit + med_size and SIZE_RATIO[0] <= ratio <= SIZE_RATIO[1]:
+            if near_hand(j) <= near and SIZE_RATIO[0] <= ratio <= SIZE_RATIO[1]:
                 apart.append(j)
             else:
                 unused.append(j)
-        for wall in walls:  # a dead wall near enough is taken whole, its far indicators too
-            if wall & set(apart) and not wall & mine:
-                apart += [j for j in sorted(wall) if j in unused and j not in duplicates]
-                unused = [j for j in unused if j not in wall or j in duplicates]
+        for wall in walls:  # a dead wall near enough (any of its tiles) is taken whole, its far indicators too
+            if wall.faces & mine or not (wall.faces & set(apart) or min(near_hand(j) for j in wall.tiles) <= near):
+                continue
+            apart += [j for j in sorted(wall.faces) if j in unused and j not in duplicates]
+            unused = [j for j in unused if j not in wall.faces or j in duplicates]
         row = _make_row(g, line, apart)
         rows[i] = row
         top_aside = [is_aside[t.det] for t in row.tiles]
