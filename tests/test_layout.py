@@ -452,6 +452,16 @@ def test_a_tile_touching_a_row_of_discards_is_the_next_row_of_the_pond() -> None
     assert names(dets, hr.indicators) == ["3p"] and "7m" in names(dets, hr.unused)
 
 
+def test_a_tile_by_a_pond_whose_top_is_a_guess_is_the_pond_s_too() -> None:
+    # as in a render (seed 990004, image 198): a pond tile cut by the photo's edge, its top read
+    # the other way round with no certainty (face_sure 0.02)
+    pond = [(t, 6.0 + 1.05 * k, 4.5) for k, t in enumerate(["1s", "2s", "3s", "4s", "5s", "6s"])]
+    dets = layout_boxes("123m456p789s1122z 2z", extras=[("3p", 1.0, 3.2), *pond, ("7m", 6.0, 5.9)], faces=True)
+    guess = replace(dets[-1], face_angle=-150.0, face_sure=0.02)
+    hr = hand_row([*dets[:-1], guess])
+    assert names(dets, hr.indicators) == ["3p"] and "7m" in names(dets, hr.unused)
+
+
 def test_indicators_beside_someone_elses_pond_stay_indicators() -> None:
     # as in a render (seed 990003, image 7): the pond across faces its owner, the indicators below
     # it face the player

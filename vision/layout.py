@@ -1245,18 +1245,20 @@ def _in_rows(g: _Geo, group: Sequence[int]) -> bool:
     return float(spread.max()) > POND_ROW_SPREAD * float(np.median(g.size[list(group)]))
 
 
-def _mean_top(g: _Geo, dets: Iterable[int]) -> np.ndarray | None:
-    """The mean of the face-top vectors of ``dets`` with a known angle (None: none known)."""
-    tops = [_face_top(float(g.angles[j])) for j in dets if not np.isnan(g.angles[j])]
+def _mean_top(g: _Geo, dets: Iterable[int], min_sure: float = 0.0) -> np.ndarray | None:
+    """The mean of the face-top vectors of ``dets`` with a known angle, whose top the classifier
+    is at least ``min_sure`` of (None: none known)."""
+    tops = [_face_top(float(g.angles[j])) for j in dets if not np.isnan(g.angles[j]) and g.sure[j] >= min_sure]
     return np.mean(tops, axis=0) if tops else None
 
 
 def _beside_background(g: _Geo, group: Sequence[int], background: Sequence[set[int]], unit: float) -> bool:
     """A tile of ``group`` touches a background line's (``CLUSTER_UNITS``) and its faces do not
-    look the other way: the pond's next row (indicators may lie by someone else's pond)."""
+    look the other way: the pond's next row (indicators may lie by someone else's pond). Only the
+    tops the classifier is sure of (``TURNED_SURE``) count: a far or cut tile's top is a guess."""
     near = CLUSTER_UNITS * unit
     mine = g.pts[list(group)]
-    top = _mean_top(g, group)
+    top = _mean_top(g, group, TURNED_SURE)
     for bg in background:
         if not bg or float(np.min(np.linalg.norm(g.pts[sorted(bg)][:, None, :] - mine[None, :, :], axis=2))) > near:
             continue
