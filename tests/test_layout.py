@@ -323,6 +323,18 @@ def test_a_tile_detected_twice_counts_once() -> None:
     assert hr.n_tiles == 14 and 14 in hr.unused and hr.structures[0].cost == 0.0
 
 
+def test_a_smaller_box_lying_mostly_inside_a_tile_counts_once() -> None:
+    # as in a render (seed 990004, image 23): a second box shifted onto a closed kan's face,
+    # read as a back; IoU 0.42 with the face's box, yet two thirds of it inside
+    dets = layout_boxes("1067s222666z 1s ?55z?")
+    x1, y1, x2, y2 = dets[12].box  # the first 5z: IoU 0.41, 0.67 of the smaller box inside
+    w, h = x2 - x1, y2 - y1
+    twin = Detection(37, 0.29, (x1 - 0.25 * w, y1 - 0.05 * h, x2 - 0.4 * w, y2 - 0.15 * h), False, ((37, 0.5),))
+    hr = hand_row([*dets, twin])
+    assert len(dets) in hr.unused
+    assert [m.kind for m in hr.structures[0].melds] == ["closed_kan"]
+
+
 # ---------------------------------------------------------------------------------- face angles
 def test_face_angle_round_trips_and_is_optional() -> None:
     d = Detection(5, 0.9, (0.0, 0.0, 30.0, 40.0), False, ((5, 0.9),), -87.5, 0.8)

@@ -146,6 +146,9 @@ CLUSTER_UNITS = 1.6
 #: neighbours in a row overlap far less, even on a diagonal (about 0.2); on the selection renders
 #: 0.45 read 0.645 of the hands exactly against 0.615 at 0.6 (0.35-0.45 all alike)
 DUPLICATE_IOU = 0.45
+#: ... or lies in it by this share of the smaller box: a second, shifted box on one tile of a
+#: closed kan (IoU 0.42, 0.67 of it inside) broke the kan; neighbours on a 45° row overlap far less
+DUPLICATE_INSIDE = 0.65
 MAX_STRUCTURES = 96
 MAX_DETECTIONS = 200
 
@@ -788,7 +791,8 @@ def _release_far(g: _Geo, line: _Line) -> list[int]:
 
 
 def _duplicates(dets: Sequence[Detection]) -> set[int]:
-    """Boxes overlapping a more confident one by ``DUPLICATE_IOU`` (one tile detected twice)."""
+    """Boxes overlapping a more confident one by ``DUPLICATE_IOU``, or lying in it by
+    ``DUPLICATE_INSIDE`` of the smaller box (one tile detected twice)."""
     out: set[int] = set()
     order = sorted(range(len(dets)), key=lambda i: -dets[i].confidence)
     for k, i in enumerate(order):
@@ -800,8 +804,8 @@ def _duplicates(dets: Sequence[Detection]) -> set[int]:
             iw, ih = min(ax2, bx2) - max(ax1, bx1), min(ay2, by2) - max(ay1, by1)
             if iw <= 0 or ih <= 0:
                 continue
-            inter = iw * ih
-            if inter / ((ax2 - ax1) * (ay2 - ay1) + (bx2 - bx1) * (by2 - by1) - inter) >= DUPLICATE_IOU:
+            inter, a, b = iw * ih, (ax2 - ax1) * (ay2 - ay1), (bx2 - bx1) * (by2 - by1)
+            if inter / (a + b - inter) >= DUPLICATE_IOU or inter / min(a, b) >= DUPLICATE_INSIDE:
                 out.add(j)
     return out
 
