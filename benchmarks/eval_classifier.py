@@ -68,7 +68,7 @@ SHRINK = (1.0, 0.75, 0.6, 0.5, 0.4, 0.3)
 
 
 def _run(clf: Classifier, crops: list[np.ndarray]) -> list[list[np.ndarray]]:
-    x = model_input(crops)
+    x = model_input(crops, (clf.width, clf.height))
     return [clf.session.run(None, {clf.input_name: x[i:i + 256]}) for i in range(0, len(x), 256)]
 
 

@@ -28,6 +28,9 @@ from scoring.tiles import BACK
 from vision.models import cut_tile, cut_window
 
 INPUT_W, INPUT_H = 48, 64
+#: the input (width, height) a recipe trains at unless it says otherwise; the runtime reads a
+#: model's input size from its file
+INPUT_SIZE = (INPUT_W, INPUT_H)
 #: the 37 faces (34 kinds + red 0m 0p 0s) and the back (contract id 37): the classifier reads each
 #: localized tile at full resolution, so it, not the low-resolution localizer, has the last word on
 #: face down (a white dragon or a far tile is easily taken for a back at the localizer's 384 px)
@@ -52,6 +55,9 @@ class ClassifierRecipe:
     #: weight of the orientation loss (mean squared error of sin a, cos a, sin 2a, cos 2a) against
     #: the class loss
     orient_weight: float = 1.0
+    #: the network's input (width, height): it is fully convolutional up to a global pooling, so a
+    #: stage may start from weights trained at another size
+    input_size: tuple[int, int] = INPUT_SIZE
 
 
 def _load(path: Path) -> np.ndarray | None:
@@ -118,18 +124,19 @@ def read_crop_folder(d: Path) -> tuple[list[np.ndarray], list[int], list[float]]
     return crops, truth, angles
 
 
-def collect_synth(dirs: Sequence[Path]) -> list[Crop]:
+def collect_synth(dirs: Sequence[Path], size: tuple[int, int] = INPUT_SIZE) -> list[Crop]:
+    """The crops of synth folders, kept at twice the input ``size`` (room for augmentation)."""
     out: list[Crop] = []
     for d in dirs:
         for f, c, a in synth_crop_files(d):
             img = _load(f)
             if img is None or min(img.shape[:2]) < 6:
                 continue
-            out.append((cv2.resize(img, (INPUT_W * 2, INPUT_H * 2), interpolation=cv2.INTER_AREA), c, a))
+            out.append((cv2.resize(img, (size[0] * 2, size[1] * 2), interpolation=cv2.INTER_AREA), c, a))
     return out
 
 
-def collect_real(split: str) -> list[Crop]:
+def collect_real(split: str, size: tuple[int, int] = INPUT_SIZE) -> list[Crop]:
     """Face crops of the real-photo supplement (one split), cut as the runtime cuts them."""
     out: list[Crop] = []
     for item in iter_realdata():
@@ -145,12 +152,12 @@ def collect_real(split: str) -> list[Crop]:
             crop = cut_tile(img, (x1, y1, x2, y2))
             if min(crop.shape[:2]) < 6:
                 continue
-            out.append((cv2.resize(crop, (INPUT_W * 2, INPUT_H * 2), interpolation=cv2.INTER_AREA), c, float("nan")))
+            out.append((cv2.resize(crop, (size[0] * 2, size[1] * 2), interpolation=cv2.INTER_AREA), c, float("nan")))
     return out
 
 
-def augment(img: np.ndarray, rng: random.Random) -> tuple[np.ndarray, float]:
-    """One random view of a crop, at the model's input size (BGR uint8), and the degrees it was
+def augment(img: np.ndarray, rng: random.Random, size: tuple[int, int] = INPUT_SIZE) -> tuple[np.ndarray, float]:
+    """One random view of a crop, at the model's input ``size`` (BGR uint8), and the degrees it was
     turned by (clockwise), which the face's angle turns by too."""
     h, w = img.shape[:2]
     r = rng.random()
@@ -167,7 +174,7 @@ def augment(img: np.ndarray, rng: random.Random) -> tuple[np.ndarray, float]:
     dst = src + np.array([[rng.uniform(-j, j) * w, rng.uniform(-j, j) * h] for _ in range(4)], np.float32)
     m = cv2.getPerspectiveTransform(src, dst)
     img = cv2.warpPerspective(img, m, (w, h), borderMode=cv2.BORDER_REPLICATE)
-    img = cv2.resize(img, (INPUT_W, INPUT_H), interpolation=cv2.INTER_AREA)
+    img = cv2.resize(img, size, interpolation=cv2.INTER_AREA)
     f = img.astype(np.float32)
     # colour: white balance, brightness, contrast, a little desaturation
     f *= np.array([rng.uniform(0.85, 1.15) for _ in range(3)], np.float32)
@@ -268,25 +275,25 @@ def load_weights(model: Any, state: dict[str, Any]) -> None:
     model.load_state_dict(fit_class_head(state, model.classify.out_features))
 
 
-def model_input(images: Sequence[np.ndarray]) -> np.ndarray:
-    """Crops (BGR, any size) as the model's input batch, resized as :func:`evaluate` and the
-    runtime resize them."""
-    return to_tensor_batch([cv2.resize(im, (INPUT_W, INPUT_H), interpolation=cv2.INTER_AREA) for im in images])
+def model_input(images: Sequence[np.ndarray], size: tuple[int, int] = INPUT_SIZE) -> np.ndarray:
+    """Crops (BGR, any size) as the input batch of a model taking ``size`` (width, height),
+    resized as :func:`evaluate` and the runtime resize them."""
+    return to_tensor_batch([cv2.resize(im, size, interpolation=cv2.INTER_AREA) for im in images])
 
 
-def _accuracy(predict: Any, data: Sequence[Crop]) -> float:
-    """Share of ``data`` whose label ``predict`` (input batch → class ids) gets right."""
+def _accuracy(predict: Any, data: Sequence[Crop], size: tuple[int, int] = INPUT_SIZE) -> float:
+    """Share of ``data`` whose label ``predict`` (input batch of ``size`` → class ids) gets right."""
     if not data:
         return float("nan")
     right = 0
     for i in range(0, len(data), 256):
         chunk = data[i:i + 256]
-        pred = predict(model_input([c[0] for c in chunk]))
+        pred = predict(model_input([c[0] for c in chunk], size))
         right += int(sum(int(p) == c[1] for p, c in zip(pred, chunk, strict=True)))
     return right / len(data)
 
 
-def axis_error(predict: Any, data: Sequence[Crop]) -> float:
+def axis_error(predict: Any, data: Sequence[Crop], size: tuple[int, int] = INPUT_SIZE) -> float:
     """Median error (degrees, 0..90) of the face axis ``predict`` (input batch → orientation
     output) gives, over the crops with a known angle."""
     known = [c for c in data if not np.isnan(c[2])]
@@ -295,7 +302,7 @@ def axis_error(predict: Any, data: Sequence[Crop]) -> float:
     errs: list[float] = []
     for i in range(0, len(known), 256):
         chunk = known[i:i + 256]
-        errs += axis_errors(predict(model_input([c[0] for c in chunk])), [c[2] for c in chunk]).tolist()
+        errs += axis_errors(predict(model_input([c[0] for c in chunk], size)), [c[2] for c in chunk]).tolist()
     return float(np.median(errs))
 
 
@@ -306,20 +313,20 @@ def axis_errors(orientation: np.ndarray, truth_deg: Sequence[float]) -> np.ndarr
     return np.abs(((axis - np.asarray(truth_deg, dtype=float) + 90) % 180) - 90)
 
 
-def evaluate(model: Any, data: Sequence[Crop]) -> float:
+def evaluate(model: Any, data: Sequence[Crop], size: tuple[int, int] = INPUT_SIZE) -> float:
     import torch
 
     model.eval()
     with torch.no_grad():
-        return _accuracy(lambda x: model(torch.from_numpy(x))[0].argmax(1).numpy(), data)
+        return _accuracy(lambda x: model(torch.from_numpy(x))[0].argmax(1).numpy(), data, size)
 
 
-def evaluate_axis(model: Any, data: Sequence[Crop]) -> float:
+def evaluate_axis(model: Any, data: Sequence[Crop], size: tuple[int, int] = INPUT_SIZE) -> float:
     import torch
 
     model.eval()
     with torch.no_grad():
-        return axis_error(lambda x: model(torch.from_numpy(x))[1].numpy(), data)
+        return axis_error(lambda x: model(torch.from_numpy(x))[1].numpy(), data, size)
 
 
 def train_classifier(synth_dirs: Sequence[Path], out: Path, recipe: ClassifierRecipe = ClassifierRecipe(),
@@ -332,9 +339,10 @@ def train_classifier(synth_dirs: Sequence[Path], out: Path, recipe: ClassifierRe
     torch.set_num_threads(recipe.threads)
     rng = random.Random(recipe.seed)
     out.mkdir(parents=True, exist_ok=True)
-    synth = collect_synth(synth_dirs)
-    real_train = collect_real("train")
-    real_hold = collect_real("holdout")
+    size = recipe.input_size
+    synth = collect_synth(synth_dirs, size)
+    real_train = collect_real("train", size)
+    real_hold = collect_real("holdout", size)
     if not synth:
         raise SystemExit(f"no crops found under {[str(d) for d in synth_dirs]} (make them with paiscan synth --crops)")
     rng.shuffle(synth)
@@ -355,10 +363,10 @@ def train_classifier(synth_dirs: Sequence[Path], out: Path, recipe: ClassifierRe
     if recipe.init_onnx and not ckpt.exists():
         from datasets.onnx_init import load_fused_onnx
 
-        calib = torch.from_numpy(model_input([c[0] for c in train[:256]]))
+        calib = torch.from_numpy(model_input([c[0] for c in train[:256]], size))
         load_fused_onnx(model, Path(recipe.init_onnx), calib)
         log(f"starting from {recipe.init_onnx} (batch norms rebuilt on {len(calib)} crops); "
-            f"synth-val {evaluate(model, val):.4f}")
+            f"synth-val {evaluate(model, val, size):.4f}")
     if ckpt.exists():
         state = torch.load(ckpt, weights_only=False)
         model.load_state_dict(state["model"])
@@ -384,7 +392,7 @@ def train_classifier(synth_dirs: Sequence[Path], out: Path, recipe: ClassifierRe
             if s % 25 == 0:
                 log(f"  step {s}/{steps_per_epoch}")
             idx = order[s * recipe.batch:(s + 1) * recipe.batch]
-            views = [augment(train[i][0], rng) for i in idx]
+            views = [augment(train[i][0], rng, size) for i in idx]
             x = torch.from_numpy(to_tensor_batch([v for v, _ in views]))
             y = torch.tensor([train[i][1] for i in idx])
             t = torch.from_numpy(np.stack([orientation_target(train[i][2] + turn) for i, (_, turn) in
@@ -396,12 +404,12 @@ def train_classifier(synth_dirs: Sequence[Path], out: Path, recipe: ClassifierRe
             opt.step()
             sched.step()
             total += float(loss.detach())
-        acc = evaluate(model, val)
+        acc = evaluate(model, val, size)
         log(f"epoch {epoch + 1}/{recipe.epochs} loss {total / steps_per_epoch:.3f} synth-val {acc:.4f} "
-            f"axis error {evaluate_axis(model, val):.1f}° ({time.time() - t0:.0f}s)")
+            f"axis error {evaluate_axis(model, val, size):.1f}° ({time.time() - t0:.0f}s)")
         torch.save({"model": model.state_dict(), "opt": opt.state_dict(), "sched": sched.state_dict(),
                     "epoch": epoch}, ckpt)
-    metrics = finish(model, out, val, real_hold, [c[0] for c in synth[n_val:n_val + 512]])
+    metrics = finish(model, out, val, real_hold, [c[0] for c in synth[n_val:n_val + 512]], size)
     metrics.update({"n_train": len(train), "n_val": len(val), "n_real_holdout": len(real_hold)})
     (out / "metrics.json").write_text(json.dumps(metrics, indent=1))
     log(json.dumps(metrics))
@@ -409,19 +417,26 @@ def train_classifier(synth_dirs: Sequence[Path], out: Path, recipe: ClassifierRe
 
 
 def finish(model: Any, out: Path, val: Sequence[Crop], real_hold: Sequence[Crop],
-           calibration: Sequence[np.ndarray]) -> dict[str, Any]:
+           calibration: Sequence[np.ndarray], size: tuple[int, int] = INPUT_SIZE) -> dict[str, Any]:
     """Export ``out/classifier_fp32.onnx``, quantize it to ``out/classifier.onnx`` (the one that
     runs) on ``calibration`` crops, and measure both."""
     from datasets.quantize import quantize_classifier
 
     fp32, int8 = out / "classifier_fp32.onnx", out / "classifier.onnx"
-    export_onnx(model, fp32)
-    quantize_classifier(fp32, int8, model_input(calibration))
-    return {"synthetic_val_accuracy": evaluate(model, val), "real_holdout_accuracy_34": evaluate(model, real_hold),
+    export_onnx(model, fp32, size)
+    quantize_classifier(fp32, int8, model_input(calibration, size))
+    return {"synthetic_val_accuracy": evaluate(model, val, size),
+            "real_holdout_accuracy_34": evaluate(model, real_hold, size),
             "int8_synthetic_val_accuracy": evaluate_onnx(int8, val),
             "int8_real_holdout_accuracy_34": evaluate_onnx(int8, real_hold),
-            "synthetic_val_axis_error_deg": evaluate_axis(model, val),
-            "int8_synthetic_val_axis_error_deg": axis_error_onnx(int8, val)}
+            "synthetic_val_axis_error_deg": evaluate_axis(model, val, size),
+            "int8_synthetic_val_axis_error_deg": axis_error_onnx(int8, val), "input_size": list(size)}
+
+
+def onnx_input_size(session: Any) -> tuple[int, int]:
+    """The (width, height) an exported classifier's ``images`` input takes."""
+    shape = session.get_inputs()[0].shape
+    return int(shape[3]), int(shape[2])
 
 
 def evaluate_onnx(path: Path, data: Sequence[Crop]) -> float:
@@ -429,7 +444,7 @@ def evaluate_onnx(path: Path, data: Sequence[Crop]) -> float:
     from vision.models import make_session
 
     session = make_session(path)
-    return _accuracy(lambda x: session.run(None, {"images": x})[0].argmax(1), data)
+    return _accuracy(lambda x: session.run(None, {"images": x})[0].argmax(1), data, onnx_input_size(session))
 
 
 def axis_error_onnx(path: Path, data: Sequence[Crop]) -> float:
@@ -437,15 +452,15 @@ def axis_error_onnx(path: Path, data: Sequence[Crop]) -> float:
     from vision.models import make_session
 
     session = make_session(path)
-    return axis_error(lambda x: session.run(None, {"images": x})[1], data)
+    return axis_error(lambda x: session.run(None, {"images": x})[1], data, onnx_input_size(session))
 
 
-def export_onnx(model: Any, path: Path) -> None:
+def export_onnx(model: Any, path: Path, size: tuple[int, int] = INPUT_SIZE) -> None:
     import onnx
     import torch
 
     model.eval()
-    dummy = torch.zeros(1, 3, INPUT_H, INPUT_W)
+    dummy = torch.zeros(1, 3, size[1], size[0])
     torch.onnx.export(model, (dummy,), str(path), input_names=["images"], output_names=["logits", "orientation"],
                       dynamic_axes={"images": {0: "batch"}, "logits": {0: "batch"}, "orientation": {0: "batch"}},
                       opset_version=17,

@@ -264,6 +264,8 @@ def train_cmd(
     lr: Annotated[float | None, typer.Option("--lr", help="classifier peak learning rate")] = None,
     orient_weight: Annotated[float | None, typer.Option(
         "--orient-weight", help="classifier: weight of the face-orientation loss against the class loss")] = None,
+    input_size: Annotated[str | None, typer.Option(
+        "--input", help="classifier input WIDTHxHEIGHT (default 48x64); --init weights of any size load")] = None,
 ) -> None:
     """Train a model (needs the train extra). Resumes from the run folder's checkpoint."""
     if init is not None and not init.is_file():
@@ -295,9 +297,19 @@ def train_cmd(
             crec = replace(crec, lr=lr)
         if orient_weight is not None:
             crec = replace(crec, orient_weight=orient_weight)
+        if input_size is not None:
+            crec = replace(crec, input_size=_input_size(input_size))
         train_classifier(data, out, crec)
     else:
         _fail("bad_field", f"model must be localizer or classifier, not {model!r}", "model")
+
+
+def _input_size(text: str) -> tuple[int, int]:
+    """``WIDTHxHEIGHT`` as two ints, each 16 to 256 (else a ``bad_field`` error on ``input``)."""
+    w, _, h = text.lower().partition("x")
+    if not (w.isdigit() and h.isdigit() and 16 <= int(w) <= 256 and 16 <= int(h) <= 256):
+        _fail("bad_field", f"--input {text!r} is not WIDTHxHEIGHT with each side 16 to 256 (e.g. 60x80)", "input")
+    return int(w), int(h)
 
 
 def _reader(models_dir: Path | None, threads: int) -> Any:

@@ -144,3 +144,27 @@ def test_a_two_head_model_without_the_back_class_seeds_the_grown_network(tmp_pat
         want = model(x)[0][:, :37].numpy()
         _reads_as_before(fresh(x)[0].numpy(), want, 1e-5)
         assert np.abs(fresh(x)[1].numpy() - model(x)[1].numpy()).max() < 1e-5  # orientation kept
+
+
+def test_weights_of_one_input_size_start_a_stage_at_another(tmp_path: Path) -> None:
+    """A 48x64 file loads into a network run at 60x80 (global pooling), which exports at 60x80 and
+    runs through the runtime's Classifier at that size."""
+    from datasets.train_classifier import evaluate_onnx, model_input
+    from vision.models import Classifier
+
+    small = tmp_path / "small.onnx"
+    export_onnx(_trained_like(3), small)
+    fresh = build_model()
+    crops = [np.random.default_rng(k).integers(0, 255, (120, 90, 3), dtype=np.uint8) for k in range(8)]
+    assert load_fused_onnx(fresh, small, torch.from_numpy(model_input(crops, (60, 80)))) == 8
+    big = tmp_path / "big.onnx"
+    export_onnx(fresh, big, (60, 80))
+    clf = Classifier(big)
+    assert (clf.width, clf.height) == (60, 80)
+    probs = clf(np.full((300, 300, 3), 128, np.uint8), [(10.0, 10.0, 70.0, 90.0)])
+    assert probs.shape == (1, 38) and abs(float(probs.sum()) - 1.0) < 1e-4
+    fresh.eval()
+    with torch.no_grad():
+        ours = fresh(torch.from_numpy(model_input(crops, (60, 80))))[0].argmax(1).numpy()
+    labelled = [(c, int(k), float("nan")) for c, k in zip(crops, ours, strict=True)]
+    assert evaluate_onnx(big, labelled) == 1.0  # the file read at its own size agrees with the network
