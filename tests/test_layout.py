@@ -447,6 +447,14 @@ def test_a_dead_wall_near_the_hand_gives_its_indicators_however_far_they_lie() -
     assert names(dets, hr.indicators) == ["2m"]
 
 
+def test_a_doubtful_tile_apart_is_no_indicator() -> None:
+    # as on a real photo (hand_010 of the supplement): "tiles" found on bare felt, read 0.13
+    dets = layout_boxes("123m456p789s1122z 2z", extras=[("3p", 2.0, 3.2), ("8s", 6.0, 3.4)], faces=True)
+    dets[-1] = replace(dets[-1], confidence=0.13, topk=((dets[-1].cls, 0.17),))
+    hr = hand_row(dets)
+    assert names(dets, hr.indicators) == ["3p"] and "8s" in names(dets, hr.unused)
+
+
 def test_a_cluster_in_two_rows_is_a_pond() -> None:
     # indicators lie in the dead wall's one line; discards lie in rows of six
     pond = [(t, 8.0 + 1.05 * k, 4.0) for k, t in enumerate(["4s", "5s", "6s"])] + \
