@@ -455,6 +455,19 @@ def test_a_doubtful_tile_apart_is_no_indicator() -> None:
     assert names(dets, hr.indicators) == ["3p"] and "8s" in names(dets, hr.unused)
 
 
+def test_discards_touching_the_dead_wall_are_no_indicators() -> None:
+    # as in a render (seed 990003, image 131): a short row of discards lies against the dead wall;
+    # the wall's face-up tile is the indicator, the discards are not
+    wall = [(name, 2.0 + k * 1.02, 3.2) for k, name in enumerate(["1z", "1z", "2p", "1z", "1z", "1z", "1z"])]
+    pond = [(t, 3.6 + 1.05 * k, 4.6) for k, t in enumerate(["4z", "6m", "7m"])]
+    dets = layout_boxes("0577p99s2235577z 3z", extras=[*wall, *pond], faces=True)
+    for k in (14, 15, 17, 18, 19, 20):  # face down
+        dets[k] = replace(dets[k], cls=37, topk=((37, 0.97),), face_angle=None)
+    hr = hand_row(dets)
+    assert names(dets, hr.indicators) == ["2p"]
+    assert {"4z", "6m", "7m"} <= set(names(dets, hr.unused))
+
+
 def test_a_cluster_in_two_rows_is_a_pond() -> None:
     # indicators lie in the dead wall's one line; discards lie in rows of six
     pond = [(t, 8.0 + 1.05 * k, 4.0) for k, t in enumerate(["4s", "5s", "6s"])] + \

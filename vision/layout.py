@@ -1385,10 +1385,13 @@ def analyse_layout(dets: Sequence[Detection], rules: str = "riichi") -> Layout:
             groups = tuple(grp for grp in groups if grp not in ponds)
             apart = [j for j in apart if any(j in grp for grp in groups)]
         if any(j in walled for grp in groups for j in grp):  # the dead wall shows the indicators
-            keep = [grp for grp in groups if any(j in walled for j in grp)
-                    or all(is_aside[j] for j in grp)]
-            unused += [j for grp in groups if grp not in keep for j in grp]
-            apart = [j for j in apart if any(j in grp for grp in keep)]
+            # ... its face-up tiles, not the discards touching it, and the tiles set aside
+            keep = [kept for grp in groups
+                    if (kept := tuple(j for j in grp if j in walled or is_aside[j]))
+                    and (any(j in walled for j in grp) or len(kept) == len(grp))]
+            kept_tiles = {j for grp in keep for j in grp}
+            unused += [j for grp in groups for j in grp if j not in kept_tiles]
+            apart = [j for j in apart if j in kept_tiles]
             groups = tuple(keep)
         top = {j: dets[j].cls for j in apart}
         candidates.append(HandRow(
