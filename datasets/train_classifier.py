@@ -55,6 +55,10 @@ class ClassifierRecipe:
     #: weight of the orientation loss (mean squared error of sin a, cos a, sin 2a, cos 2a) against
     #: the class loss
     orient_weight: float = 1.0
+    #: each synthetic crop of a tile lying sideways in the photo (its face turned about 90° in the
+    #: crop) is seen this many times per epoch: such tiles mark the calls, and a face read upright
+    #: there breaks a meld
+    sideways_weight: int = 1
     #: the network's input (width, height): it is fully convolutional up to a global pooling, so a
     #: stage may start from weights trained at another size
     input_size: tuple[int, int] = INPUT_SIZE
@@ -193,6 +197,16 @@ def augment(img: np.ndarray, rng: random.Random, size: tuple[int, int] = INPUT_S
         if ok:
             out = cv2.imdecode(enc, cv2.IMREAD_COLOR)
     return out, turn
+
+
+def sideways_crops(crops: Sequence[Crop], within_deg: float = 30.0) -> list[Crop]:
+    """The crops whose face lies within ``within_deg`` of sideways (angle ±90°) in the crop.
+
+    >>> img = np.zeros((2, 2, 3), np.uint8)
+    >>> [c[2] for c in sideways_crops([(img, 1, 85.0), (img, 1, 3.0), (img, 1, -100.0), (img, 1, float("nan"))])]
+    [85.0, -100.0]
+    """
+    return [c for c in crops if not np.isnan(c[2]) and abs(abs((c[2] + 180.0) % 360.0 - 180.0) - 90.0) <= within_deg]
 
 
 def orientation_target(angle_deg: float) -> np.ndarray:
@@ -348,7 +362,7 @@ def train_classifier(synth_dirs: Sequence[Path], out: Path, recipe: ClassifierRe
     rng.shuffle(synth)
     n_val = max(1, len(synth) // 20)
     val, train = synth[:n_val], synth[n_val:]
-    train = train + real_train * recipe.real_weight
+    train = train + real_train * recipe.real_weight + sideways_crops(train) * (recipe.sideways_weight - 1)
     log(f"crops: {len(train)} train ({len(real_train)} real x{recipe.real_weight}), {len(val)} synthetic val, "
         f"{len(real_hold)} real holdout")
     model = build_model()

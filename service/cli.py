@@ -266,6 +266,8 @@ def train_cmd(
         "--orient-weight", help="classifier: weight of the face-orientation loss against the class loss")] = None,
     input_size: Annotated[str | None, typer.Option(
         "--input", help="classifier input WIDTHxHEIGHT (default 48x64); --init weights of any size load")] = None,
+    sideways_weight: Annotated[int | None, typer.Option(
+        "--sideways-weight", min=1, help="classifier: times per epoch each crop of a sideways tile is seen")] = None,
 ) -> None:
     """Train a model (needs the train extra). Resumes from the run folder's checkpoint."""
     if init is not None and not init.is_file():
@@ -299,6 +301,8 @@ def train_cmd(
             crec = replace(crec, orient_weight=orient_weight)
         if input_size is not None:
             crec = replace(crec, input_size=_input_size(input_size))
+        if sideways_weight is not None:
+            crec = replace(crec, sideways_weight=sideways_weight)
         train_classifier(data, out, crec)
     else:
         _fail("bad_field", f"model must be localizer or classifier, not {model!r}", "model")

@@ -20,3 +20,12 @@ def test_batches_and_views_take_the_requested_input_size(size: tuple[int, int]) 
         view, turn = augment(crop, rng, size)
         assert view.shape == (size[1], size[0], 3) and turn in (0.0, 90.0, -90.0, 180.0)
 
+
+
+def test_sideways_crops_are_those_whose_face_lies_near_90_degrees() -> None:
+    from datasets.train_classifier import sideways_crops
+
+    img = np.zeros((4, 4, 3), np.uint8)
+    crops = [(img, 1, a) for a in (85.0, 3.0, -100.0, 271.0, 125.0, float("nan"), 180.0)]
+    assert [c[2] for c in sideways_crops(crops)] == [85.0, -100.0, 271.0]
+    assert [c[2] for c in sideways_crops(crops, within_deg=40.0)] == [85.0, -100.0, 271.0, 125.0]
