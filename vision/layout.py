@@ -738,18 +738,18 @@ def _split_dead_wall(g: _Geo, line: _Line) -> list[_Line]:
     for end in (0, 1):
         if end and len(runs) == 1 and out:
             break
-        # a wall's end stacks may lie a little apart: face-down runs at the end join the run before
-        ends = runs if end else runs[::-1]
-        n = len(ends)
-        while n > 1 and all(t.back for t in ends[n - 1]):
-            n -= 1
-        run = [t for r in (ends[n - 1:] if end else ends[n - 1:][::-1]) for t in r]
-        ordered = run[::-1] if end == 0 else run  # from the hand outward
-        if n > 1 and _wall_like(run):
-            wall = run
+        inward = runs[::-1] if end else runs  # the runs from this end of the line inward
+        # a wall's end stacks may lie a little apart: face-down runs at the end join the next run in
+        k = 0
+        while k + 1 < len(inward) and all(t.back for t in inward[k]):
+            k += 1
+        # the end's tiles from the hand outward
+        ordered = [t for r in reversed(inward[:k + 1]) for t in (r if end else r[::-1])]
+        if k + 1 < len(inward) and _wall_like(ordered):  # a gap parts them from the rest
+            wall = ordered
         else:
-            k = _wall_tail(ordered)
-            wall = ordered[k:] if k else []
+            start = _wall_tail(ordered)
+            wall = ordered[start:] if start else []
         if not wall or len(line.members) - len(wall) < HAND_MIN_TILES:
             continue
         members = [t.det for t in wall]
@@ -1354,10 +1354,9 @@ def analyse_layout(dets: Sequence[Detection], rules: str = "riichi") -> Layout:
             else:
                 unused.append(j)
         for wall in walls:  # a dead wall near enough (any of its tiles) is taken whole, its far indicators too
-            if wall.faces & mine or not (wall.faces & set(apart) or min(near_hand(j) for j in wall.tiles) <= near):
-                continue
-            apart += [j for j in sorted(wall.faces) if j in unused and j not in duplicates]
-            unused = [j for j in unused if j not in wall.faces or j in duplicates]
+            if not wall.faces & mine and min(near_hand(j) for j in wall.tiles) <= near:
+                apart += [j for j in sorted(wall.faces) if j in unused and j not in duplicates]
+                unused = [j for j in unused if j not in wall.faces or j in duplicates]
         row = _make_row(g, line, apart)
         rows[i] = row
         top_aside = [is_aside[t.det] for t in row.tiles]
