@@ -448,7 +448,7 @@ def test_a_dead_wall_near_the_hand_gives_its_indicators_however_far_they_lie() -
 
 
 def test_a_doubtful_tile_apart_is_no_indicator() -> None:
-    # as on a real photo (hand_010 of the supplement): "tiles" found on bare felt, read 0.13
+    # as on a real photo (hand_010 of the supplement): "tiles" found on bare felt, read 0.13 and 0.14
     dets = layout_boxes("123m456p789s1122z 2z", extras=[("3p", 2.0, 3.2), ("8s", 6.0, 3.4)], faces=True)
     dets[-1] = replace(dets[-1], confidence=0.13, topk=((dets[-1].cls, 0.17),))
     hr = hand_row(dets)

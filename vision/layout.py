@@ -150,10 +150,11 @@ DUPLICATE_IOU = 0.45
 #: closed kan (IoU 0.42, 0.67 of it inside) broke the kan; neighbours on a 45° row overlap far less
 DUPLICATE_INSIDE = 0.65
 #: a tile apart from the hand read with less confidence than this (localizer × classifier) is not
-#: taken as an indicator: on real photos the localizer finds "tiles" on bare felt and floorboards
-#: (0.13-0.19), which became indicators; on the selection renders 0.15-0.4 read as many hands as
-#: none (443 of 500 against 442), 0.5 fewer (439)
-APART_MIN_CONF = 0.3
+#: taken as an indicator or set aside: on real photos the localizer finds "tiles" on bare felt and
+#: floorboards, which became indicators. On the real holdout, of the tiles apart read under 0.15
+#: none (of 11) matches a labelled tile, from 0.15 to 0.3 5 of 19 do; on 750 selection renders
+#: (riichi, totenko, kansai_boo) 0.15 reads one hand fewer than no gate, 0.3 three fewer
+APART_MIN_CONF = 0.15
 MAX_STRUCTURES = 96
 MAX_DETECTIONS = 200
 
