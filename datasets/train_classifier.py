@@ -27,10 +27,9 @@ from datasets.synth.io import crop_margins, crop_rng
 from scoring.tiles import BACK
 from vision.models import cut_tile, cut_window
 
-INPUT_W, INPUT_H = 48, 64
 #: the input (width, height) a recipe trains at unless it says otherwise; the runtime reads a
 #: model's input size from its file
-INPUT_SIZE = (INPUT_W, INPUT_H)
+INPUT_SIZE = (48, 64)
 #: the 37 faces (34 kinds + red 0m 0p 0s) and the back (contract id 37): the classifier reads each
 #: localized tile at full resolution, so it, not the low-resolution localizer, has the last word on
 #: face down (a white dragon or a far tile is easily taken for a back at the localizer's 384 px)

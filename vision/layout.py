@@ -131,6 +131,9 @@ MERGE_GAP = 1.5
 #: ``DEAD_WALL_BACKS`` face-down tiles, is a dead wall: its face-up tiles are the indicators
 DEAD_WALL_GAP = 1.0
 DEAD_WALL_BACKS = 2
+#: which tiles of a closed kan are face down, as players show one: back–face–face–back or
+#: face–back–back–face
+CLOSED_KAN_BACKS = ([True, False, False, True], [False, True, True, False])
 #: ... and a dead wall laid touching the hand has at least this many tiles in view
 DEAD_WALL_MIN_TILES = 5
 #: a cluster apart most of whose faces are turned from the hand's (sideways to it, or upside down
@@ -685,7 +688,7 @@ def _closed_kans_only(run: Sequence[RowTile]) -> bool:
     """The run splits into closed kans (back–face–face–back or face–back–back–face)."""
     if not run or len(run) % 4:
         return False
-    return all([t.back for t in run[k:k + 4]] in ([True, False, False, True], [False, True, True, False])
+    return all([t.back for t in run[k:k + 4]] in CLOSED_KAN_BACKS
                for k in range(0, len(run), 4))
 
 
@@ -706,8 +709,8 @@ def _wall_tail(run: Sequence[RowTile]) -> int:
     for k in range(1, len(run) - DEAD_WALL_MIN_TILES + 1):
         if not run[k].back or not _wall_like(run[k:]) or not _closed_kans_in(run[:k]):
             continue
-        if len(run) - k >= 4 and [x.back for x in run[k:k + 4]] == [True, False, False, True]:
-            continue  # a closed kan
+        if len(run) - k >= 4 and [x.back for x in run[k:k + 4]] == CLOSED_KAN_BACKS[0]:
+            continue  # a closed kan (back–face–face–back) starts here
         gap = run[k].gap_before
         if gap > best_gap:
             best, best_gap = k, gap
@@ -721,7 +724,7 @@ def _closed_kans_in(run: Sequence[RowTile]) -> bool:
     ok = [True] + [False] * len(run)  # ok[k]: the first k tiles split so
     for k in range(1, len(run) + 1):
         ok[k] = (ok[k - 1] and not backs[k - 1]) or (
-            k >= 4 and ok[k - 4] and backs[k - 4:k] in ([True, False, False, True], [False, True, True, False]))
+            k >= 4 and ok[k - 4] and backs[k - 4:k] in CLOSED_KAN_BACKS)
     return ok[-1]
 
 
