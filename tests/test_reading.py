@@ -298,6 +298,25 @@ def test_indicators_first_then_discards_beyond_the_budget() -> None:
     assert r.valid and r.to_dict()["hand"] == shape(CLOSED, "2z", dora=["3p"])
 
 
+@pytest.mark.parametrize(("n_apart", "indicators"), [
+    (4, True),  # one kan: dora, kan dora and their ura, all four turned up beside the hand
+    (5, False),  # five in a line, past the four one kan allows: a row of discards
+])
+def test_one_over_the_indicator_limit_only_for_a_small_cluster(n_apart: int, indicators: bool) -> None:
+    apart = [(t, 2.0 + 1.05 * k, 3.0) for k, t in enumerate(["3p", "9m", "6s", "2z", "8p"][:n_apart])]
+    r = read(layout_boxes("123m456p78s11z 9s ~0.8 7'777z", extras=apart), "riichi", CTX_TSUMO)
+    assert r.valid and [m["type"] for m in r.to_dict()["hand"]["melds"]] == ["kan"]
+    expected = [t for t, _, _ in apart] if indicators else []
+    assert sorted(r.to_dict()["hand"]["dora_indicators"]) == sorted(expected)
+
+
+def test_three_indicators_without_a_kan_are_still_read() -> None:
+    """One more than a hand without kans allows (dora and ura): read, so the extra one is shown."""
+    apart = [("3p", 2.0, 3.0), ("9m", 3.05, 3.0), ("6s", 4.1, 3.0)]
+    r = read(layout_boxes("123m456p789s1122z 2z", extras=apart), "riichi", CTX_TSUMO)
+    assert r.valid and sorted(r.to_dict()["hand"]["dora_indicators"]) == ["3p", "6s", "9m"]
+
+
 def test_a_dead_wall_line_of_backs_keeps_its_indicators() -> None:
     """Seven dead-wall slots in a line, two face up: a line of seven, but not a background row."""
     wall = [("?", 1.0 + 1.05 * k, 3.0) for k in range(2)] + [("3p", 3.1, 3.0), ("5s", 4.15, 3.0)] + \

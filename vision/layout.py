@@ -158,6 +158,10 @@ DUPLICATE_INSIDE = 0.65
 #: none (of 11) matches a labelled tile, from 0.15 to 0.3 5 of 19 do; on 750 selection renders
 #: (riichi, totenko, kansai_boo) 0.15 reads one hand fewer than no gate, 0.3 three fewer
 APART_MIN_CONF = 0.15
+#: the nearest cluster apart may show one indicator more than the rules allow (still read, so the
+#: excess is seen) only while it has at most this many faces: five in a line with one kan made is
+#: a row of discards (a render, seed 990004, image 6), not four indicators and a stray
+OVER_LIMIT_MAX_FACES = 4
 MAX_STRUCTURES = 96
 MAX_DETECTIONS = 200
 
@@ -1202,7 +1206,8 @@ def split_apart(groups: Iterable[Sequence[int]], cls_of: Mapping[int, int], asid
     """Tiles apart as (dora indicators, set-aside tiles), by cluster, nearest cluster first: a
     cluster of set-aside kinds only (Totenko's manzu) is set aside; in a cluster with any other
     tile they are indicators too. Face-down tiles are neither. The nearest cluster of indicators
-    is taken whole (up to ``max_indicators + 1`` faces, fewer than a background row); a further
+    is taken whole (up to ``max_indicators`` faces, one more while at most
+    ``OVER_LIMIT_MAX_FACES``, fewer than a background row); a further
     cluster only while the indicators stay within ``max_indicators``: past that it is someone's
     discards.
 
@@ -1220,7 +1225,9 @@ def split_apart(groups: Iterable[Sequence[int]], cls_of: Mapping[int, int], asid
             nuki.extend(faces)
             continue
         if clusters == 0:  # one more than the rules allow still reads as indicators (and is seen)
-            fits = len(faces) < BACKGROUND_ROW_TILES and (max_indicators is None or len(faces) <= max_indicators + 1)
+            fits = len(faces) < BACKGROUND_ROW_TILES and (
+                max_indicators is None or len(faces) <= max_indicators
+                or (len(faces) == max_indicators + 1 and len(faces) <= OVER_LIMIT_MAX_FACES))
         else:
             fits = max_indicators is None or len(dora) + len(faces) <= max_indicators
         if fits:
