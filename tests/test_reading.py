@@ -317,6 +317,23 @@ def test_three_indicators_without_a_kan_are_still_read() -> None:
     assert r.valid and sorted(r.to_dict()["hand"]["dora_indicators"]) == ["3p", "6s", "9m"]
 
 
+@pytest.mark.parametrize(("end", "conf", "left_out"), [
+    ("?", 0.97, 1),  # a back touching the row's end that makes no closed kan: felt beside the last tile
+    ("?3'p", 0.2, 2),  # ... and beyond it a doubtful sideways tile: the rack's edge (a real photo)
+    ("?3'p", 0.9, 0),  # a sure sideways tile is a call mark, not something to drop
+])
+def test_stray_end_tiles_are_left_out_when_the_count_needs_it(end: str, conf: float, left_out: int) -> None:
+    dets = layout_boxes(f"123m456p789s1122z2z{end}")
+    dets[-1] = Detection(dets[-1].cls, conf, dets[-1].box, dets[-1].rotated, ((dets[-1].cls, conf),))
+    r = read_hand(dets, "riichi", CTX_TSUMO)
+    stray_roles = r.roles()[14:]
+    if left_out:
+        assert r.valid and r.to_dict()["hand"]["hand"] == "123m456p789s1122z" and r.to_dict()["hand"]["win_tile"] == "2z"
+        assert stray_roles == ("other",) * left_out
+    else:
+        assert not r.valid and "other" not in stray_roles
+
+
 def test_a_dead_wall_line_of_backs_keeps_its_indicators() -> None:
     """Seven dead-wall slots in a line, two face up: a line of seven, but not a background row."""
     wall = [("?", 1.0 + 1.05 * k, 3.0) for k in range(2)] + [("3p", 3.1, 3.0), ("5s", 4.15, 3.0)] + \

@@ -305,7 +305,10 @@ def _build(s: Structure, hrow: HandRow, choice: Mapping[int, int], aside: frozen
             melds.append(ReadMeld("chi", tuple(tiles), True, False, "left", m.dets))
         else:
             melds.append(ReadMeld("pon", tuple(tiles), True, False, m.from_, m.dets))
-    groups = ((s.excluded,) if s.excluded else ()) + hrow.apart_groups
+    # end tiles left out of the row: indicators laid in line, unless doubtful (felt, the rack's edge)
+    doubtful = {t.det for t in hrow.row.tiles if t.doubtful}
+    excluded = tuple(d for d in s.excluded if d not in doubtful)
+    groups = ((excluded,) if excluded else ()) + hrow.apart_groups
     groups = tuple(g for g in (tuple(d for d in grp if d not in as_dora) for grp in groups) if g)
     kans = sum(len(m.dets) == 4 for m in s.melds)
     dora_dets, nuki_dets = split_apart(groups, choice, aside, MAX_INDICATORS_PER_KAN * (1 + kans))
