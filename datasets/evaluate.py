@@ -58,6 +58,35 @@ def match(gt: Sequence[Box], pred: Sequence[Box], threshold: float = 0.5) -> lis
     return out
 
 
+@dataclass(frozen=True)
+class RowAgreement:
+    """How the tiles a reading puts in the hand row (concealed, winning tile, melds) agree with a
+    photo's labelled tiles, for real photos of a hand alone (a rack photo), which carry tile
+    labels but no structure: every labelled tile and nothing else, and with the right classes."""
+
+    exact: bool
+    boxes: bool
+    false_tiles: int
+    missed: int
+
+
+#: IoU for matching a real photo's face-tight labels (see ``paiscan eval``'s loose localization)
+LOOSE_IOU = 0.3
+
+
+def row_agreement(labels: Sequence[tuple[int, Box]], row: Sequence[tuple[int, Box]],
+                  threshold: float = LOOSE_IOU) -> RowAgreement:
+    """Compare the row's (class, box) tiles with the labelled ones.
+
+    >>> row_agreement([(0, (0, 0, 10, 10)), (1, (12, 0, 22, 10))], [(0, (0, 0, 10, 10)), (2, (12, 0, 22, 10))])
+    RowAgreement(exact=False, boxes=True, false_tiles=0, missed=0)
+    """
+    pairs = match([b for _, b in labels], [b for _, b in row], threshold)
+    boxes = len(pairs) == len(labels) == len(row)
+    exact = boxes and all(labels[i][0] == row[j][0] for i, j in pairs)
+    return RowAgreement(exact, boxes, len(row) - len(pairs), len(labels) - len(pairs))
+
+
 def _tiles_key(value: Any) -> list[int]:
     if isinstance(value, list):
         tiles: list[int] = []

@@ -6,6 +6,7 @@ same on every machine and is never trained on.
 
 from __future__ import annotations
 
+import csv
 import hashlib
 import os
 from collections.abc import Iterator
@@ -62,6 +63,16 @@ def iter_realdata(root: Path | None = None) -> Iterator[LabelledImage]:
         lab = root / "labels" / (img.stem + ".txt")
         if lab.exists():
             yield LabelledImage(img, lab, split_of(img.name))
+
+
+def source_kinds(root: Path | None = None) -> dict[str, str]:
+    """Image file name → its ``source_kind`` in the supplement's ``manifest.csv`` (``hand_photo``:
+    a hand on a rack, ``phone_photo_IMG``: trays and tables); empty when there is no manifest."""
+    path = (root or realdata_dir()) / "manifest.csv"
+    if not path.is_file():
+        return {}
+    with path.open(newline="") as f:
+        return {Path(row["file"]).name: row.get("source_kind", "") for row in csv.DictReader(f)}
 
 
 def read_yolo_labels(path: Path, width: int, height: int) -> list[tuple[int, tuple[float, float, float, float]]]:

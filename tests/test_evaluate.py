@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from datasets.evaluate import Prediction, evaluate_folder, iou, match, same_structure
-from datasets.realdata import read_yolo_labels
+from datasets.evaluate import Prediction, RowAgreement, evaluate_folder, iou, match, row_agreement, same_structure
+from datasets.realdata import read_yolo_labels, source_kinds
 from datasets.synth import write_dataset
 
 
@@ -75,3 +75,19 @@ def test_same_structure_compares_melds_and_reds() -> None:
     assert not same_structure(a, {**a, "win_tile": "0p"})
     assert not same_structure(a, {**a, "melds": [{"type": "kan", "tiles": "7777p", "open": False}]})
     assert not same_structure(a, None)
+
+
+def test_row_agreement_counts_false_and_missed_tiles() -> None:
+    labels = [(0, (0.0, 0.0, 10.0, 10.0)), (1, (12.0, 0.0, 22.0, 10.0)), (2, (24.0, 0.0, 34.0, 10.0))]
+    assert row_agreement(labels, labels) == RowAgreement(True, True, 0, 0)
+    felt = (36.0, 0.0, 46.0, 10.0)
+    got = row_agreement(labels, [*labels[:2], (37, felt)])  # the last tile lost, felt read as a back
+    assert got == RowAgreement(False, False, 1, 1)
+    face_tight = [(c, (b[0], b[1], b[2], b[1] + 4.0)) for c, b in labels]  # 40 % of the box: IoU 0.4
+    assert row_agreement(face_tight, labels).exact and not row_agreement(face_tight, labels, 0.5).boxes
+
+
+def test_source_kinds_read_the_manifest(tmp_path: Path) -> None:
+    assert source_kinds(tmp_path) == {}
+    (tmp_path / "manifest.csv").write_text("file,source_kind\nimages/a.jpg,hand_photo\nimages/b.jpg,phone_photo_IMG\n")
+    assert source_kinds(tmp_path) == {"a.jpg": "hand_photo", "b.jpg": "phone_photo_IMG"}
