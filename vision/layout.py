@@ -1281,15 +1281,19 @@ def _mean_top(g: _Geo, dets: Iterable[int], min_sure: float = 0.0) -> np.ndarray
     return np.mean(tops, axis=0) if tops else None
 
 
+def _nearest(g: _Geo, a: Iterable[int], b: Iterable[int]) -> float:
+    """The least distance between the centres of two groups of detections."""
+    pa, pb = g.pts[sorted(a)], g.pts[sorted(b)]
+    return float(np.min(np.linalg.norm(pa[:, None, :] - pb[None, :, :], axis=2)))
+
+
 def _beside_background(g: _Geo, group: Sequence[int], background: Sequence[set[int]], unit: float) -> bool:
     """A tile of ``group`` touches a background line's (``CLUSTER_UNITS``) and its faces do not
     look the other way: the pond's next row (indicators may lie by someone else's pond). Only the
     tops the classifier is sure of (``TURNED_SURE``) count: a far or cut tile's top is a guess."""
-    near = CLUSTER_UNITS * unit
-    mine = g.pts[list(group)]
     top = _mean_top(g, group, TURNED_SURE)
     for bg in background:
-        if not bg or float(np.min(np.linalg.norm(g.pts[sorted(bg)][:, None, :] - mine[None, :, :], axis=2))) > near:
+        if not bg or _nearest(g, bg, group) > CLUSTER_UNITS * unit:
             continue
         theirs = _mean_top(g, bg)
         if top is None or theirs is None or float(top @ theirs) > 0:
@@ -1303,10 +1307,7 @@ def _touches(g: _Geo, group: Sequence[int], strays: set[int], unit: float) -> bo
     them is the near end of someone's discards; indicators lie alone or in the dead wall. On the
     selection renders: 449 of 500 read exactly against 447, totenko/kansai_boo 196 of 250 against
     195. Doubtful tiles (``APART_MIN_CONF``, on real photos mostly felt) do not count."""
-    if not strays:
-        return False
-    d = np.linalg.norm(g.pts[sorted(strays)][:, None, :] - g.pts[list(group)][None, :, :], axis=2)
-    return bool(float(d.min()) <= CLUSTER_UNITS * unit)
+    return bool(strays) and _nearest(g, strays, group) <= CLUSTER_UNITS * unit
 
 
 @dataclass(frozen=True)
@@ -1371,7 +1372,7 @@ def analyse_layout(dets: Sequence[Detection], rules: str = "riichi") -> Layout:
         near = NEAR_UNITS * first.unit + med_size
 
         def near_hand(j: int, members: list[int] = line.members) -> float:
-            return float(np.min(np.linalg.norm(g.pts[members] - g.pts[j], axis=1)))
+            return _nearest(g, members, (j,))
 
         for j in range(len(dets)):
             if j in mine:
@@ -1406,8 +1407,7 @@ def analyse_layout(dets: Sequence[Detection], rules: str = "riichi") -> Layout:
         n = len(row.tiles)
         count_fit = 1.0 if 13 <= n <= 22 else 0.6
         groups = tuple(sorted(_clusters(g, apart, row.unit),  # nearest the hand first
-                              key=lambda grp: float(np.min(np.linalg.norm(
-                                  g.pts[line.members][:, None, :] - g.pts[list(grp)][None, :, :], axis=2)))))
+                              key=lambda grp: _nearest(g, line.members, grp)))
         others = [bg for bg in background if not bg & mine]
         strays = {j for j in unused if j not in mine and j not in duplicates and j not in walled
                   and dets[j].cls != BACK and dets[j].confidence >= APART_MIN_CONF
