@@ -24,7 +24,7 @@ import numpy as np
 
 from datasets.train_classifier import axis_errors, model_input, read_crop_folder
 from scoring.tiles import BACK, tile_name
-from vision.models import MODELS_DIR, Classifier
+from vision.models import MODELS_DIR, NOT_A_TILE, Classifier
 
 
 def main() -> None:
@@ -37,7 +37,10 @@ def main() -> None:
     clf = Classifier(args.model)
     crops, truth, angles = read_crop_folder(args.data)
     runs = _run(clf, crops)
-    pred = np.asarray(clf.classes)[np.concatenate([r[0].argmax(1) for r in runs])]
+    logits = np.concatenate([r[0] for r in runs])
+    pred = _contract_best(clf, logits)
+    not_a_tile = ({"read_as_not_a_tile": round(float(np.mean(
+        np.asarray(clf.classes)[logits.argmax(1)] == NOT_A_TILE)), 4)} if clf.reads_not_a_tile else {})
     axis: dict[str, float] = {}
     known = ~np.isnan(np.array(angles))
     if clf.has_orientation and known.any():
@@ -53,18 +56,26 @@ def main() -> None:
     for factor in SHRINK if args.by_size else ():
         small = [cv2.resize(c, (max(1, round(c.shape[1] * factor)), max(1, round(c.shape[0] * factor))),
                             interpolation=cv2.INTER_AREA) for c in crops]
-        p = np.asarray(clf.classes)[np.concatenate([r[0].argmax(1) for r in _run(clf, small)])]
+        p = _contract_best(clf, np.concatenate([r[0] for r in _run(clf, small)]))
         side = float(np.median([min(c.shape[:2]) for c in small]))
         by_size.append({"factor": factor, "median_crop_short_side_px": side,
                         "accuracy_with_backs": round(float((p == y).mean()), 4)})
     print(json.dumps({"model": str(args.model), "n_crops": int(faces.sum()),
-                      "accuracy": round(float((pred[faces] == y[faces]).mean()), 4), **back, **axis,
+                      "accuracy": round(float((pred[faces] == y[faces]).mean()), 4), **back, **not_a_tile, **axis,
                       "confusions": [[a, b, n] for (a, b), n in confusions.most_common(12)],
                       **({"by_size": by_size} if by_size else {})}, indent=1))
 
 
 #: the factors ``--by-size`` shrinks the crops by
 SHRINK = (1.0, 0.75, 0.6, 0.5, 0.4, 0.3)
+
+
+def _contract_best(clf: Classifier, logits: np.ndarray) -> np.ndarray:
+    """Each crop's best contract id, as the runtime reads it (a model's NOT_A_TILE output only
+    lowers the tile's confidence there)."""
+    ids = np.asarray(clf.classes)
+    contract = ids != NOT_A_TILE
+    return ids[contract][logits[:, contract].argmax(1)]
 
 
 def _run(clf: Classifier, crops: list[np.ndarray]) -> list[list[np.ndarray]]:

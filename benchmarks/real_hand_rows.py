@@ -4,7 +4,8 @@ The real-photo supplement has tile labels but no hand structures, so exact struc
 measured on it. Its 37 ``hand_photo`` images show one hand on a rack and nothing else labelled,
 so the tiles the reading puts in the hand row (concealed, winning tile, melds) should be exactly
 the labelled ones: this catches false "tiles" on felt or the rack's edge joining the hand, tiles
-left out, and wrong classes. Boxes are matched at IoU 0.3 (the labels are face-tight). The layout
+left out, and wrong classes. Nor do these photos show a dora indicator, so every indicator read
+is a false tile that would add dora to the score. Boxes are matched at IoU 0.3 (the labels are face-tight). The layout
 is not trained; the classifier trains on crops of the ``train`` split, so both splits are shown.
 
     python benchmarks/real_hand_rows.py [--models DIR] [--verbose]
@@ -41,9 +42,11 @@ def main() -> None:
         row = [(d["class_id"], tuple(d["box"])) for d in out["detections"] if d["role"] in ROW_ROLES]
         agree = row_agreement(labels, row)
         readable = out["status"] in ("scored", "no_yaku")
+        indicators = sum(d["role"] == "dora" for d in out["detections"])
         for split in (item.split, "all"):
             t = totals.setdefault(split, dict.fromkeys(
-                ("photos", "row_exact", "row_boxes", "readable", "false_tiles", "missed", "labelled"), 0))
+                ("photos", "row_exact", "row_boxes", "readable", "false_tiles", "missed", "labelled",
+                 "photos_with_indicators", "indicators"), 0))
             t["photos"] += 1
             t["row_exact"] += agree.exact
             t["row_boxes"] += agree.boxes
@@ -51,9 +54,11 @@ def main() -> None:
             t["false_tiles"] += agree.false_tiles
             t["missed"] += agree.missed
             t["labelled"] += len(labels)
+            t["photos_with_indicators"] += indicators > 0
+            t["indicators"] += indicators
         if args.verbose:
             print(f"{item.image.name[:40]:40} {item.split:7} exact={agree.exact!s:5} false={agree.false_tiles} "
-                  f"missed={agree.missed} status={out['status']}")
+                  f"missed={agree.missed} indicators={indicators} status={out['status']}")
     print(json.dumps(totals, indent=1))
 
 

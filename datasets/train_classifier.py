@@ -22,10 +22,11 @@ from typing import Any
 import cv2
 import numpy as np
 
-from datasets.realdata import iter_realdata, read_yolo_labels
+from datasets.evaluate import iou
+from datasets.realdata import iter_realdata, read_yolo_labels, realdata_dir, source_kinds
 from datasets.synth.io import crop_margins, crop_rng
 from scoring.tiles import BACK
-from vision.models import cut_tile, cut_window
+from vision.models import MODELS_DIR, NOT_A_TILE, Localizer, cut_tile, cut_window
 
 #: the input (width, height) a recipe trains at unless it says otherwise; the runtime reads a
 #: model's input size from its file
@@ -34,6 +35,8 @@ INPUT_SIZE = (48, 64)
 #: localized tile at full resolution, so it, not the low-resolution localizer, has the last word on
 #: face down (a white dragon or a far tile is easily taken for a back at the localizer's 384 px)
 N_CLASSES = 38
+#: ... and :data:`vision.models.NOT_A_TILE`, for crops that show no tile at all
+N_OUTPUTS = NOT_A_TILE + 1
 #: one training crop: image, class id, the face's angle in the crop in degrees (NaN: unknown)
 Crop = tuple[np.ndarray, int, float]
 
@@ -61,6 +64,13 @@ class ClassifierRecipe:
     #: the network's input (width, height): it is fully convolutional up to a global pooling, so a
     #: stage may start from weights trained at another size
     input_size: tuple[int, int] = INPUT_SIZE
+    #: crops of no tile (:data:`vision.models.NOT_A_TILE`) cut from each render's table, where no
+    #: tile lies, at a tile's size; the real training photos of a hand on a rack add the localizer's
+    #: false tiles (felt, the rack's edge, floorboards). 0: none (the output stays unlearnt)
+    not_a_tile_per_image: int = 0
+    #: learn the not-a-tile output alone (its row of the class head), every other weight kept: the
+    #: tiles read exactly as with the starting weights, and a crop of no tile comes out doubtful
+    only_not_a_tile: bool = False
 
 
 def _load(path: Path) -> np.ndarray | None:
@@ -136,6 +146,89 @@ def collect_synth(dirs: Sequence[Path], size: tuple[int, int] = INPUT_SIZE) -> l
             if img is None or min(img.shape[:2]) < 6:
                 continue
             out.append((cv2.resize(img, (size[0] * 2, size[1] * 2), interpolation=cv2.INTER_AREA), c, a))
+    return out
+
+
+def table_boxes(meta: dict[str, Any], rng: random.Random, n: int, tries: int = 30) -> list[tuple[float, ...]]:
+    """Up to ``n`` tile-sized boxes on a render's table clear of every tile (a tenth of a tile
+    around each kept free too): the sizes of the render's own tiles, scaled 0.8-1.25, either way
+    up.
+
+    >>> meta = {"width": 400, "height": 300, "boxes": [{"box": [100, 100, 140, 150]}]}
+    >>> boxes = table_boxes(meta, random.Random(0), 3)
+    >>> len(boxes), all(b[2] <= 100 - 4 or b[0] >= 140 + 4 or b[3] <= 100 - 5 or b[1] >= 150 + 5 for b in boxes)
+    (3, True)
+    """
+    tiles = [b["box"] for b in meta["boxes"]]
+    if not tiles:
+        return []
+    w, h = float(meta["width"]), float(meta["height"])
+    out: list[tuple[float, ...]] = []
+    for _ in range(n * tries):
+        if len(out) >= n:
+            break
+        x1, y1, x2, y2 = rng.choice(tiles)
+        bw, bh = (x2 - x1) * rng.uniform(0.8, 1.25), (y2 - y1) * rng.uniform(0.8, 1.25)
+        if rng.random() < 0.5:
+            bw, bh = bh, bw
+        if bw >= w or bh >= h:
+            continue
+        x, y = rng.uniform(0, w - bw), rng.uniform(0, h - bh)
+        if any(x < t[2] + 0.1 * (t[2] - t[0]) and x + bw > t[0] - 0.1 * (t[2] - t[0])
+               and y < t[3] + 0.1 * (t[3] - t[1]) and y + bh > t[1] - 0.1 * (t[3] - t[1]) for t in tiles):
+            continue
+        out.append((x, y, x + bw, y + bh))
+    return out
+
+
+def collect_table(dirs: Sequence[Path], per_image: int, size: tuple[int, int] = INPUT_SIZE,
+                  seed: int = 0) -> list[Crop]:
+    """:data:`~vision.models.NOT_A_TILE` crops: :func:`table_boxes` of each render in ``dirs``,
+    cut as the runtime cuts a tile."""
+    rng = random.Random(seed)
+    out: list[Crop] = []
+    for d in dirs:
+        for meta_path in sorted((d / "meta").glob("*.json")):
+            img_path = d / "images" / f"{meta_path.stem}.jpg"
+            if not img_path.is_file():
+                continue
+            boxes = table_boxes(json.loads(meta_path.read_text()), rng, per_image)
+            img = _load(img_path) if boxes else None
+            if img is None:
+                continue
+            for box in boxes:
+                crop = cut_tile(img, box)
+                if min(crop.shape[:2]) >= 6:
+                    out.append((cv2.resize(crop, (size[0] * 2, size[1] * 2), interpolation=cv2.INTER_AREA),
+                                NOT_A_TILE, float("nan")))
+    return out
+
+
+def collect_real_false_tiles(split: str, size: tuple[int, int] = INPUT_SIZE, max_iou: float = 0.05) -> list[Crop]:
+    """:data:`~vision.models.NOT_A_TILE` crops from the real photos of a hand on a rack (one
+    split): the committed localizer's boxes that overlap no labelled tile (IoU under ``max_iou``).
+    Only those photos: in tray photos background tiles are often unlabelled, and the photos whose
+    flower tiles were unlabelled (``dropped_boxes.csv``) are left out too."""
+    kinds = source_kinds()
+    dropped_csv = realdata_dir() / "dropped_boxes.csv"
+    dropped = {Path(line.split(",")[0]).name for line in dropped_csv.read_text().splitlines()[1:]} \
+        if dropped_csv.is_file() else set()
+    localizer = Localizer(MODELS_DIR / "localizer.onnx", conf=0.05)
+    out: list[Crop] = []
+    for item in iter_realdata():
+        if item.split != split or kinds.get(item.image.name) != "hand_photo" or item.image.name in dropped:
+            continue
+        img = cv2.imread(str(item.image))
+        if img is None:
+            continue
+        h, w = img.shape[:2]
+        labels = [b for _, b in read_yolo_labels(item.labels, w, h)]
+        for t in localizer(img):
+            if all(iou(t.box, b) < max_iou for b in labels):
+                crop = cut_tile(img, t.box)
+                if min(crop.shape[:2]) >= 6:
+                    out.append((cv2.resize(crop, (size[0] * 2, size[1] * 2), interpolation=cv2.INTER_AREA),
+                                NOT_A_TILE, float("nan")))
     return out
 
 
@@ -238,7 +331,7 @@ def build_model() -> Any:
             self.features = nn.Sequential(
                 *block(3, 24), *block(24, 48), *block(48, 96), *block(96, 160, pool=False),
                 nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Dropout(0.2))
-            self.classify = nn.Linear(160, N_CLASSES)
+            self.classify = nn.Linear(160, N_OUTPUTS)
             self.orient = nn.Sequential(nn.Linear(160, 64), nn.ReLU(inplace=True), nn.Linear(64, 4))
 
         def forward(self, x: Any) -> tuple[Any, Any]:
@@ -246,6 +339,23 @@ def build_model() -> Any:
             return self.classify(f), self.orient(f)
 
     return TileNet()
+
+
+def _not_a_tile_row_only(model: Any) -> list[Any]:
+    """Freeze ``model`` but the class head, and let only its :data:`~vision.models.NOT_A_TILE`
+    row learn (the other rows' gradients are zeroed; with no weight decay, Adam leaves them as
+    they are); the parameters to optimize."""
+    import torch
+
+    for p in model.parameters():
+        p.requires_grad_(False)
+    mask = torch.zeros(model.classify.out_features, 1)
+    mask[NOT_A_TILE] = 1.0
+    model.classify.weight.requires_grad_(True)
+    model.classify.bias.requires_grad_(True)
+    model.classify.weight.register_hook(lambda g: g * mask)
+    model.classify.bias.register_hook(lambda g: g * mask[:, 0])
+    return [model.classify.weight, model.classify.bias]
 
 
 def load_single_head(model: Any, state: dict[str, Any]) -> None:
@@ -269,7 +379,7 @@ def load_single_head(model: Any, state: dict[str, Any]) -> None:
         raise ValueError(f"weights do not fit the network (missing {missing}, unexpected {unexpected})")
 
 
-def fit_class_head(state: dict[str, Any], n_classes: int = N_CLASSES) -> dict[str, Any]:
+def fit_class_head(state: dict[str, Any], n_classes: int = N_OUTPUTS) -> dict[str, Any]:
     """``state`` (a :class:`TileNet` state dict) with its class head grown to ``n_classes`` rows
     (:func:`datasets.onnx_init.grown_rows`): the grown network reads the old classes exactly as
     before and learns the new ones."""
@@ -362,10 +472,22 @@ def train_classifier(synth_dirs: Sequence[Path], out: Path, recipe: ClassifierRe
     n_val = max(1, len(synth) // 20)
     val, train = synth[:n_val], synth[n_val:]
     train = train + real_train * recipe.real_weight + sideways_crops(train) * (recipe.sideways_weight - 1)
+    table: list[Crop] = []
+    if recipe.not_a_tile_per_image:
+        table = collect_table(synth_dirs, recipe.not_a_tile_per_image, size, recipe.seed)
+        rng.shuffle(table)
+        false_tiles = collect_real_false_tiles("train", size)
+        n_table_val = max(1, len(table) // 20)
+        val, train = val + table[:n_table_val], train + table[n_table_val:] + false_tiles * recipe.real_weight
+        log(f"not-a-tile crops: {len(table)} from the renders' tables ({n_table_val} to val), "
+            f"{len(false_tiles)} real false tiles x{recipe.real_weight}")
     log(f"crops: {len(train)} train ({len(real_train)} real x{recipe.real_weight}), {len(val)} synthetic val, "
         f"{len(real_hold)} real holdout")
     model = build_model()
-    opt = torch.optim.AdamW(model.parameters(), lr=recipe.lr, weight_decay=1e-4)
+    if recipe.only_not_a_tile:
+        opt = torch.optim.AdamW(_not_a_tile_row_only(model), lr=recipe.lr, weight_decay=0.0)
+    else:
+        opt = torch.optim.AdamW(model.parameters(), lr=recipe.lr, weight_decay=1e-4)
     steps_per_epoch = max(1, min(len(train), recipe.samples_per_epoch) // recipe.batch)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=recipe.lr, total_steps=recipe.epochs * steps_per_epoch)
     ckpt = out / "checkpoint.pt"
@@ -396,7 +518,7 @@ def train_classifier(synth_dirs: Sequence[Path], out: Path, recipe: ClassifierRe
         return ((pred[known] - target[known]) ** 2).mean()
 
     for epoch in range(start, recipe.epochs):
-        model.train()
+        model.train(not recipe.only_not_a_tile)  # batch norms and dropout as they were, for the row alone
         t0 = time.time()
         order = list(range(len(train)))
         rng.shuffle(order)
@@ -480,5 +602,5 @@ def export_onnx(model: Any, path: Path, size: tuple[int, int] = INPUT_SIZE) -> N
                       dynamo=False)
     m = onnx.load(str(path))
     meta = m.metadata_props.add()
-    meta.key, meta.value = "classes", json.dumps(list(range(N_CLASSES)))
+    meta.key, meta.value = "classes", json.dumps(list(range(N_OUTPUTS)))
     onnx.save(m, str(path))

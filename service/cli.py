@@ -268,6 +268,11 @@ def train_cmd(
         "--input", help="classifier input WIDTHxHEIGHT (default 48x64); --init weights of any size load")] = None,
     sideways_weight: Annotated[int | None, typer.Option(
         "--sideways-weight", min=1, help="classifier: times per epoch each crop of a sideways tile is seen")] = None,
+    not_a_tile: Annotated[int | None, typer.Option(
+        "--not-a-tile", min=0, max=20, help="classifier: crops of bare table per render (and the real rack photos' "
+        "false tiles) to learn 'not a tile'")] = None,
+    only_not_a_tile: Annotated[bool, typer.Option(
+        "--only-not-a-tile", help="classifier: learn the not-a-tile output alone, every other weight kept")] = False,
 ) -> None:
     """Train a model (needs the train extra). Resumes from the run folder's checkpoint."""
     if init is not None and not init.is_file():
@@ -303,6 +308,10 @@ def train_cmd(
             crec = replace(crec, input_size=_input_size(input_size))
         if sideways_weight is not None:
             crec = replace(crec, sideways_weight=sideways_weight)
+        if not_a_tile is not None:
+            crec = replace(crec, not_a_tile_per_image=not_a_tile)
+        if only_not_a_tile:
+            crec = replace(crec, only_not_a_tile=True)
         train_classifier(data, out, crec)
     else:
         _fail("bad_field", f"model must be localizer or classifier, not {model!r}", "model")

@@ -12,7 +12,7 @@ pytest.importorskip("onnx")
 
 from datasets.onnx_init import conv_bn_pairs, load_fused_onnx  # noqa: E402
 from datasets.train_classifier import build_model, export_onnx  # noqa: E402
-from vision.models import make_session  # noqa: E402
+from vision.models import make_session, softmax  # noqa: E402
 
 
 def _trained_like(seed: int) -> object:
@@ -93,11 +93,11 @@ def _single_head(model: object) -> object:
 
 
 def _reads_as_before(logits: np.ndarray, want: np.ndarray, tol: float) -> None:
-    """The grown network's first 37 logits are the old ones; the new back logit starts as a constant
-    (zero weights), whatever the input."""
-    assert logits.shape[1] == 38 and want.shape[1] == 37
+    """The grown network's first 37 logits are the old ones; the new back and not-a-tile logits
+    start as constants (zero weights), whatever the input."""
+    assert logits.shape[1] == 39 and want.shape[1] == 37
     assert np.abs(logits[:, :37] - want).max() < tol
-    assert np.ptp(logits[:, 37]) < tol
+    assert np.ptp(logits[:, 37]) < tol and np.ptp(logits[:, 38]) < tol
 
 
 def test_an_earlier_single_output_model_seeds_the_two_head_network(tmp_path: Path) -> None:
@@ -134,7 +134,7 @@ def test_a_two_head_model_without_the_back_class_seeds_the_grown_network(tmp_pat
     old_state = model.state_dict()
     old_state = {**old_state, "classify.weight": old_state["classify.weight"][:37],
                  "classify.bias": old_state["classify.bias"][:37]}
-    assert fit_class_head(old_state)["classify.weight"].shape == (38, 160)
+    assert fit_class_head(old_state)["classify.weight"].shape == (39, 160)
     fresh = build_model()
     load_weights(fresh, old_state)
     model.eval()
@@ -161,10 +161,38 @@ def test_weights_of_one_input_size_start_a_stage_at_another(tmp_path: Path) -> N
     export_onnx(fresh, big, (60, 80))
     clf = Classifier(big)
     assert (clf.width, clf.height) == (60, 80)
-    probs = clf(np.full((300, 300, 3), 128, np.uint8), [(10.0, 10.0, 70.0, 90.0)])
-    assert probs.shape == (1, 38) and abs(float(probs.sum()) - 1.0) < 1e-4
+    img, box = np.full((300, 300, 3), 128, np.uint8), [(10.0, 10.0, 70.0, 90.0)]
+    probs = clf(img, box)
+    assert clf.reads_not_a_tile and clf.classes == list(range(39))
+    # the contract ids' probabilities as the network gives them; the rest is NOT_A_TILE's share
+    every = softmax(clf.session.run(None, {"images": clf.crops(img, box)})[0])
+    assert probs.shape == (1, 38) and np.abs(probs[0] - every[0, :38]).max() < 1e-5
     fresh.eval()
     with torch.no_grad():
         ours = fresh(torch.from_numpy(model_input(crops, (60, 80))))[0].argmax(1).numpy()
     labelled = [(c, int(k), float("nan")) for c, k in zip(crops, ours, strict=True)]
     assert evaluate_onnx(big, labelled) == 1.0  # the file read at its own size agrees with the network
+
+
+def test_learning_the_not_a_tile_row_alone_keeps_every_other_weight() -> None:
+    from datasets.train_classifier import _not_a_tile_row_only
+    from vision.models import NOT_A_TILE
+
+    model = _trained_like(5)
+    before = {k: v.clone() for k, v in model.state_dict().items()}
+    opt = torch.optim.AdamW(_not_a_tile_row_only(model), lr=1e-2, weight_decay=0.0)
+    model.train(False)
+    x = torch.rand(8, 3, 64, 48)
+    y = torch.tensor([NOT_A_TILE] * 4 + [3] * 4)
+    for _ in range(3):
+        loss = torch.nn.functional.cross_entropy(model(x)[0], y)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    after = model.state_dict()
+    changed = {k for k in before if not torch.equal(before[k], after[k])}
+    assert changed == {"classify.weight", "classify.bias"}
+    rows = [r for r in range(after["classify.weight"].shape[0])
+            if not torch.equal(before["classify.weight"][r], after["classify.weight"][r])]
+    assert rows == [NOT_A_TILE] and float(after["classify.bias"][NOT_A_TILE]) != float(before["classify.bias"][NOT_A_TILE])
+    assert torch.equal(before["classify.bias"][:NOT_A_TILE], after["classify.bias"][:NOT_A_TILE])

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import random
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -29,3 +31,23 @@ def test_sideways_crops_are_those_whose_face_lies_near_90_degrees() -> None:
     crops = [(img, 1, a) for a in (85.0, 3.0, -100.0, 271.0, 125.0, float("nan"), 180.0)]
     assert [c[2] for c in sideways_crops(crops)] == [85.0, -100.0, 271.0]
     assert [c[2] for c in sideways_crops(crops, within_deg=40.0)] == [85.0, -100.0, 271.0, 125.0]
+
+
+def test_not_a_tile_crops_come_from_bare_table_and_the_real_racks_false_tiles(tmp_path: Path) -> None:
+    from datasets.realdata import iter_realdata
+    from datasets.synth import write_dataset
+    from datasets.train_classifier import collect_real_false_tiles, collect_table, table_boxes
+    from vision.models import NOT_A_TILE
+
+    write_dataset(tmp_path, 2, seed=424243, rules="riichi", crops=False, workers=1, progress=False)
+    table = collect_table([tmp_path], 3, seed=1)
+    assert 0 < len(table) <= 6 and {c for _, c, _ in table} == {NOT_A_TILE}
+    assert all(img.shape == (128, 96, 3) and np.isnan(a) for img, _, a in table)
+    meta = json.loads(next((tmp_path / "meta").glob("*.json")).read_text())
+    for x1, y1, x2, y2 in table_boxes(meta, random.Random(2), 5):  # clear of every tile, background ones too
+        assert all(x2 <= b["box"][0] or x1 >= b["box"][2] or y2 <= b["box"][1] or y1 >= b["box"][3]
+                   for b in meta["boxes"])
+    if not any(True for _ in iter_realdata()):
+        pytest.skip("no real-photo supplement here")
+    false_tiles = collect_real_false_tiles("train")
+    assert false_tiles and {c for _, c, _ in false_tiles} == {NOT_A_TILE}

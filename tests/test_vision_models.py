@@ -308,3 +308,23 @@ def test_only_the_least_sure_tiles_are_read_again_up_to_the_limit() -> None:
     assert session.shown == 2 * len(RECHECK_CROPS)
     changed = [i for i in range(5) if not np.isclose(probs[i, 0], sure[i])]
     assert changed == [1, 4]  # the two least sure (0.3, 0.4), averaged with flat readings
+
+
+class _OneOutputSession(_CountingSession):
+    def get_outputs(self) -> list[object]:
+        return [object()]  # logits only: no orientation output
+
+
+def test_the_share_a_classifier_gives_not_a_tile_leaves_the_tile_doubtful() -> None:
+    from vision.models import NOT_A_TILE
+
+    felt = np.zeros(39, np.float32)
+    felt[[NOT_A_TILE, 22]] = 4.0, 2.0  # mostly "no tile here", else 5s
+    clf: Any = _classifier_over(_OneOutputSession(felt))
+    clf.classes = list(range(39))
+    assert clf.reads_not_a_tile
+    probs, angles = clf.classify(np.zeros((40, 40, 3), np.uint8), [(5.0, 5.0, 29.0, 37.0)])
+    assert probs.shape == (1, 38) and angles is None
+    e = np.exp(felt - felt.max())
+    assert int(probs[0].argmax()) == 22 and probs[0, 22] == pytest.approx(e[22] / e.sum())
+    assert float(probs[0].sum()) == pytest.approx(1.0 - e[NOT_A_TILE] / e.sum())  # NOT_A_TILE's share left out

@@ -32,6 +32,10 @@ from scoring.tiles import BACK, N_CLASSES
 
 MODELS_DIR = Path(__file__).resolve().parents[1] / "models"
 N_FACE_CLASSES = 37
+#: the classifier's output for a crop that shows no tile (felt, a rack's edge, a floorboard), in
+#: models that have it (their ``classes`` metadata lists it): never a contract id. Its share is
+#: left out of the probabilities the runtime returns, so such a "tile" comes out doubtful
+NOT_A_TILE = N_CLASSES
 
 
 @dataclass(frozen=True, slots=True)
@@ -342,6 +346,11 @@ class Classifier:
         return self.classify(bgr, boxes)[0]
 
     @property
+    def reads_not_a_tile(self) -> bool:
+        """Whether the model has the :data:`NOT_A_TILE` output."""
+        return NOT_A_TILE in self.classes
+
+    @property
     def has_back(self) -> bool:
         """Whether the model reads face-down tiles too (then it, not the localizer, decides them)."""
         return BACK in self.classes
@@ -354,15 +363,17 @@ class Classifier:
                  recheck_limit: int = 12) -> tuple[np.ndarray, np.ndarray | None]:
         """Class probabilities ``[N, 38]`` by contract id and, when the model has the output, the
         faces' angles ``[N, 3]`` (see :func:`face_angles`), else ``None``. Up to ``recheck_limit``
-        tiles read with less than ``recheck_below`` are read again from more crops (:meth:`recheck`)."""
+        tiles read with less than ``recheck_below`` are read again from more crops (:meth:`recheck`).
+        A row sums to one less the share the model gives :data:`NOT_A_TILE`."""
         x = self.crops(bgr, boxes)
         if not len(x):
             return np.zeros((0, N_CLASSES), np.float32), (np.zeros((0, 3)) if self.has_orientation else None)
         runs = self._logits(x)
-        probs = np.zeros((len(x), N_CLASSES), np.float32)
+        probs = np.zeros((len(x), max(N_CLASSES, max(self.classes) + 1)), np.float32)
         probs[:, self.classes] = softmax(np.concatenate([r[0] for r in runs]))
         if recheck_below > 0:
             self.recheck(bgr, boxes, probs, recheck_below, recheck_limit)
+        probs = np.ascontiguousarray(probs[:, :N_CLASSES])
         if not self.has_orientation:
             return probs, None
         size = (bgr.shape[1], bgr.shape[0])
