@@ -75,6 +75,16 @@ def source_kinds(root: Path | None = None) -> dict[str, str]:
         return {Path(row["file"]).name: row.get("source_kind", "") for row in csv.DictReader(f)}
 
 
+def photos_with_dropped_boxes(root: Path | None = None) -> set[str]:
+    """The image file names whose flower and season boxes were removed (``dropped_boxes.csv``):
+    tiles in view without a label, so no clean negative."""
+    path = (root or realdata_dir()) / "dropped_boxes.csv"
+    if not path.is_file():
+        return set()
+    with path.open(newline="") as f:
+        return {Path(row["file"]).name for row in csv.DictReader(f)}
+
+
 def read_yolo_labels(path: Path, width: int, height: int) -> list[tuple[int, tuple[float, float, float, float]]]:
     """``class cx cy w h`` (normalised) lines → (class, x1 y1 x2 y2 pixels)."""
     out = []

@@ -23,7 +23,7 @@ import cv2
 import numpy as np
 
 from datasets.evaluate import iou
-from datasets.realdata import iter_realdata, read_yolo_labels, realdata_dir, source_kinds
+from datasets.realdata import iter_realdata, photos_with_dropped_boxes, read_yolo_labels, source_kinds
 from datasets.synth.io import crop_margins, crop_rng
 from scoring.tiles import BACK
 from vision.models import MODELS_DIR, NOT_A_TILE, Localizer, cut_tile, cut_window
@@ -149,6 +149,15 @@ def collect_synth(dirs: Sequence[Path], size: tuple[int, int] = INPUT_SIZE) -> l
     return out
 
 
+def _cut_for_training(img: np.ndarray, box: Sequence[float], size: tuple[int, int]) -> np.ndarray | None:
+    """The tile cut from ``img`` as the runtime cuts it, kept at twice the input ``size`` (room for
+    augmentation); ``None`` for a sliver under 6 px."""
+    crop = cut_tile(img, box)
+    if min(crop.shape[:2]) < 6:
+        return None
+    return cv2.resize(crop, (size[0] * 2, size[1] * 2), interpolation=cv2.INTER_AREA)
+
+
 def table_boxes(meta: dict[str, Any], rng: random.Random, n: int, tries: int = 30) -> list[tuple[float, ...]]:
     """Up to ``n`` tile-sized boxes on a render's table clear of every tile (a tenth of a tile
     around each kept free too): the sizes of the render's own tiles, scaled 0.8-1.25, either way
@@ -196,11 +205,8 @@ def collect_table(dirs: Sequence[Path], per_image: int, size: tuple[int, int] = 
             img = _load(img_path) if boxes else None
             if img is None:
                 continue
-            for box in boxes:
-                crop = cut_tile(img, box)
-                if min(crop.shape[:2]) >= 6:
-                    out.append((cv2.resize(crop, (size[0] * 2, size[1] * 2), interpolation=cv2.INTER_AREA),
-                                NOT_A_TILE, float("nan")))
+            out += [(crop, NOT_A_TILE, float("nan")) for box in boxes
+                    if (crop := _cut_for_training(img, box, size)) is not None]
     return out
 
 
@@ -210,9 +216,7 @@ def collect_real_false_tiles(split: str, size: tuple[int, int] = INPUT_SIZE, max
     Only those photos: in tray photos background tiles are often unlabelled, and the photos whose
     flower tiles were unlabelled (``dropped_boxes.csv``) are left out too."""
     kinds = source_kinds()
-    dropped_csv = realdata_dir() / "dropped_boxes.csv"
-    dropped = {Path(line.split(",")[0]).name for line in dropped_csv.read_text().splitlines()[1:]} \
-        if dropped_csv.is_file() else set()
+    dropped = photos_with_dropped_boxes()
     localizer = Localizer(MODELS_DIR / "localizer.onnx", conf=0.05)
     out: list[Crop] = []
     for item in iter_realdata():
@@ -223,12 +227,9 @@ def collect_real_false_tiles(split: str, size: tuple[int, int] = INPUT_SIZE, max
             continue
         h, w = img.shape[:2]
         labels = [b for _, b in read_yolo_labels(item.labels, w, h)]
-        for t in localizer(img):
-            if all(iou(t.box, b) < max_iou for b in labels):
-                crop = cut_tile(img, t.box)
-                if min(crop.shape[:2]) >= 6:
-                    out.append((cv2.resize(crop, (size[0] * 2, size[1] * 2), interpolation=cv2.INTER_AREA),
-                                NOT_A_TILE, float("nan")))
+        out += [(crop, NOT_A_TILE, float("nan")) for t in localizer(img)
+                if all(iou(t.box, b) < max_iou for b in labels)
+                and (crop := _cut_for_training(img, t.box, size)) is not None]
     return out
 
 
@@ -242,13 +243,8 @@ def collect_real(split: str, size: tuple[int, int] = INPUT_SIZE) -> list[Crop]:
         if img is None:
             continue
         h, w = img.shape[:2]
-        for c, (x1, y1, x2, y2) in read_yolo_labels(item.labels, w, h):
-            if c >= 34:
-                continue
-            crop = cut_tile(img, (x1, y1, x2, y2))
-            if min(crop.shape[:2]) < 6:
-                continue
-            out.append((cv2.resize(crop, (size[0] * 2, size[1] * 2), interpolation=cv2.INTER_AREA), c, float("nan")))
+        out += [(crop, c, float("nan")) for c, box in read_yolo_labels(item.labels, w, h)
+                if c < 34 and (crop := _cut_for_training(img, box, size)) is not None]
     return out
 
 
@@ -472,7 +468,6 @@ def train_classifier(synth_dirs: Sequence[Path], out: Path, recipe: ClassifierRe
     n_val = max(1, len(synth) // 20)
     val, train = synth[:n_val], synth[n_val:]
     train = train + real_train * recipe.real_weight + sideways_crops(train) * (recipe.sideways_weight - 1)
-    table: list[Crop] = []
     if recipe.not_a_tile_per_image:
         table = collect_table(synth_dirs, recipe.not_a_tile_per_image, size, recipe.seed)
         rng.shuffle(table)

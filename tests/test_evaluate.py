@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from datasets.evaluate import Prediction, RowAgreement, evaluate_folder, iou, match, row_agreement, same_structure
-from datasets.realdata import read_yolo_labels, source_kinds
+from datasets.realdata import photos_with_dropped_boxes, read_yolo_labels, source_kinds
 from datasets.synth import write_dataset
 
 
@@ -91,3 +91,9 @@ def test_source_kinds_read_the_manifest(tmp_path: Path) -> None:
     assert source_kinds(tmp_path) == {}
     (tmp_path / "manifest.csv").write_text("file,source_kind\nimages/a.jpg,hand_photo\nimages/b.jpg,phone_photo_IMG\n")
     assert source_kinds(tmp_path) == {"a.jpg": "hand_photo", "b.jpg": "phone_photo_IMG"}
+
+
+def test_photos_with_dropped_boxes_read_the_supplements_list(tmp_path: Path) -> None:
+    assert photos_with_dropped_boxes(tmp_path) == set()
+    (tmp_path / "dropped_boxes.csv").write_text("file,dropped (source_class x count)\nimages/a.jpg,bf1x1;bs1x1\n")
+    assert photos_with_dropped_boxes(tmp_path) == {"a.jpg"}
