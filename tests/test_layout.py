@@ -455,6 +455,16 @@ def test_a_doubtful_tile_apart_is_no_indicator() -> None:
     assert names(dets, hr.indicators) == ["3p"] and "8s" in names(dets, hr.unused)
 
 
+@pytest.mark.parametrize(("share", "indicator"), [(0.45, False), (0.55, True)])
+def test_a_tile_apart_the_classifier_more_likely_takes_for_no_tile_is_no_indicator(share: float, indicator: bool) -> None:
+    # felt above a real rack read as 6s with a sure box (0.6), but most of the classifier's
+    # probability on "not a tile": its top-k sums to under one half
+    dets = layout_boxes("123m456p789s1122z 2z", extras=[("3p", 2.0, 3.2), ("6s", 6.0, 3.4)], faces=True)
+    dets[-1] = replace(dets[-1], confidence=0.6 * share, topk=((dets[-1].cls, share - 0.05), (22, 0.05)))
+    hr = hand_row(dets)
+    assert names(dets, hr.indicators) == (["3p", "6s"] if indicator else ["3p"])
+
+
 def test_discards_touching_the_dead_wall_are_no_indicators() -> None:
     # as in a render (seed 990003, image 131): a short row of discards lies against the dead wall;
     # the wall's face-up tile is the indicator, the discards are not

@@ -86,6 +86,17 @@ class Detection:
     def name(self) -> str:
         return tile_name(self.cls)
 
+    @property
+    def tile_share(self) -> float:
+        """How likely the crop shows a tile at all: the sum of the top-k probabilities (1.0 without
+        a top-k). A classifier with the not-a-tile output leaves its share out of them, so under
+        one half the crop more likely shows felt or a rack's edge than a tile.
+
+        >>> Detection(3, 0.2, (0, 0, 10, 14), topk=((3, 0.25), (4, 0.05))).tile_share
+        0.3
+        """
+        return sum(p for _, p in self.topk) if self.topk else 1.0
+
     def candidates(self) -> tuple[tuple[int, float], ...]:
         """The classes this tile may be, best first: its class, then the other top-k classes.
 

@@ -163,6 +163,10 @@ DUPLICATE_INSIDE = 0.65
 #: none (of 11) matches a labelled tile, from 0.15 to 0.3 5 of 19 do; on 750 selection renders
 #: (riichi, totenko, kansai_boo) 0.15 reads one hand fewer than no gate, 0.3 three fewer
 APART_MIN_CONF = 0.15
+#: ... nor one the classifier more likely takes for no tile at all (:attr:`Detection.tile_share`;
+#: with classifier stage 20, on the 37 real rack photos the false indicators fell from 23 to 20,
+#: the selection renders read the same; 0.7 would leave 13 but lose 2 of 500 and 4 of 250 renders)
+APART_MIN_TILE_SHARE = 0.5
 #: the nearest cluster apart may show one indicator more than the rules allow (still read, so the
 #: excess is seen) only while it has at most this many faces: five in a line with one kan made is
 #: a row of discards (a render, seed 990004, image 6), not four indicators and a stray
@@ -1281,6 +1285,12 @@ def _mean_top(g: _Geo, dets: Iterable[int], min_sure: float = 0.0) -> np.ndarray
     return np.mean(tops, axis=0) if tops else None
 
 
+def _doubtful(d: Detection) -> bool:
+    """A tile apart too doubtful to be an indicator or a set-aside tile (``APART_MIN_CONF``,
+    ``APART_MIN_TILE_SHARE``): on real photos mostly felt and floorboards."""
+    return d.confidence < APART_MIN_CONF or d.tile_share < APART_MIN_TILE_SHARE
+
+
 def _nearest(g: _Geo, a: Iterable[int], b: Iterable[int]) -> float:
     """The least distance between the centres of two groups of detections."""
     pa, pb = g.pts[sorted(a)], g.pts[sorted(b)]
@@ -1306,7 +1316,7 @@ def _touches(g: _Geo, group: Sequence[int], strays: set[int], unit: float) -> bo
     the near zone (or of another size) that are no background line. A group that runs on into
     them is the near end of someone's discards; indicators lie alone or in the dead wall. On the
     selection renders: 449 of 500 read exactly against 447, totenko/kansai_boo 196 of 250 against
-    195. Doubtful tiles (``APART_MIN_CONF``, on real photos mostly felt) do not count."""
+    195. Doubtful tiles (:func:`_doubtful`) do not count."""
     return bool(strays) and _nearest(g, strays, group) <= CLUSTER_UNITS * unit
 
 
@@ -1377,7 +1387,7 @@ def analyse_layout(dets: Sequence[Detection], rules: str = "riichi") -> Layout:
         for j in range(len(dets)):
             if j in mine:
                 continue
-            if (dets[j].cls == BACK or j in duplicates or dets[j].confidence < APART_MIN_CONF
+            if (dets[j].cls == BACK or j in duplicates or _doubtful(dets[j])
                     or any(j in bg for bg in background if not bg & mine)):
                 unused.append(j)
                 continue
@@ -1410,7 +1420,7 @@ def analyse_layout(dets: Sequence[Detection], rules: str = "riichi") -> Layout:
                               key=lambda grp: _nearest(g, line.members, grp)))
         others = [bg for bg in background if not bg & mine]
         strays = {j for j in unused if j not in mine and j not in duplicates and j not in walled
-                  and dets[j].cls != BACK and dets[j].confidence >= APART_MIN_CONF
+                  and dets[j].cls != BACK and not _doubtful(dets[j])
                   and not any(j in bg for bg in others)}
         ponds = [grp for grp in groups if not any(j in walled or is_aside[j] for j in grp)
                  and (_turned_away(g, grp, row) or _in_rows(g, grp) or _beside_background(g, grp, others, row.unit)
