@@ -591,3 +591,20 @@ def test_tiles_a_bent_row_lost_from_its_middle_are_taken_back() -> None:
         dets[k] = replace(dets[k], box=(x1, y1 - 22.0, x2, y2 - 22.0))  # half a tile's size across
     hr = hand_row(dets)
     assert hr.n_tiles == 14 and sorted(hr.row.dets) == list(range(14))
+
+
+def test_a_two_tile_remnant_continuing_the_hand_joins_it_whatever_its_direction() -> None:
+    # as in a render (seed 990004, image 0): a line through a pond took the hand's first tiles and
+    # gave them back as too far; the two left of them make a "line" whose direction (between two
+    # centres, one a little higher) is 30° off the row's, which the merge used to refuse
+    import numpy as np
+
+    from vision.layout import _geo, _Line, _merge_continuations
+
+    dets = layout_boxes("123m456p789s1122z 2z")
+    hand = _Line(list(range(2, 14)), np.array([1.0, 0.0]), np.array(dets[8].centre), {})
+    first, second = dets[0], dets[1]
+    dets[0] = replace(first, box=(first.box[0], first.box[1] + 12.0, first.box[2], first.box[3] + 12.0))
+    remnant = _Line([0, 1], np.array([np.cos(np.radians(30)), np.sin(np.radians(30))]), np.array(second.centre), {})
+    merged, rest = _merge_continuations(_geo(dets), [hand, remnant], [])
+    assert len(merged) == 1 and sorted(merged[0].members) == list(range(14)) and rest == []

@@ -906,7 +906,9 @@ def _merge_continuations(g: _Geo, lines: list[_Line], rest: list[int]) -> tuple[
                     other = lines[j]
                     if j in taken or sum(g.backs[m] for m in other.members) > DEAD_WALL_BACKS:
                         continue
-                    if abs(float(line.direction @ other.direction)) < math.cos(math.radians(20)):
+                    # (a remnant of two tiles, left when a line gave back its far ones, has no direction to speak of)
+                    if (len(other.members) >= MIN_ROW_TILES
+                            and abs(float(line.direction @ other.direction)) < math.cos(math.radians(20))):
                         continue
                     if _continues(g, line, other.members) or _fills_gap(g, line, other.members):
                         line.members.extend(other.members)
