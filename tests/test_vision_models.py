@@ -137,6 +137,18 @@ def test_a_face_whose_axis_the_classifier_cannot_tell_gets_no_angle() -> None:
     assert unsure[0].face_angle is None and sure[0].face_angle == 5.0
 
 
+@pytest.mark.parametrize(("cls", "has_angle"), [(9, False), (31, False), (11, True)])
+def test_a_round_faces_axis_needs_more_certainty(cls: int, has_angle: bool) -> None:
+    # the one of circles (9) and the blank white dragon (31) look alike turned by 90°: an axis read
+    # with 0.4 certainty is dropped for them, kept for a three of circles (11)
+    from vision.models import TileBox
+
+    tiles = [TileBox((0.0, 0, 40, 60), 0.9, False)]
+    dets = _reader(_StubClassifier(True, {0.0: cls}, axis_sure=0.4)).classify_tiles(  # type: ignore[attr-defined]
+        np.zeros((80, 100, 3), np.uint8), tiles)
+    assert dets[0].cls == cls and (dets[0].face_angle is not None) == has_angle
+
+
 def test_an_older_classifier_leaves_face_down_tiles_to_the_localizer() -> None:
     from vision.models import TileBox
 
