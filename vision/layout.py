@@ -855,26 +855,12 @@ def _extract_lines(g: _Geo, skip: set[int]) -> tuple[list[_Line], list[int]]:
     return lines, rest
 
 
-def _continues(g: _Geo, line: _Line, dets: Sequence[int]) -> bool:
-    """``dets`` lie on ``line`` extended, just beyond one of its ends."""
-    d = line.direction
-    normal = np.array([-d[1], d[0]])
-    idx = np.array(dets)
-    rel_other = g.pts[idx] - line.point
-    if np.any(np.abs(rel_other @ normal) > MERGE_V_TOL * g.size[idx]):
-        return False
-    u_line = (g.pts[line.members] - line.point) @ d
-    u = rel_other @ d
-    unit = float(np.median(g.size[line.members]))
-    beyond = max(float(u.min() - u_line.max()), float(u_line.min() - u.max()))
-    return 0.0 < beyond <= MERGE_GAP * unit + unit
-
-
-def _fills_gap(g: _Geo, line: _Line, dets: Sequence[int]) -> bool:
-    """``dets`` lie on ``line`` (``MERGE_V_TOL``) within its span, in a hole between its tiles (none
-    of its tiles within half a tile along it): tiles a slightly bent row lost to another line. On
-    the selection renders 451 of 500 read exactly against 449 (true detections: 492 against 490),
-    totenko/kansai_boo 199 of 250 against 197."""
+def _joins(g: _Geo, line: _Line, dets: Sequence[int]) -> bool:
+    """``dets`` lie on ``line`` (within ``MERGE_V_TOL`` across it) and either continue it just
+    beyond one of its ends, or fill a hole between its tiles (within its span, none of its tiles
+    within half a tile along it: tiles a slightly bent row lost to another line; on the selection
+    renders 451 of 500 read exactly against 449, true detections 492 against 490, totenko/kansai_boo
+    199 of 250 against 197)."""
     d = line.direction
     normal = np.array([-d[1], d[0]])
     idx = np.array(dets)
@@ -884,6 +870,9 @@ def _fills_gap(g: _Geo, line: _Line, dets: Sequence[int]) -> bool:
     u_line = (g.pts[line.members] - line.point) @ d
     u = rel @ d
     unit = float(np.median(g.size[line.members]))
+    beyond = max(float(u.min() - u_line.max()), float(u_line.min() - u.max()))
+    if 0.0 < beyond <= MERGE_GAP * unit + unit:
+        return True
     inside = (u > u_line.min()) & (u < u_line.max())
     clear = np.abs(u[:, None] - u_line[None, :]).min(axis=1) > 0.5 * unit
     return bool(np.all(inside & clear))
@@ -910,13 +899,13 @@ def _merge_continuations(g: _Geo, lines: list[_Line], rest: list[int]) -> tuple[
                     if (len(other.members) >= MIN_ROW_TILES
                             and abs(float(line.direction @ other.direction)) < math.cos(math.radians(20))):
                         continue
-                    if _continues(g, line, other.members) or _fills_gap(g, line, other.members):
+                    if _joins(g, line, other.members):
                         line.members.extend(other.members)
                         line.stacked.update(other.stacked)
                         taken.add(j)
                         changed = True
                 for k in list(rest):
-                    if not g.backs[k] and (_continues(g, line, [k]) or _fills_gap(g, line, [k])):
+                    if not g.backs[k] and _joins(g, line, [k]):
                         line.members.append(k)
                         rest.remove(k)
                         changed = True
