@@ -71,8 +71,8 @@ class VisionSettings:
     min_axis_sure: float = 0.3
     #: ... and for the faces that look alike turned by 90° (:data:`ROUND_FACES`: the one of
     #: circles, the blank white dragon), whose axis the classifier gets wrong far more often (on the
-    #: selection renders, of the sideways ones 27 % and 41 % off by over 30°, against under 6 % for
-    #: any other face). 0.5 read 454 of 500 selection renders and 203 of 250 totenko/kansai_boo
+    #: selection renders, of the sideways ones 27 % and 41 % off by over 30°; next the red dragon's
+    #: 11 %, every other face's at most 5 %). 0.5 read 454 of 500 selection renders and 203 of 250 totenko/kansai_boo
     #: ones exactly, against 451 and 199 at 0.3 (0.6-0.8 alike, 0.9 450 and 202); on the 37 real
     #: rack photos 22 false indicators against 20 (felt read as a white dragon loses its angle)
     min_axis_sure_round: float = 0.5
