@@ -293,25 +293,15 @@ def train_cmd(
     elif model == "classifier":
         from datasets.train_classifier import ClassifierRecipe, train_classifier
 
-        crec = replace(ClassifierRecipe(), seed=seed)
-        if epochs:
-            crec = replace(crec, epochs=epochs)
-        if init is not None and init.suffix == ".pt":
-            crec = replace(crec, init_checkpoint=str(init))
-        elif init is not None:
-            crec = replace(crec, init_onnx=str(init))
-        if lr is not None:
-            crec = replace(crec, lr=lr)
-        if orient_weight is not None:
-            crec = replace(crec, orient_weight=orient_weight)
-        if input_size is not None:
-            crec = replace(crec, input_size=_input_size(input_size))
-        if sideways_weight is not None:
-            crec = replace(crec, sideways_weight=sideways_weight)
-        if not_a_tile is not None:
-            crec = replace(crec, not_a_tile_per_image=not_a_tile)
-        if only_not_a_tile:
-            crec = replace(crec, only_not_a_tile=True)
+        given: dict[str, Any] = {  # the options given on the command line override the recipe's defaults
+            "epochs": epochs or None, "lr": lr, "orient_weight": orient_weight,
+            "input_size": _input_size(input_size) if input_size is not None else None,
+            "sideways_weight": sideways_weight, "not_a_tile_per_image": not_a_tile,
+            "only_not_a_tile": only_not_a_tile or None,
+        }
+        if init is not None:
+            given["init_checkpoint" if init.suffix == ".pt" else "init_onnx"] = str(init)
+        crec = replace(ClassifierRecipe(), seed=seed, **{k: v for k, v in given.items() if v is not None})
         train_classifier(data, out, crec)
     else:
         _fail("bad_field", f"model must be localizer or classifier, not {model!r}", "model")

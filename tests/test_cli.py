@@ -81,3 +81,26 @@ def test_train_refuses_a_missing_init_file_and_an_unknown_model(tmp_path: Path) 
     for bad in ("60", "60x", "8x80", "60x800", "axb"):
         code, out = run(["train", "classifier", "--data", str(tmp_path), "--input", bad])
         assert code == 2 and out[0]["error"]["field"] == "input" and repr(bad) in out[0]["error"]["message"]
+
+
+def test_train_classifier_options_override_only_what_they_name(tmp_path: Path, monkeypatch) -> None:
+    import datasets.train_classifier as tc
+
+    seen: list[tc.ClassifierRecipe] = []
+    monkeypatch.setattr(tc, "train_classifier", lambda data, out, recipe: seen.append(recipe))
+    init = tmp_path / "stage.pt"
+    init.write_bytes(b"x")
+    runner = CliRunner()
+    assert runner.invoke(app, ["train", "classifier", "--data", str(tmp_path)]).exit_code == 0
+    assert seen[-1] == tc.ClassifierRecipe()
+    args = ["train", "classifier", "--data", str(tmp_path), "--epochs", "3", "--init", str(init), "--lr", "0.001",
+            "--orient-weight", "2", "--input", "60x80", "--sideways-weight", "3", "--not-a-tile", "2",
+            "--only-not-a-tile", "--seed", "5"]
+    assert runner.invoke(app, args).exit_code == 0
+    assert seen[-1] == tc.ClassifierRecipe(
+        epochs=3, lr=0.001, seed=5, init_checkpoint=str(init), orient_weight=2.0, sideways_weight=3,
+        input_size=(60, 80), not_a_tile_per_image=2, only_not_a_tile=True)
+    onnx = tmp_path / "stage.onnx"
+    onnx.write_bytes(b"x")
+    assert runner.invoke(app, ["train", "classifier", "--data", str(tmp_path), "--init", str(onnx)]).exit_code == 0
+    assert seen[-1] == tc.ClassifierRecipe(init_onnx=str(onnx))
