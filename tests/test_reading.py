@@ -393,6 +393,41 @@ def test_totenko_indicator_and_gari_apart() -> None:
 
 
 @totenko
+@pytest.mark.parametrize(("extras", "dora", "nuki", "all_gari"), [
+    # the indicator left, gari by the melds at the right: the leftmost set-aside cluster is it
+    ([("9m", 2.0, 3.2), ("0m", 9.0, 3.2), ("9m", 10.05, 3.2)], ["9m"], "09m", "099m"),
+    ([("1m", 3.0, 3.2), ("9m", 11.0, 3.2)], ["1m"], "9m", "19m"),
+    # the leftmost more than the dora indicators alone (one, no kan): gari all
+    ([("1m", 2.0, 3.2), ("1m", 3.05, 3.2), ("9m", 9.0, 3.2)], [], "119m", ""),
+])
+def test_totenko_indicator_among_gari(extras: list[tuple[str, float, float]], dora: list[str], nuki: str,
+                                      all_gari: str) -> None:
+    r = read(layout_boxes("340s567s234p67p99p 8p", extras=extras), "totenko_balance", TOTENKO_CTX)
+    assert r.valid and r.to_dict()["hand"] == shape("2346799p340567s", "8p", dora=dora, nuki=nuki)
+    if all_gari:  # ... and all of them set aside is offered and asked about
+        assert shape("2346799p340567s", "8p", nuki=all_gari) in [c.shape() for c in r.alternatives]
+        assert [a.candidates for a in r.ambiguities if a.kind == "role"] == [("dora", "nuki")]
+
+
+@totenko
+def test_totenko_manzu_in_a_dead_wall_is_the_indicator() -> None:
+    """Players flip the indicator in place: a 9m among the dead wall's backs is no gari, unasked."""
+    wall = [("?", 1.0 + 1.05 * k, 3.0) for k in range(2)] + [("9m", 3.1, 3.0)] + \
+        [("?", 4.15 + 1.05 * k, 3.0) for k in range(4)]
+    r = read(layout_boxes("340s567s234p67p99p 8p", extras=[*wall, ("1m", 11.0, 3.2)]), "totenko_balance",
+             TOTENKO_CTX)
+    assert r.valid and r.to_dict()["hand"] == shape("2346799p340567s", "8p", dora=["9m"], nuki="1m")
+    assert not [a for a in r.ambiguities if a.kind == "role"]
+
+
+@totenko
+def test_totenko_end_tiles_left_out_split_by_their_gaps() -> None:
+    """Indicators in line with the hand, then a gari a tile's width further: two clusters."""
+    r = read(layout_boxes("340s567s234p67p99p 8p ~0.8 7p5z ~1.2 1m"), "totenko_balance", TOTENKO_CTX)
+    assert r.valid and r.to_dict()["hand"] == shape("2346799p340567s", "8p", dora=["7p", "5z"], nuki="1m")
+
+
+@totenko
 def test_totenko_lone_manzu_apart_is_asked_about() -> None:
     """A lone 9m apart, and no other indicator: a gari (preferred) or the dora indicator; asked."""
     dets = layout_boxes("340s567s234p67p99p 8p", extras=[("9m", 2.0, 3.2)])
@@ -506,8 +541,11 @@ def test_random_hands_round_trip(rules: str, seed: int) -> None:
     assert got is not None and r.valid, (spec, [p.to_dict() for p in r.problems])
     expected = dict(truth)
     indicators = parse_tiles("".join(truth["dora_indicators"]))
-    if indicators and all(kind(t) in set_aside_kinds(rules) for t in indicators):
-        # indicators that all are gari kinds, apart on their own, read as set aside (a known limit)
+    kans = sum(len(parse_tiles(m["tiles"])) == 4 for m in truth["melds"])
+    if (indicators and all(kind(t) in set_aside_kinds(rules) for t in indicators)
+            and (not truth.get("nuki") or len(indicators) > 1 + kans)):
+        # indicators that all are gari kinds, apart on their own, read as set aside (a known limit:
+        # beside gari, the leftmost cluster is the indicator if no more than the dora indicators)
         expected["nuki"] = truth.get("nuki", "") + format_tiles(indicators)
         expected["dora_indicators"] = []
     assert same(expected, got), (spec, r.to_dict()["hand"], expected)

@@ -353,6 +353,11 @@ class HandRow:
     apart_groups: tuple[tuple[int, ...], ...] = ()
     #: set-aside (by the top class) among ``apart``
     set_aside: tuple[int, ...] = ()
+    #: tiles of ``apart`` in a dead wall (indicators, whatever their kind)
+    walled: frozenset[int] = frozenset()
+    #: (detection, pixels along the row's direction) for the row's tiles and ``apart``: where
+    #: things lie left to right
+    along: tuple[tuple[int, float], ...] = ()
 
     @property
     def n_tiles(self) -> int:
@@ -1225,27 +1230,44 @@ def _clusters(g: _Geo, idx: Sequence[int], unit: float) -> tuple[tuple[int, ...]
 
 
 def split_apart(groups: Iterable[Sequence[int]], cls_of: Mapping[int, int], aside_kinds: frozenset[int],
-                max_indicators: int | None = None) -> tuple[tuple[int, ...], tuple[int, ...]]:
+                max_indicators: int | None = None, walled: frozenset[int] = frozenset(),
+                along: Mapping[int, float] | None = None, indicator_shown: bool = True,
+                ) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """Tiles apart as (dora indicators, set-aside tiles), by cluster, nearest cluster first: a
-    cluster of set-aside kinds only (Totenko's manzu) is set aside; in a cluster with any other
-    tile they are indicators too. Face-down tiles are neither. The nearest cluster of indicators
+    cluster of set-aside kinds only (Totenko's manzu) is set aside, unless it lies in a dead wall
+    (``walled``: players flip the indicator in place); in a cluster with any other tile they are
+    indicators too. Face-down tiles are neither. The nearest cluster of indicators
     is taken whole (up to ``max_indicators`` faces, one more while at most
     ``OVER_LIMIT_MAX_FACES``, fewer than a background row); a further
     cluster only while the indicators stay within ``max_indicators``: past that it is someone's
     discards.
 
+    A photo shows the dora indicator (the conventions ask for it; unless ``indicator_shown`` is
+    false), so when no cluster is one and several clusters are set aside, the leftmost ``along``
+    the hand (the nearest, without positions) is it, if it has no more tiles than the dora
+    indicators alone (half ``max_indicators``: one, and one per kan): gari are laid by the melds,
+    at the hand's right. One set-aside cluster alone stays set aside: the indicator may be out of
+    the picture.
+
     >>> split_apart([(1, 2), (3,), (4, 5, 6)], {1: 0, 2: 9, 3: 8, 4: 1, 5: 2, 6: 3}, frozenset({0, 8}), 2)
     ((1, 2), (3,))
+    >>> split_apart([(1, 2), (3,)], {1: 0, 2: 8, 3: 8}, frozenset({0, 8}), 2, along={1: 9.0, 2: 10.0, 3: 2.0})
+    ((3,), (1, 2))
+    >>> split_apart([(1, 2), (3,)], {1: 0, 2: 8, 3: 8}, frozenset({0, 8}), 2, along={1: 9.0, 2: 10.0, 3: 2.0},
+    ...             indicator_shown=False)
+    ((), (1, 2, 3))
+    >>> split_apart([(3,)], {3: 8}, frozenset({0, 8}), 2)
+    ((), (3,))
     """
     dora: list[int] = []
-    nuki: list[int] = []
+    aside: list[list[int]] = []
     clusters = 0
     for grp in groups:
         faces = [d for d in grp if cls_of[d] != BACK]
         if not faces:
             continue
-        if all(kind(cls_of[d]) in aside_kinds for d in faces):
-            nuki.extend(faces)
+        if all(kind(cls_of[d]) in aside_kinds for d in faces) and not any(d in walled for d in faces):
+            aside.append(faces)
             continue
         if clusters == 0:  # one more than the rules allow still reads as indicators (and is seen)
             fits = len(faces) < BACKGROUND_ROW_TILES and (
@@ -1256,7 +1278,12 @@ def split_apart(groups: Iterable[Sequence[int]], cls_of: Mapping[int, int], asid
         if fits:
             dora.extend(faces)
             clusters += 1
-    return tuple(dora), tuple(nuki)
+    if not dora and len(aside) > 1 and indicator_shown:
+        first = min(aside, key=lambda grp: float(np.mean([(along or {}).get(d, 0.0) for d in grp])))
+        if max_indicators is None or len(first) <= max(1, max_indicators // 2):
+            dora = first
+            aside.remove(first)
+    return tuple(dora), tuple(d for grp in aside for d in grp)
 
 
 def _turned_away(g: _Geo, group: Sequence[int], row: Row) -> bool:
@@ -1449,9 +1476,13 @@ def analyse_layout(dets: Sequence[Detection], rules: str = "riichi") -> Layout:
             apart = [j for j in apart if j in kept_tiles]
             groups = tuple(keep)
         top = {j: dets[j].cls for j in apart}
+        wall_apart = frozenset(j for j in apart if j in walled)
+        direction = np.array(row.direction)
+        along = {j: float((g.pts[j] - line.point) @ direction) for j in (*row.dets, *apart)}
         candidates.append(HandRow(
             row, tuple(structures), _best_effort(row), tuple(apart), tuple(unused), med_size * count_fit,
-            groups, split_apart(groups, top, aside_kinds)[1],
+            groups, split_apart(groups, top, aside_kinds, walled=wall_apart, along=along)[1], wall_apart,
+            tuple(along.items()),
         ))
     candidates.sort(key=lambda c: -c.prior)
     return Layout(dets, rules, tuple(rows), tuple(candidates), aside_kinds)

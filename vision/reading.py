@@ -34,6 +34,7 @@ import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from statistics import fmean
 from typing import Any
 
 from scoring import score_hand
@@ -68,8 +69,9 @@ VALID_ERRORS = frozenset({"no_yaku"})
 NO_YAKU_COST = 0.2
 #: indicators a photo can show: the dora and ura-dora indicator, and one more of each per kan
 MAX_INDICATORS_PER_KAN = 2
-#: a lone set-aside tile read as the dora indicator rather than a gari (offered, not preferred)
-LONE_GARI_COST = 0.3
+#: manzu apart read in their less likely role, gari or indicator (offered, not preferred; see
+#: :func:`_gari_or_indicator`)
+GARI_OR_INDICATOR_COST = 0.3
 
 
 # ---------------------------------------------------------------------------------- results
@@ -282,8 +284,38 @@ def _is_chi(tiles: Sequence[int]) -> bool:
             and ks == [ks[0], ks[0] + 1, ks[0] + 2])
 
 
+def _excluded_groups(hrow: HandRow, excluded: Sequence[int]) -> tuple[tuple[int, ...], ...]:
+    """The row's end tiles left out of the hand in clusters (runs without a group gap), the
+    nearest the kept tiles first."""
+    tiles = hrow.row.tiles
+    pos = sorted(i for i, t in enumerate(tiles) if t.det in set(excluded))
+    kept = [i for i in range(len(tiles)) if i not in pos]
+    runs: list[list[int]] = []
+    for i in pos:
+        if not runs or i != runs[-1][-1] + 1 or hrow.row.split_after(i - 1):
+            runs.append([])
+        runs[-1].append(i)
+    runs.sort(key=lambda run: min((abs(i - k) for i in run for k in kept), default=0))
+    return tuple(tuple(tiles[i].det for i in run) for run in runs)
+
+
+def _along_hand(s: Structure, hrow: HandRow) -> dict[int, float] | None:
+    """Positions along the hand, left to right as the reading ``s`` has it: its melds (or a
+    winning tile shown apart) lie at the right, whichever way the row was first oriented."""
+    u = dict(hrow.along)
+    if not u:
+        return None
+    ref = [u[d] for m in s.melds for d in m.dets if d in u]
+    if not ref and s.win is not None and s.win_rule == "gap" and s.win in u:
+        ref = [u[s.win]]
+    conc = [u[d] for d in s.concealed if d in u]
+    if ref and conc and fmean(ref) < fmean(conc):
+        return {d: -v for d, v in u.items()}
+    return u
+
+
 def _build(s: Structure, hrow: HandRow, choice: Mapping[int, int], aside: frozenset[int], cost: float,
-           as_dora: frozenset[int] = frozenset()) -> Candidate:
+           as_dora: frozenset[int] = frozenset(), as_nuki: frozenset[int] = frozenset()) -> Candidate:
     roles: dict[int, str] = {}
     concealed = tuple(choice[d] for d in s.concealed)
     roles.update({d: "hand" for d in s.concealed})
@@ -307,12 +339,14 @@ def _build(s: Structure, hrow: HandRow, choice: Mapping[int, int], aside: frozen
             melds.append(ReadMeld("pon", tuple(tiles), True, False, m.from_, m.dets))
     # end tiles left out of the row: indicators laid in line, unless doubtful (felt, the rack's edge)
     doubtful = {t.det for t in hrow.row.tiles if t.doubtful}
-    excluded = tuple(d for d in s.excluded if d not in doubtful)
-    groups = ((excluded,) if excluded else ()) + hrow.apart_groups
-    groups = tuple(g for g in (tuple(d for d in grp if d not in as_dora) for grp in groups) if g)
+    excluded = [d for d in s.excluded if d not in doubtful]
+    groups = _excluded_groups(hrow, excluded) + hrow.apart_groups
+    groups = tuple(g for g in (tuple(d for d in grp if d not in as_dora | as_nuki) for grp in groups) if g)
     kans = sum(len(m.dets) == 4 for m in s.melds)
-    dora_dets, nuki_dets = split_apart(groups, choice, aside, MAX_INDICATORS_PER_KAN * (1 + kans))
+    dora_dets, nuki_dets = split_apart(groups, choice, aside, MAX_INDICATORS_PER_KAN * (1 + kans), hrow.walled,
+                                       _along_hand(s, hrow), indicator_shown=not as_nuki)
     dora_dets = tuple(sorted((*dora_dets, *as_dora)))
+    nuki_dets = tuple(sorted((*nuki_dets, *as_nuki)))
     roles.update({d: "dora" for d in dora_dets})
     roles.update({d: "nuki" for d in nuki_dets})
     dora = [choice[d] for d in dora_dets]
@@ -453,7 +487,7 @@ def _arbitrate(layout: Layout, hrow: HandRow, rules: str, ctx: Mapping[str, Any]
                     step = options[var][vec[j] + 1][1] - options[var][vec[j]][1]
                     heapq.heappush(heap, (cost + step, si, nv))
 
-    lone = _lone_gari_as_indicator(results, hrow, rules, ctx, aside, top)
+    lone = _gari_or_indicator(results, hrow, rules, ctx, aside, top)
     if lone is not None:
         results.setdefault(lone.key, lone)
         evaluated += 1
@@ -478,14 +512,16 @@ def _arbitrate(layout: Layout, hrow: HandRow, rules: str, ctx: Mapping[str, Any]
     return _RowResult(hrow, first, [], problems, evaluated, capped)
 
 
-def _lone_gari_as_indicator(results: Mapping[tuple[Any, ...], Candidate], hrow: HandRow, rules: str,
-                            ctx: Mapping[str, Any], aside: frozenset[int], top: Mapping[int, int],
-                            ) -> Candidate | None:
-    """The best reading again with its one set-aside tile read as the dora indicator instead.
+def _gari_or_indicator(results: Mapping[tuple[Any, ...], Candidate], hrow: HandRow, rules: str,
+                       ctx: Mapping[str, Any], aside: frozenset[int], top: Mapping[int, int],
+                       ) -> Candidate | None:
+    """The best reading again with the other role for manzu apart, when no other tile is an indicator.
 
-    In three-player Totenko a manzu tile lying apart on its own is a gari or, when the photo shows
-    no other indicator, perhaps the indicator itself (1m, 5m and 9m can be turned up): both are
-    offered, the gari first, so the user is asked (a ``role`` ambiguity) rather than misread.
+    In three-player Totenko a manzu tile apart is a gari or, when the photo shows no other
+    indicator, perhaps the indicator itself (1m, 5m and 9m can be turned up): a lone one is read
+    as a gari and offered as the indicator; of several clusters of them :func:`split_apart` reads
+    the leftmost as the indicator, and all of them set aside is offered. Either way the user is
+    asked (a ``role`` ambiguity) rather than misread; a tile in a dead wall is the indicator.
     """
     if not aside or "dora_indicators" in ctx:
         return None
@@ -493,15 +529,17 @@ def _lone_gari_as_indicator(results: Mapping[tuple[Any, ...], Candidate], hrow: 
     if not valid:
         return None
     best = min(valid, key=lambda c: c.cost)
+    dora_dets = frozenset(d for d, r in best.roles if r == "dora")
     nuki_dets = [d for d, r in best.roles if r == "nuki"]
-    if best.dora_indicators or len(nuki_dets) != 1:
+    choice = {**top, **dict(best.classes)}
+    cost = best.cost + GARI_OR_INDICATOR_COST
+    if dora_dets:
+        if dora_dets & hrow.walled or any(kind(t) not in aside for t in best.dora_indicators):
+            return None
+        return _score(rules, ctx, _build(best.structure, hrow, choice, aside, cost, as_nuki=dora_dets))
+    if len(nuki_dets) != 1 or not any(tuple(g) == (nuki_dets[0],) for g in hrow.apart_groups):
         return None
-    det = nuki_dets[0]
-    if not any(tuple(g) == (det,) for g in hrow.apart_groups):
-        return None
-    variant = _build(best.structure, hrow, {**top, **dict(best.classes)}, aside, best.cost + LONE_GARI_COST,
-                     frozenset({det}))
-    return _score(rules, ctx, variant)
+    return _score(rules, ctx, _build(best.structure, hrow, choice, aside, cost, as_dora=frozenset(nuki_dets)))
 
 
 def _ambiguities(competitive: Sequence[Candidate]) -> list[Ambiguity]:
