@@ -334,6 +334,15 @@ def test_stray_end_tiles_are_left_out_when_the_count_needs_it(end: str, conf: fl
         assert not r.valid and "other" not in stray_roles
 
 
+@pytest.mark.parametrize(("spec", "from_"), [("123m456p789s1z 1z ~0.8 5'55z3p", "left"),
+                                             ("123m456p789s1z 1z ~0.8 55'5z3p", "across")])
+def test_an_indicator_touching_the_last_meld_is_no_kan(spec: str, from_: str) -> None:
+    """A pon and an indicator laid against its end look like an open kan; no reading with that
+    kan wins, so the last resort (end tiles left out with no gap) is tried."""
+    r = read(layout_boxes(spec), "riichi", {"win": "ron"})
+    assert r.valid and r.to_dict()["hand"] == shape("123m456p789s1z", "1z", melds=[meld("pon", "555z", from_)], dora=["3p"])
+
+
 def test_a_dead_wall_line_of_backs_keeps_its_indicators() -> None:
     """Seven dead-wall slots in a line, two face up: a line of seven, but not a background row."""
     wall = [("?", 1.0 + 1.05 * k, 3.0) for k in range(2)] + [("3p", 3.1, 3.0), ("5s", 4.15, 3.0)] + \

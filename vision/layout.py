@@ -358,6 +358,10 @@ class HandRow:
     #: (detection, pixels along the row's direction) for the row's tiles and ``apart``: where
     #: things lie left to right
     along: tuple[tuple[int, float], ...] = ()
+    #: the row's tiles of set-aside kinds (by the top class), in row order
+    top_aside: tuple[bool, ...] = ()
+    #: ``structures`` come from the last-resort pass already (see :func:`loose_structures`)
+    loose: bool = False
 
     @property
     def n_tiles(self) -> int:
@@ -1171,6 +1175,28 @@ def _merge(*parts: Iterable[Structure]) -> list[Structure]:
     return sorted(found.values(), key=lambda st: st.cost)[:MAX_STRUCTURES]
 
 
+def _row_structures(row: Row, top_aside: Sequence[bool], loose: bool) -> list[Structure]:
+    """Every structure of the row and of its sideways variants, read from either end (the other
+    end at a cost that says how sure the orientation cue was)."""
+    found: list[Structure] = []
+    for variant, vcost in _sideways_variants(row):
+        for oriented, ocost in ((variant, 0.0), (variant.flipped(), FLIP_COST[row.oriented_by])):
+            aside = top_aside if ocost == 0.0 else top_aside[::-1]
+            found.extend(replace(st, cost=st.cost + vcost + ocost) for st in _structures(oriented, aside, loose))
+    return found
+
+
+def loose_structures(hrow: HandRow) -> tuple[Structure, ...]:
+    """The row's structures with the last resort too: up to ``MAX_EXCLUDED`` end tiles with no gap
+    before them left out (an indicator touching a meld's end makes it look like a kan). For the
+    reader to try when no structure of the first pass makes a winning hand; empty when the
+    structures came from that pass already."""
+    if hrow.loose or not hrow.top_aside:
+        return ()
+    known = {st.key for st in hrow.structures}
+    return tuple(st for st in _merge(_row_structures(hrow.row, hrow.top_aside, True)) if st.key not in known)
+
+
 def _best_effort(row: Row) -> Structure:
     """A reading of a row whose count does not fit: groups with call marks as melds, the lone
     tile (or the last tile) before them as the winning tile."""
@@ -1440,17 +1466,11 @@ def analyse_layout(dets: Sequence[Detection], rules: str = "riichi") -> Layout:
         row = _make_row(g, line, apart)
         rows[i] = row
         top_aside = [is_aside[t.det] for t in row.tiles]
-        found: list[Structure] = []
-        for loose in (False, True):  # end tiles with no gap before them left out only as a last resort
-            for variant, vcost in _sideways_variants(row):
-                # read from the other end too, at a cost that says how sure the orientation cue was
-                for oriented, ocost in ((variant, 0.0), (variant.flipped(), FLIP_COST[row.oriented_by])):
-                    aside = top_aside if ocost == 0.0 else top_aside[::-1]
-                    found.extend(replace(st, cost=st.cost + vcost + ocost)
-                                 for st in _structures(oriented, aside, loose))
-            if found:
-                break
-        structures = _merge(found)
+        # end tiles with no gap before them left out only as a last resort (see loose_structures)
+        structures = _merge(_row_structures(row, top_aside, False))
+        loose = not structures
+        if loose:
+            structures = _merge(_row_structures(row, top_aside, True))
         n = len(row.tiles)
         count_fit = 1.0 if 13 <= n <= 22 else 0.6
         groups = tuple(sorted(_clusters(g, apart, row.unit),  # nearest the hand first
@@ -1482,13 +1502,13 @@ def analyse_layout(dets: Sequence[Detection], rules: str = "riichi") -> Layout:
         candidates.append(HandRow(
             row, tuple(structures), _best_effort(row), tuple(apart), tuple(unused), med_size * count_fit,
             groups, split_apart(groups, top, aside_kinds, walled=wall_apart, along=along)[1], wall_apart,
-            tuple(along.items()),
+            tuple(along.items()), tuple(top_aside), loose,
         ))
     candidates.sort(key=lambda c: -c.prior)
     return Layout(dets, rules, tuple(rows), tuple(candidates), aside_kinds)
 
 
 __all__ = [
-    "HandRow", "Layout", "MeldShape", "Row", "RowTile", "Structure", "analyse_layout", "set_aside_kinds",
-    "split_apart",
+    "HandRow", "Layout", "MeldShape", "Row", "RowTile", "Structure", "analyse_layout", "loose_structures",
+    "set_aside_kinds", "split_apart",
 ]

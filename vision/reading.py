@@ -42,7 +42,7 @@ from scoring.errors import HandError
 from scoring.registry import get_ruleset
 from scoring.tiles import BACK, format_tiles, is_honor, kind, suit, tile_name
 from vision.detection import Detection
-from vision.layout import HandRow, Layout, Structure, analyse_layout, split_apart
+from vision.layout import HandRow, Layout, Structure, analyse_layout, loose_structures, split_apart
 
 #: hands scored per candidate row (one ``score_hand`` call each, ~0.2–1 ms)
 MAX_READINGS = 256
@@ -622,6 +622,13 @@ def read_hand(dets: Sequence[Detection], rules: str = "riichi", context: Mapping
     capped = False
     for i, hrow in enumerate(layout.candidates[:MAX_ROWS]):
         res = _arbitrate(layout, hrow, rules, ctx, allowed, max_readings)
+        if (res.best is None or not res.best.valid) and (loose := loose_structures(hrow)):
+            # no winning hand: leave end tiles out even with no gap (the last resort, at its cost)
+            again = _arbitrate(layout, replace(hrow, structures=loose, loose=True), rules, ctx, allowed, max_readings)
+            if again.best is not None and again.best.valid:
+                res = replace(again, evaluated=res.evaluated + again.evaluated, capped=res.capped or again.capped)
+            else:
+                res = replace(res, evaluated=res.evaluated + again.evaluated)
         evaluated += res.evaluated
         capped |= res.capped
         if chosen is None:
