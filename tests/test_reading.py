@@ -343,6 +343,16 @@ def test_an_indicator_touching_the_last_meld_is_no_kan(spec: str, from_: str) ->
     assert r.valid and r.to_dict()["hand"] == shape("123m456p789s1z", "1z", melds=[meld("pon", "555z", from_)], dora=["3p"])
 
 
+def test_indicators_in_line_with_a_row_of_discards_across_a_gap() -> None:
+    """Two indicators, then a tile's width further on the same line six discards: one line of
+    eight faces, but only the discards are background."""
+    dora = [("9p", 2.0, 3.2), ("0p", 3.05, 3.2)]
+    pond = [(t, 5.3 + 1.05 * k, 3.2) for k, t in enumerate(["1z", "7s", "2m", "4p", "9s", "6m"])]
+    r = read(layout_boxes("123m456p789s1122z 2z", extras=dora + pond), "riichi", {"win": "tsumo", "flags": ["riichi"]})
+    hand = r.to_dict()["hand"]
+    assert r.valid and {**hand, "dora_indicators": sorted(hand["dora_indicators"])} == shape(CLOSED, "2z", dora=["0p", "9p"])
+
+
 def test_a_dead_wall_line_of_backs_keeps_its_indicators() -> None:
     """Seven dead-wall slots in a line, two face up: a line of seven, but not a background row."""
     wall = [("?", 1.0 + 1.05 * k, 3.0) for k in range(2)] + [("3p", 3.1, 3.0), ("5s", 4.15, 3.0)] + \

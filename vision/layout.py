@@ -73,6 +73,10 @@ MIN_ROW_TILES = 3
 HAND_MIN_TILES, HAND_MAX_TILES = 8, 24
 #: another line with this many tiles is background (discards), not indicators
 BACKGROUND_ROW_TILES = 6
+#: a background line's runs apart by more than this (tile widths) are judged each on its own ...
+BACKGROUND_GAP = 1.0
+#: ... and only runs with this many face-up tiles are background
+BACKGROUND_RUN_TILES = 4
 #: short side / long side of a tile face, to turn a sideways tile's length into a tile width
 SHORT_OVER_LONG = 0.75
 SIDEWAYS_RATIO = 1.35
@@ -1422,10 +1426,20 @@ def analyse_layout(dets: Sequence[Detection], rules: str = "riichi") -> Layout:
     def line_dets(line: _Line) -> list[int]:
         return [*line.members, *line.stacked.values()]
 
+    def background_part(line: _Line) -> set[int]:
+        """The line's runs (cut at gaps over ``BACKGROUND_GAP``) of ``BACKGROUND_RUN_TILES`` faces or
+        more: a short cluster across a gap (indicators) is no part of a row of discards."""
+        out: set[int] = set()
+        for run in _line_runs(g, line, lambda gap: gap > BACKGROUND_GAP):
+            if sum(not r.back for r in run) >= BACKGROUND_RUN_TILES:
+                out |= {r.det for r in run} | {r.stacked for r in run if r.stacked is not None}
+        return out
+
     background = [  # (face-down tiles do not count: a dead wall is a line of backs with the indicators)
-        set(line_dets(line)) for line in lines
+        part for line in lines
         if sum(not g.backs[i] for i in line.members) >= BACKGROUND_ROW_TILES
         and not all(is_aside[i] for i in line.members)
+        and (part := background_part(line))
     ]
     walls = _dead_walls(g, lines)
     walled: set[int] = set().union(*(w.faces for w in walls))
