@@ -440,6 +440,18 @@ def test_totenko_manzu_in_a_dead_wall_is_the_indicator() -> None:
 
 
 @totenko
+@pytest.mark.parametrize(("gari_at", "nuki"), [(27.0, "19m"), (29.0, "19m"), (36.0, "")])
+def test_totenko_gari_beyond_the_dead_wall(gari_at: float, nuki: str) -> None:
+    """A dead wall past the row's end and gari beyond it, too far from the hand itself: taken as
+    near the wall (gari reach from what was taken), but not from across the table."""
+    wall = [("?", 18.0 + 1.05 * k, 0.0) for k in range(2)] + [("3s", 20.1, 0.0)] + \
+        [("?", 21.15 + 1.05 * k, 0.0) for k in range(4)]
+    dets = layout_boxes("340s567s234p67p99p 8p", extras=[*wall, ("1m", gari_at, 2.5), ("9m", gari_at + 1.05, 2.5)])
+    r = read(dets, "totenko_balance", TOTENKO_CTX)
+    assert r.valid and r.to_dict()["hand"] == shape("2346799p340567s", "8p", dora=["3s"], nuki=nuki)
+
+
+@totenko
 def test_totenko_end_tiles_left_out_split_by_their_gaps() -> None:
     """Indicators in line with the hand, then a gari a tile's width further: two clusters."""
     r = read(layout_boxes("340s567s234p67p99p 8p ~0.8 7p5z ~1.2 1m"), "totenko_balance", TOTENKO_CTX)

@@ -131,6 +131,8 @@ STACK_V_MAX = 1.6
 #: and of a similar size
 NEAR_UNITS = 6.0
 SIZE_RATIO = (0.6, 1.7)
+#: set-aside tiles this near (tile widths) a tile apart or a dead wall taken are taken too
+GARI_REACH_UNITS = 4.5
 #: a short line or a lone tile continuing a longer line at its end (a hand row bent by perspective,
 #: or a meld sitting lower than the concealed tiles): centres within ``MERGE_V_TOL`` of their size
 #: from the longer line, and at most ``MERGE_GAP`` tile sizes beyond its end
@@ -1473,10 +1475,25 @@ def analyse_layout(dets: Sequence[Detection], rules: str = "riichi") -> Layout:
                 apart.append(j)
             else:
                 unused.append(j)
+        reach = list(apart)
         for wall in walls:  # a dead wall near enough (any of its tiles) is taken whole, its far indicators too
             if not wall.faces & mine and min(near_hand(j) for j in wall.tiles) <= near:
                 apart += [j for j in sorted(wall.faces) if j in unused and j not in duplicates]
                 unused = [j for j in unused if j not in wall.faces or j in duplicates]
+                reach += wall.tiles
+        # gari lie by the melds, or beyond the indicators: set-aside tiles as near what was taken join it
+        grew = bool(reach)
+        while grew:
+            grew = False
+            for j in list(unused):
+                if (is_aside[j] and j not in duplicates and not _doubtful(dets[j])
+                        and not any(j in bg for bg in background if not bg & mine)
+                        and SIZE_RATIO[0] <= g.size[j] / med_size <= SIZE_RATIO[1]
+                        and _nearest(g, reach, (j,)) <= near):
+                    apart.append(j)
+                    unused.remove(j)
+                    reach.append(j)
+                    grew = True
         row = _make_row(g, line, apart)
         rows[i] = row
         top_aside = [is_aside[t.det] for t in row.tiles]
