@@ -51,7 +51,7 @@ import itertools
 import math
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import cache
 from typing import Any, Literal
 
@@ -624,6 +624,8 @@ class _Geo:
     #: the face's angle (degrees, NaN: unknown) and the certainty of its top
     angles: np.ndarray
     sure: np.ndarray
+    #: :func:`_row_tiles` of each line seen (lines are measured again and again as they are cut)
+    rows_seen: dict[tuple[Any, ...], tuple[list[RowTile], float, bool]] = field(default_factory=dict)
 
 
 def _geo(dets: Sequence[Detection]) -> _Geo:
@@ -638,6 +640,25 @@ def _geo(dets: Sequence[Detection]) -> _Geo:
 
 def _row_tiles(g: _Geo, line: _Line) -> tuple[list[RowTile], float, bool]:
     """Row tiles sorted along ``line.direction`` (not yet oriented), the unit, degeneracy."""
+    key = (tuple(line.members), tuple(sorted(line.stacked.items())), line.direction.tobytes(), line.point.tobytes())
+    if key not in g.rows_seen:
+        g.rows_seen[key] = _measure_row(g, line)
+    tiles, unit, degenerate = g.rows_seen[key]
+    return list(tiles), unit, degenerate
+
+
+def _gapped_row_tiles(g: _Geo, line: _Line) -> tuple[list[RowTile], float, bool]:
+    """:func:`_row_tiles` with their gaps (:func:`_with_gaps`)."""
+    key = (tuple(line.members), tuple(sorted(line.stacked.items())), line.direction.tobytes(),
+           line.point.tobytes(), "gaps")
+    if key not in g.rows_seen:
+        tiles, unit, degenerate = _row_tiles(g, line)
+        g.rows_seen[key] = (_with_gaps(tiles), unit, degenerate)
+    tiles, unit, degenerate = g.rows_seen[key]
+    return list(tiles), unit, degenerate
+
+
+def _measure_row(g: _Geo, line: _Line) -> tuple[list[RowTile], float, bool]:
     d = line.direction
     up = np.array([d[1], -d[0]])
     idx = np.array(line.members)
@@ -797,7 +818,7 @@ def _line_runs(g: _Geo, line: _Line, cuts: Callable[[float], bool]) -> list[list
     """The line's tiles in order along it, in runs: a new run after each gap (tile widths) that
     ``cuts`` says splits."""
     runs: list[list[RowTile]] = []
-    for t in _with_gaps(_row_tiles(g, line)[0]):
+    for t in _gapped_row_tiles(g, line)[0]:
         if not runs or cuts(t.gap_before):
             runs.append([])
         runs[-1].append(t)
@@ -970,8 +991,7 @@ def _flip_tiles(tiles: Sequence[RowTile]) -> list[RowTile]:
 
 
 def _make_row(g: _Geo, line: _Line, cue_dets: Iterable[int], orient: bool = True) -> Row:
-    tiles, unit, degenerate = _row_tiles(g, line)
-    tiles = _with_gaps(tiles)
+    tiles, unit, degenerate = _gapped_row_tiles(g, line)
     d = line.direction
     why = "default"
     if orient:
