@@ -32,6 +32,9 @@ class LocalizerRecipe:
     patience: int = 100
     init_onnx: str | None = None  # start from a committed localizer.onnx (a fine-tuning stage)
     warmup_epochs: float = 3.0
+    #: AdamW's initial learning rate (None: ultralytics' ``optimizer=auto``, which chose AdamW at
+    #: 0.00167 for two classes): a fine-tuning stage may take smaller steps
+    lr0: float | None = None
 
 
 def build_two_class(sources: Sequence[Path], work: Path, val_percent: int = 8) -> Path:
@@ -109,7 +112,8 @@ def train_localizer(sources: Sequence[Path], out: Path, recipe: LocalizerRecipe 
                     workers=recipe.workers, seed=recipe.seed, project=str(out), name="run", exist_ok=True,
                     plots=False, amp=False, pretrained=bool(recipe.init_onnx), patience=recipe.patience, verbose=False,
                     fliplr=0.5, flipud=0.0, degrees=0.0, mosaic=1.0, close_mosaic=3,
-                    warmup_epochs=recipe.warmup_epochs)
+                    warmup_epochs=recipe.warmup_epochs,
+                    **({"optimizer": "AdamW", "lr0": recipe.lr0} if recipe.lr0 is not None else {}))
     best = out / "run" / "weights" / "best.pt"
     trained = YOLO(str(best if best.exists() else last))
     metrics = trained.val(data=str(data), imgsz=recipe.imgsz, device="cpu", plots=False, verbose=False)

@@ -261,7 +261,8 @@ def train_cmd(
         "--init", help="start from this ONNX model's weights (a fine-tuning stage), e.g. models/classifier.onnx; "
         "for the classifier also a run's checkpoint.pt",
     )] = None,
-    lr: Annotated[float | None, typer.Option("--lr", help="classifier peak learning rate")] = None,
+    lr: Annotated[float | None, typer.Option(
+        "--lr", min=0.0, help="peak learning rate (classifier), AdamW's initial one (localizer)")] = None,
     orient_weight: Annotated[float | None, typer.Option(
         "--orient-weight", help="classifier: weight of the face-orientation loss against the class loss")] = None,
     input_size: Annotated[str | None, typer.Option(
@@ -282,13 +283,10 @@ def train_cmd(
     if model == "localizer":
         from datasets.train_localizer import LocalizerRecipe, train_localizer
 
-        lrec = replace(LocalizerRecipe(), seed=seed)
-        if epochs:
-            lrec = replace(lrec, epochs=epochs)
-        if imgsz:
-            lrec = replace(lrec, imgsz=imgsz)
+        chosen: dict[str, Any] = {"epochs": epochs or None, "imgsz": imgsz or None, "lr0": lr}
         if init is not None:
-            lrec = replace(lrec, init_onnx=str(init), warmup_epochs=1.0)
+            chosen.update(init_onnx=str(init), warmup_epochs=1.0)
+        lrec = replace(LocalizerRecipe(), seed=seed, **{k: v for k, v in chosen.items() if v is not None})
         train_localizer(data, out, lrec)
     elif model == "classifier":
         from datasets.train_classifier import ClassifierRecipe, train_classifier

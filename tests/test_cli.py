@@ -83,6 +83,23 @@ def test_train_refuses_a_missing_init_file_and_an_unknown_model(tmp_path: Path) 
         assert code == 2 and out[0]["error"]["field"] == "input" and repr(bad) in out[0]["error"]["message"]
 
 
+def test_train_localizer_options_override_only_what_they_name(tmp_path: Path, monkeypatch) -> None:
+    import datasets.train_localizer as tl
+
+    seen: list[tl.LocalizerRecipe] = []
+    monkeypatch.setattr(tl, "train_localizer", lambda data, out, recipe: seen.append(recipe))
+    init = tmp_path / "stage.onnx"
+    init.write_bytes(b"x")
+    runner = CliRunner()
+    assert runner.invoke(app, ["train", "localizer", "--data", str(tmp_path)]).exit_code == 0
+    assert seen[-1] == tl.LocalizerRecipe()
+    args = ["train", "localizer", "--data", str(tmp_path), "--epochs", "2", "--imgsz", "384", "--init", str(init),
+            "--lr", "0.0002", "--seed", "3"]
+    assert runner.invoke(app, args).exit_code == 0
+    assert seen[-1] == tl.LocalizerRecipe(epochs=2, imgsz=384, seed=3, init_onnx=str(init), warmup_epochs=1.0,
+                                          lr0=0.0002)
+
+
 def test_train_classifier_options_override_only_what_they_name(tmp_path: Path, monkeypatch) -> None:
     import datasets.train_classifier as tc
 
