@@ -353,6 +353,22 @@ def test_indicators_in_line_with_a_row_of_discards_across_a_gap() -> None:
     assert r.valid and {**hand, "dora_indicators": sorted(hand["dora_indicators"])} == shape(CLOSED, "2z", dora=["0p", "9p"])
 
 
+@pytest.mark.parametrize(("gap", "dora"), [(48, []), (58, ["3p"]), (80, ["3p"])])
+def test_an_indicator_by_a_far_pond_is_measured_in_the_ponds_tiles(gap: float, dora: list[str]) -> None:
+    """A pond of smaller (farther) tiles ``gap`` pixels above an indicator of the hand's size: in the
+    hand's tiles 58 px is touching (1.6 widths of 40 px), in the pond's its next row is farther."""
+    hand = layout_boxes("123m456p789s1122z 2z", extras=[("3p", 3.0, 3.2)])
+    x1, y1, x2, y2 = hand[-1].box
+    cx, cy = (x1 + x2) / 2, (y1 + y2) / 2
+    pond = []
+    for k, c in enumerate(parse_tiles("1s7s2m4p9s6m8m1p5z6s3m7p")):
+        row, col = divmod(k, 6)
+        px, py = cx - 12 + col * 25, cy - gap - row * 33
+        pond.append(Detection(c, 0.95, (px - 12, py - 16, px + 12, py + 16), False, ((c, 0.95),)))
+    r = read(hand + pond, "riichi", {"win": "tsumo", "flags": ["riichi"]})
+    assert r.valid and r.to_dict()["hand"] == shape(CLOSED, "2z", dora=dora)
+
+
 def test_a_dead_wall_line_of_backs_keeps_its_indicators() -> None:
     """Seven dead-wall slots in a line, two face up: a line of seven, but not a background row."""
     wall = [("?", 1.0 + 1.05 * k, 3.0) for k in range(2)] + [("3p", 3.1, 3.0), ("5s", 4.15, 3.0)] + \

