@@ -42,8 +42,8 @@ def truth_detector(folder: Path, drop: int = 0, wrong: int = 0, extra: int = 0, 
 def test_perfect_detector_scores_one(folder: Path) -> None:
     m = evaluate_folder(folder, truth_detector(folder))
     assert m["n_images"] == 4
-    for key in ("tile_precision", "tile_recall", "localization_recall", "cls_accuracy", "exact_image_rate",
-                "exact_structure_rate"):
+    for key in ("tile_precision", "tile_recall", "localization_recall", "cls_accuracy", "cls_accuracy_iou30",
+                "exact_image_rate", "exact_structure_rate"):
         assert m[key] == 1.0, key
     assert m["latency_ms_p50"] >= 0 and m["latency_ms_p95"] >= m["latency_ms_p50"]
 
@@ -58,6 +58,9 @@ def test_loose_matching_counts_face_tight_boxes(folder: Path) -> None:
     m = evaluate_folder(folder, truth_detector(folder, face_only=True))
     assert m["localization_recall"] == 0.0  # IoU 0.4 < 0.5
     assert m["localization_recall_iou30"] > 0.9  # (a few collide with a stacked or touching neighbour)
+    assert m["cls_accuracy"] == 0.0 and m["cls_accuracy_iou30"] > 0.9  # none matched at 0.5; read right at 0.3
+    wrong = evaluate_folder(folder, truth_detector(folder, face_only=True, wrong=2))
+    assert wrong["cls_accuracy_iou30"] < m["cls_accuracy_iou30"]
     assert evaluate_folder(folder, truth_detector(folder))["localization_recall_iou30"] == 1.0
 
 
