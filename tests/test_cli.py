@@ -1,8 +1,11 @@
 """``paiscan score-hand`` and ``paiscan rules`` as the contract describes them."""
 
 import json
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
+import pytest
 from typer.testing import CliRunner
 
 from service.cli import app
@@ -83,41 +86,42 @@ def test_train_refuses_a_missing_init_file_and_an_unknown_model(tmp_path: Path) 
         assert code == 2 and out[0]["error"]["field"] == "input" and repr(bad) in out[0]["error"]["message"]
 
 
+def _recipe_of(monkeypatch: pytest.MonkeyPatch, module: Any, trainer: str) -> Callable[..., Any]:
+    """``paiscan train`` run with ``module.trainer`` replaced: the recipe each command line made."""
+    seen: list[Any] = []
+    monkeypatch.setattr(module, trainer, lambda data, out, recipe: seen.append(recipe))
+
+    def recipe(*args: str) -> Any:
+        assert RUNNER.invoke(app, ["train", *args]).exit_code == 0
+        return seen[-1]
+
+    return recipe
+
+
 def test_train_localizer_options_override_only_what_they_name(tmp_path: Path, monkeypatch) -> None:
     import datasets.train_localizer as tl
 
-    seen: list[tl.LocalizerRecipe] = []
-    monkeypatch.setattr(tl, "train_localizer", lambda data, out, recipe: seen.append(recipe))
+    recipe = _recipe_of(monkeypatch, tl, "train_localizer")
     init = tmp_path / "stage.onnx"
     init.write_bytes(b"x")
-    runner = CliRunner()
-    assert runner.invoke(app, ["train", "localizer", "--data", str(tmp_path)]).exit_code == 0
-    assert seen[-1] == tl.LocalizerRecipe()
-    args = ["train", "localizer", "--data", str(tmp_path), "--epochs", "2", "--imgsz", "384", "--init", str(init),
-            "--lr", "0.0002", "--seed", "3"]
-    assert runner.invoke(app, args).exit_code == 0
-    assert seen[-1] == tl.LocalizerRecipe(epochs=2, imgsz=384, seed=3, init_onnx=str(init), warmup_epochs=1.0,
-                                          lr0=0.0002)
+    assert recipe("localizer", "--data", str(tmp_path)) == tl.LocalizerRecipe()
+    assert recipe("localizer", "--data", str(tmp_path), "--epochs", "2", "--imgsz", "384", "--init", str(init),
+                  "--lr", "0.0002", "--seed", "3") == tl.LocalizerRecipe(
+        epochs=2, imgsz=384, seed=3, init_onnx=str(init), warmup_epochs=1.0, lr0=0.0002)
 
 
 def test_train_classifier_options_override_only_what_they_name(tmp_path: Path, monkeypatch) -> None:
     import datasets.train_classifier as tc
 
-    seen: list[tc.ClassifierRecipe] = []
-    monkeypatch.setattr(tc, "train_classifier", lambda data, out, recipe: seen.append(recipe))
+    recipe = _recipe_of(monkeypatch, tc, "train_classifier")
     init = tmp_path / "stage.pt"
     init.write_bytes(b"x")
-    runner = CliRunner()
-    assert runner.invoke(app, ["train", "classifier", "--data", str(tmp_path)]).exit_code == 0
-    assert seen[-1] == tc.ClassifierRecipe()
-    args = ["train", "classifier", "--data", str(tmp_path), "--epochs", "3", "--init", str(init), "--lr", "0.001",
-            "--orient-weight", "2", "--input", "60x80", "--sideways-weight", "3", "--not-a-tile", "2",
-            "--only-not-a-tile", "--seed", "5"]
-    assert runner.invoke(app, args).exit_code == 0
-    assert seen[-1] == tc.ClassifierRecipe(
+    assert recipe("classifier", "--data", str(tmp_path)) == tc.ClassifierRecipe()
+    assert recipe("classifier", "--data", str(tmp_path), "--epochs", "3", "--init", str(init), "--lr", "0.001",
+                  "--orient-weight", "2", "--input", "60x80", "--sideways-weight", "3", "--not-a-tile", "2",
+                  "--only-not-a-tile", "--seed", "5") == tc.ClassifierRecipe(
         epochs=3, lr=0.001, seed=5, init_checkpoint=str(init), orient_weight=2.0, sideways_weight=3,
         input_size=(60, 80), not_a_tile_per_image=2, only_not_a_tile=True)
     onnx = tmp_path / "stage.onnx"
     onnx.write_bytes(b"x")
-    assert runner.invoke(app, ["train", "classifier", "--data", str(tmp_path), "--init", str(onnx)]).exit_code == 0
-    assert seen[-1] == tc.ClassifierRecipe(init_onnx=str(onnx))
+    assert recipe("classifier", "--data", str(tmp_path), "--init", str(onnx)) == tc.ClassifierRecipe(init_onnx=str(onnx))
