@@ -131,8 +131,6 @@ STACK_V_MAX = 1.6
 #: and of a similar size
 NEAR_UNITS = 6.0
 SIZE_RATIO = (0.6, 1.7)
-#: set-aside tiles this near (tile widths) a tile apart or a dead wall taken are taken too
-GARI_REACH_UNITS = 4.5
 #: a short line or a lone tile continuing a longer line at its end (a hand row bent by perspective,
 #: or a meld sitting lower than the concealed tiles): centres within ``MERGE_V_TOL`` of their size
 #: from the longer line, and at most ``MERGE_GAP`` tile sizes beyond its end
@@ -638,9 +636,14 @@ def _geo(dets: Sequence[Detection]) -> _Geo:
                 np.array([d.face_sure for d in dets], dtype=float))
 
 
+def _line_key(line: _Line) -> tuple[Any, ...]:
+    """What a line's measured tiles depend on (its members change as it is cut)."""
+    return tuple(line.members), tuple(sorted(line.stacked.items())), line.direction.tobytes(), line.point.tobytes()
+
+
 def _row_tiles(g: _Geo, line: _Line) -> tuple[list[RowTile], float, bool]:
     """Row tiles sorted along ``line.direction`` (not yet oriented), the unit, degeneracy."""
-    key = (tuple(line.members), tuple(sorted(line.stacked.items())), line.direction.tobytes(), line.point.tobytes())
+    key = _line_key(line)
     if key not in g.rows_seen:
         g.rows_seen[key] = _measure_row(g, line)
     tiles, unit, degenerate = g.rows_seen[key]
@@ -649,8 +652,7 @@ def _row_tiles(g: _Geo, line: _Line) -> tuple[list[RowTile], float, bool]:
 
 def _gapped_row_tiles(g: _Geo, line: _Line) -> tuple[list[RowTile], float, bool]:
     """:func:`_row_tiles` with their gaps (:func:`_with_gaps`)."""
-    key = (tuple(line.members), tuple(sorted(line.stacked.items())), line.direction.tobytes(),
-           line.point.tobytes(), "gaps")
+    key = (*_line_key(line), "gaps")
     if key not in g.rows_seen:
         tiles, unit, degenerate = _row_tiles(g, line)
         g.rows_seen[key] = (_with_gaps(tiles), unit, degenerate)
@@ -1492,18 +1494,15 @@ def analyse_layout(dets: Sequence[Detection], rules: str = "riichi") -> Layout:
         def near_hand(j: int, members: list[int] = line.members) -> float:
             return _nearest(g, members, (j,))
 
+        def may_lie_apart(j: int, mine: set[int] = mine, med_size: float = med_size) -> bool:
+            """A face-up tile of the hand's size, sure enough, in no other line of discards."""
+            return (dets[j].cls != BACK and j not in duplicates and not _doubtful(dets[j])
+                    and not any(j in bg for bg in background if not bg & mine)
+                    and SIZE_RATIO[0] <= g.size[j] / med_size <= SIZE_RATIO[1])
+
         for j in range(len(dets)):
-            if j in mine:
-                continue
-            if (dets[j].cls == BACK or j in duplicates or _doubtful(dets[j])
-                    or any(j in bg for bg in background if not bg & mine)):
-                unused.append(j)
-                continue
-            ratio = g.size[j] / med_size
-            if near_hand(j) <= near and SIZE_RATIO[0] <= ratio <= SIZE_RATIO[1]:
-                apart.append(j)
-            else:
-                unused.append(j)
+            if j not in mine:
+                (apart if may_lie_apart(j) and near_hand(j) <= near else unused).append(j)
         reach = list(apart)
         for wall in walls:  # a dead wall near enough (any of its tiles) is taken whole, its far indicators too
             if not wall.faces & mine and min(near_hand(j) for j in wall.tiles) <= near:
@@ -1515,10 +1514,7 @@ def analyse_layout(dets: Sequence[Detection], rules: str = "riichi") -> Layout:
         while grew:
             grew = False
             for j in list(unused):
-                if (is_aside[j] and j not in duplicates and not _doubtful(dets[j])
-                        and not any(j in bg for bg in background if not bg & mine)
-                        and SIZE_RATIO[0] <= g.size[j] / med_size <= SIZE_RATIO[1]
-                        and _nearest(g, reach, (j,)) <= near):
+                if is_aside[j] and may_lie_apart(j) and _nearest(g, reach, (j,)) <= near:
                     apart.append(j)
                     unused.remove(j)
                     reach.append(j)

@@ -288,8 +288,9 @@ def _excluded_groups(hrow: HandRow, excluded: Sequence[int]) -> tuple[tuple[int,
     """The row's end tiles left out of the hand in clusters (runs without a group gap), the
     nearest the kept tiles first."""
     tiles = hrow.row.tiles
-    pos = sorted(i for i, t in enumerate(tiles) if t.det in set(excluded))
-    kept = [i for i in range(len(tiles)) if i not in pos]
+    left_out = set(excluded)
+    pos = [i for i, t in enumerate(tiles) if t.det in left_out]
+    kept = [i for i, t in enumerate(tiles) if t.det not in left_out]
     runs: list[list[int]] = []
     for i in pos:
         if not runs or i != runs[-1][-1] + 1 or hrow.row.split_after(i - 1):
