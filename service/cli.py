@@ -262,7 +262,7 @@ def train_cmd(
         "for the classifier also a run's checkpoint.pt",
     )] = None,
     lr: Annotated[float | None, typer.Option(
-        "--lr", min=0.0, help="peak learning rate (classifier), AdamW's initial one (localizer)")] = None,
+        "--lr", help="peak learning rate (classifier), AdamW's initial one (localizer); above 0")] = None,
     orient_weight: Annotated[float | None, typer.Option(
         "--orient-weight", help="classifier: weight of the face-orientation loss against the class loss")] = None,
     input_size: Annotated[str | None, typer.Option(
@@ -278,6 +278,8 @@ def train_cmd(
     """Train a model (needs the train extra). Resumes from the run folder's checkpoint."""
     if init is not None and not init.is_file():
         _fail("bad_field", f"--init {init} is not a file", "init")
+    if lr is not None and not lr > 0:
+        _fail("bad_field", f"--lr {lr} is not a learning rate above 0", "lr")
     from dataclasses import replace
 
     if model == "localizer":

@@ -81,6 +81,10 @@ def test_train_refuses_a_missing_init_file_and_an_unknown_model(tmp_path: Path) 
     assert code == 2 and out[0]["error"]["field"] == "init" and "none.onnx" in out[0]["error"]["message"]
     code, out = run(["train", "detector", "--data", str(tmp_path)])
     assert code == 2 and out[0]["error"]["field"] == "model"
+    for model in ("localizer", "classifier"):
+        for lr in ("0", "-0.001"):
+            code, out = run(["train", model, "--data", str(tmp_path), "--lr", lr])
+            assert code == 2 and out[0]["error"]["field"] == "lr"
     for bad in ("60", "60x", "8x80", "60x800", "axb"):
         code, out = run(["train", "classifier", "--data", str(tmp_path), "--input", bad])
         assert code == 2 and out[0]["error"]["field"] == "input" and repr(bad) in out[0]["error"]["message"]
