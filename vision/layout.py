@@ -622,7 +622,7 @@ class _Geo:
     #: the face's angle (degrees, NaN: unknown) and the certainty of its top
     angles: np.ndarray
     sure: np.ndarray
-    #: :func:`_row_tiles` of each line seen (lines are measured again and again as they are cut)
+    #: :func:`_row_tiles` of each line seen, with and without gaps (lines are measured again and again as they are cut)
     rows_seen: dict[tuple[Any, ...], tuple[list[RowTile], float, bool]] = field(default_factory=dict)
 
 
@@ -641,21 +641,16 @@ def _line_key(line: _Line) -> tuple[Any, ...]:
     return tuple(line.members), tuple(sorted(line.stacked.items())), line.direction.tobytes(), line.point.tobytes()
 
 
-def _row_tiles(g: _Geo, line: _Line) -> tuple[list[RowTile], float, bool]:
-    """Row tiles sorted along ``line.direction`` (not yet oriented), the unit, degeneracy."""
-    key = _line_key(line)
+def _row_tiles(g: _Geo, line: _Line, gaps: bool = False) -> tuple[list[RowTile], float, bool]:
+    """Row tiles sorted along ``line.direction`` (not yet oriented), the unit, degeneracy; with
+    ``gaps``, each tile's gap before it (:func:`_with_gaps`). Kept per line in ``g.rows_seen``."""
+    key = (*_line_key(line), gaps)
     if key not in g.rows_seen:
-        g.rows_seen[key] = _measure_row(g, line)
-    tiles, unit, degenerate = g.rows_seen[key]
-    return list(tiles), unit, degenerate
-
-
-def _gapped_row_tiles(g: _Geo, line: _Line) -> tuple[list[RowTile], float, bool]:
-    """:func:`_row_tiles` with their gaps (:func:`_with_gaps`)."""
-    key = (*_line_key(line), "gaps")
-    if key not in g.rows_seen:
-        tiles, unit, degenerate = _row_tiles(g, line)
-        g.rows_seen[key] = (_with_gaps(tiles), unit, degenerate)
+        if gaps:
+            tiles, unit, degenerate = _row_tiles(g, line)
+            g.rows_seen[key] = (_with_gaps(tiles), unit, degenerate)
+        else:
+            g.rows_seen[key] = _measure_row(g, line)
     tiles, unit, degenerate = g.rows_seen[key]
     return list(tiles), unit, degenerate
 
@@ -820,7 +815,7 @@ def _line_runs(g: _Geo, line: _Line, cuts: Callable[[float], bool]) -> list[list
     """The line's tiles in order along it, in runs: a new run after each gap (tile widths) that
     ``cuts`` says splits."""
     runs: list[list[RowTile]] = []
-    for t in _gapped_row_tiles(g, line)[0]:
+    for t in _row_tiles(g, line, gaps=True)[0]:
         if not runs or cuts(t.gap_before):
             runs.append([])
         runs[-1].append(t)
@@ -993,7 +988,7 @@ def _flip_tiles(tiles: Sequence[RowTile]) -> list[RowTile]:
 
 
 def _make_row(g: _Geo, line: _Line, cue_dets: Iterable[int], orient: bool = True) -> Row:
-    tiles, unit, degenerate = _gapped_row_tiles(g, line)
+    tiles, unit, degenerate = _row_tiles(g, line, gaps=True)
     d = line.direction
     why = "default"
     if orient:

@@ -488,9 +488,9 @@ def _arbitrate(layout: Layout, hrow: HandRow, rules: str, ctx: Mapping[str, Any]
                     step = options[var][vec[j] + 1][1] - options[var][vec[j]][1]
                     heapq.heappush(heap, (cost + step, si, nv))
 
-    lone = _gari_or_indicator(results, hrow, rules, ctx, aside, top)
-    if lone is not None:
-        results.setdefault(lone.key, lone)
+    other_role = _gari_or_indicator(results, hrow, rules, ctx, aside, top)
+    if other_role is not None:
+        results.setdefault(other_role.key, other_role)
         evaluated += 1
     valid = sorted((c for c in results.values() if c.valid),
                    key=lambda c: (round(c.cost, 6), c.status != "scored", -(c.score_total or 0)))
