@@ -475,16 +475,21 @@ def test_totenko_end_tiles_left_out_split_by_their_gaps() -> None:
 
 
 @totenko
-def test_totenko_lone_manzu_apart_is_asked_about() -> None:
-    """A lone 9m apart, and no other indicator: a gari (preferred) or the dora indicator; asked."""
-    dets = layout_boxes("340s567s234p67p99p 8p", extras=[("9m", 2.0, 3.2)])
+@pytest.mark.parametrize(("at", "read_as", "other"), [(11.0, "nuki", "dora"), (2.0, "dora", "nuki")])
+def test_totenko_lone_manzu_apart_is_asked_about(at: float, read_as: str, other: str) -> None:
+    """A lone 9m apart, and no other indicator: a gari or the dora indicator, asked. Where it lies
+    leans the reading: over the hand's right half (by the melds, where gari go) a gari, over its
+    left half the indicator."""
+    dets = layout_boxes("340s567s234p67p99p 8p", extras=[("9m", at, 3.2)])
     r = read(dets, "totenko_balance", TOTENKO_CTX)
-    assert r.valid and r.to_dict()["hand"] == shape("2346799p340567s", "8p", nuki="9m")
+    as_gari = shape("2346799p340567s", "8p", nuki="9m")
+    as_dora = shape("2346799p340567s", "8p", dora=["9m"])
+    assert r.valid and r.to_dict()["hand"] == (as_gari if read_as == "nuki" else as_dora)
     nine = next(i for i, d in enumerate(r.detections) if tile_name(d.cls) == "9m")
     role = [a.to_dict() for a in r.ambiguities if a.kind == "role"]
-    assert role == [{"kind": "role", "index": nine, "candidates": ["nuki", "dora"]}]
+    assert role == [{"kind": "role", "index": nine, "candidates": [read_as, other]}]
     alt = [c.shape() for c in r.alternatives]
-    assert shape("2346799p340567s", "8p", dora=["9m"]) in alt
+    assert (as_dora if read_as == "nuki" else as_gari) in alt
     # with another indicator in the photo, or the indicators given, the lone manzu is a gari, unasked
     with_ind = layout_boxes("340s567s234p67p99p 8p", extras=[("9m", 2.0, 3.2), ("3s", 7.0, 3.2)])
     r2 = read(with_ind, "totenko_balance", TOTENKO_CTX)
@@ -498,7 +503,7 @@ def test_totenko_lone_manzu_apart_is_asked_about() -> None:
 
 @totenko
 def test_totenko_tile_set_steers_the_alternatives() -> None:
-    dets = layout_boxes("340s567s234p67p99p 8p", extras=[("1m", 2.0, 3.2)])
+    dets = layout_boxes("340s567s234p67p99p 8p", extras=[("1m", 11.0, 3.2)])  # by the melds: a gari
     dets = with_topk(dets, 14, [("2m", 0.5), ("1m", 0.3)])  # 2m is not in the Totenko set
     r = read(dets, "totenko_balance", TOTENKO_CTX)
     assert r.valid and r.to_dict()["hand"]["nuki"] == "1m"

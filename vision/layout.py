@@ -1281,7 +1281,7 @@ def _clusters(g: _Geo, idx: Sequence[int], unit: float) -> tuple[tuple[int, ...]
 def split_apart(groups: Iterable[Sequence[int]], cls_of: Mapping[int, int], aside_kinds: frozenset[int],
                 max_indicators: int | None = None, walled: frozenset[int] = frozenset(),
                 along: Mapping[int, float] | None = None, indicator_shown: bool = True,
-                ) -> tuple[tuple[int, ...], tuple[int, ...]]:
+                hand_middle: float | None = None) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """Tiles apart as (dora indicators, set-aside tiles), by cluster, nearest cluster first: a
     cluster of set-aside kinds only (Totenko's manzu) is set aside, unless it lies in a dead wall
     (``walled``: players flip the indicator in place); in a cluster with any other tile they are
@@ -1295,8 +1295,9 @@ def split_apart(groups: Iterable[Sequence[int]], cls_of: Mapping[int, int], asid
     false), so when no cluster is one and several clusters are set aside, the leftmost ``along``
     the hand (the nearest, without positions) is it, if it has no more tiles than the dora
     indicators alone (half ``max_indicators``: one, and one per kan): gari are laid by the melds,
-    at the hand's right. One set-aside cluster alone stays set aside: the indicator may be out of
-    the picture.
+    at the hand's right. One set-aside cluster alone is the indicator too when it lies left of
+    ``hand_middle`` (the middle of the hand ``along`` it: by the concealed tiles, not by the
+    melds), else it stays set aside: the indicator may be out of the picture.
 
     >>> split_apart([(1, 2), (3,), (4, 5, 6)], {1: 0, 2: 9, 3: 8, 4: 1, 5: 2, 6: 3}, frozenset({0, 8}), 2)
     ((1, 2), (3,))
@@ -1307,6 +1308,8 @@ def split_apart(groups: Iterable[Sequence[int]], cls_of: Mapping[int, int], asid
     ((), (1, 2, 3))
     >>> split_apart([(3,)], {3: 8}, frozenset({0, 8}), 2)
     ((), (3,))
+    >>> split_apart([(3,)], {3: 8}, frozenset({0, 8}), 2, along={3: 2.0}, hand_middle=5.0)
+    ((3,), ())
     """
     dora: list[int] = []
     aside: list[list[int]] = []
@@ -1327,9 +1330,15 @@ def split_apart(groups: Iterable[Sequence[int]], cls_of: Mapping[int, int], asid
         if fits:
             dora.extend(faces)
             clusters += 1
-    if not dora and len(aside) > 1 and indicator_shown:
-        first = min(aside, key=lambda grp: float(np.mean([(along or {}).get(d, 0.0) for d in grp])))
-        if max_indicators is None or len(first) <= max(1, max_indicators // 2):
+    def mean_along(grp: Sequence[int]) -> float:
+        return float(np.mean([(along or {}).get(d, 0.0) for d in grp]))
+
+    if not dora and aside and indicator_shown:
+        first = min(aside, key=mean_along)
+        lone_left = len(aside) == 1 and along is not None and hand_middle is not None and (
+            all(d in along for d in first) and mean_along(first) < hand_middle)
+        if (len(aside) > 1 or lone_left) and (
+                max_indicators is None or len(first) <= max(1, max_indicators // 2)):
             dora = first
             aside.remove(first)
     return tuple(dora), tuple(d for grp in aside for d in grp)

@@ -344,8 +344,11 @@ def _build(s: Structure, hrow: HandRow, choice: Mapping[int, int], aside: frozen
     groups = _excluded_groups(hrow, excluded) + hrow.apart_groups
     groups = tuple(g for g in (tuple(d for d in grp if d not in as_dora | as_nuki) for grp in groups) if g)
     kans = sum(len(m.dets) == 4 for m in s.melds)
+    along = _along_hand(s, hrow)
+    shown = [along[d] for d in (*s.concealed, *(d for m in s.melds for d in m.dets)) if along and d in along]
     dora_dets, nuki_dets = split_apart(groups, choice, aside, MAX_INDICATORS_PER_KAN * (1 + kans), hrow.walled,
-                                       _along_hand(s, hrow), indicator_shown=not as_nuki)
+                                       along, indicator_shown=not as_nuki,
+                                       hand_middle=(min(shown) + max(shown)) / 2 if shown else None)
     dora_dets = tuple(sorted((*dora_dets, *as_dora)))
     nuki_dets = tuple(sorted((*nuki_dets, *as_nuki)))
     roles.update({d: "dora" for d in dora_dets})
@@ -519,9 +522,9 @@ def _gari_or_indicator(results: Mapping[tuple[Any, ...], Candidate], hrow: HandR
     """The best reading again with the other role for manzu apart, when no other tile is an indicator.
 
     In three-player Totenko a manzu tile apart is a gari or, when the photo shows no other
-    indicator, perhaps the indicator itself (1m, 5m and 9m can be turned up): a lone one is read
-    as a gari and offered as the indicator; of several clusters of them :func:`split_apart` reads
-    the leftmost as the indicator, and all of them set aside is offered. Either way the user is
+    indicator, perhaps the indicator itself (1m, 5m and 9m can be turned up): :func:`split_apart`
+    reads a lone one by where it lies (by the hand's left half the indicator, else a gari) and of
+    several clusters the leftmost as the indicator; the other role is offered. Either way the user is
     asked (a ``role`` ambiguity) rather than misread; a tile in a dead wall is the indicator.
     """
     if not aside or "dora_indicators" in ctx:
