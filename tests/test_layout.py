@@ -515,6 +515,19 @@ def test_indicators_beside_someone_elses_pond_stay_indicators() -> None:
     assert names(dets, hr.indicators) == ["3p", "2m", "3s"]
 
 
+@pytest.mark.parametrize(("u", "v", "indicator"), [(9.0, 3.3, True), (11.15, 4.8, False)])
+def test_an_upright_tile_by_a_turned_pond_is_peeled_off_only_apart_from_it(u: float, v: float, indicator: bool) -> None:
+    # as in a render (seed 990011, image 105): the indicator lies by the pond across (its tiles
+    # upside down), near enough to cluster with it but not touching it; an upright face within the
+    # pond's rows (a round face whose top the classifier guessed) stays the pond's
+    pond = [(t + "!", 8.0 + 1.05 * k, 4.8) for k, t in enumerate(["4s", "5s", "6s"])] + \
+           [(t + "!", 8.0 + 1.05 * k, 6.15) for k, t in enumerate(["7s", "8s"])]
+    dets = layout_boxes("123m456p789s1122z 2z", extras=[*pond, ("3p", u, v)], faces=True)
+    hr = hand_row(dets)
+    assert names(dets, hr.indicators) == (["3p"] if indicator else [])
+    assert {"4s", "5s", "6s", "7s", "8s"} <= set(names(dets, hr.unused))
+
+
 def test_a_cluster_turned_away_from_the_hand_is_a_pond() -> None:
     pond = [("4s!", 10.0, 3.5), ("5s!", 11.05, 3.5), ("6s!", 12.1, 3.5)]
     dets = layout_boxes("123m456p789s1122z 2z", extras=[("3p", 2.0, 3.2), *pond], faces=True)

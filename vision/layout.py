@@ -148,6 +148,10 @@ DEAD_WALL_MIN_TILES = 5
 #: a cluster apart most of whose faces are turned from the hand's (sideways to it, or upside down
 #: with this certainty) is someone's pond, not indicators: players lay indicators facing them
 TURNED_SURE = 0.5
+#: upright faces at most peeled off a cluster of turned ones as indicators (:func:`_peel_upright`)
+PEEL_MAX = 2
+#: ... and only those not touching a turned one (side by side ~1.05 tile widths, one above the other ~1.35)
+PEEL_MIN_GAP = 1.45
 #: a cluster apart whose tiles stray from one line by more than this share of a tile's size lies in
 #: rows (a pond); so does one touching a background line (``CLUSTER_UNITS``)
 POND_ROW_SPREAD = 0.5
@@ -1344,20 +1348,42 @@ def split_apart(groups: Iterable[Sequence[int]], cls_of: Mapping[int, int], asid
     return tuple(dora), tuple(d for grp in aside for d in grp)
 
 
-def _turned_away(g: _Geo, group: Sequence[int], row: Row) -> bool:
-    """Most faces of ``group`` (with known angles) turned from the way the hand's faces look."""
+def _face_turned(g: _Geo, j: int, row: Row) -> bool | None:
+    """Whether tile ``j``'s face is turned from the way the hand's faces look: sideways to them,
+    or (sure of its top) upside down; ``None`` where its angle is unknown."""
+    a = g.angles[j]
+    if np.isnan(a):
+        return None
     d = np.array(row.direction)
     up = np.array([d[1], -d[0]])
-    turned = known = 0
-    for j in group:
-        a = g.angles[j]
-        if np.isnan(a):
-            continue
-        known += 1
-        top = _face_top(a)
-        if abs(float(top @ d)) > math.sqrt(0.5) or (g.sure[j] >= TURNED_SURE and float(top @ up) < -0.5):
-            turned += 1
-    return known > 0 and known == len(group) and 2 * turned > known
+    top = _face_top(a)
+    return abs(float(top @ d)) > math.sqrt(0.5) or (g.sure[j] >= TURNED_SURE and float(top @ up) < -0.5)
+
+
+def _turned_away(g: _Geo, group: Sequence[int], row: Row) -> bool:
+    """Most faces of ``group`` (with known angles) turned from the way the hand's faces look."""
+    turned = [t for j in group if (t := _face_turned(g, j, row)) is not None]
+    return bool(turned) and len(turned) == len(group) and 2 * sum(turned) > len(turned)
+
+
+def _peel_upright(g: _Geo, group: Sequence[int], row: Row) -> list[tuple[int, ...]]:
+    """A cluster of mostly turned faces (someone's discards) that an indicator touches: its
+    faces upright to the hand, sure of their top (at most ``PEEL_MAX`` of them, each nearer the
+    hand than the turned ones' middle and touching none of them closer than ``PEEL_MIN_GAP``), as
+    clusters of their own, and the rest; else the cluster."""
+    if len(group) < 3 or not _turned_away(g, group, row):
+        return [tuple(group)]
+    upright = [j for j in group if _face_turned(g, j, row) is False and g.sure[j] >= TURNED_SURE]
+    rest = [j for j in group if j not in upright]
+    if not upright or len(upright) > PEEL_MAX:
+        return [tuple(group)]
+    hand = list(row.dets)
+    middle = np.mean(g.pts[rest], axis=0)
+    gap_to_hand = float(np.min(np.linalg.norm(g.pts[hand] - middle, axis=1)))
+    if any(_nearest(g, hand, (j,)) >= gap_to_hand or _nearest(g, rest, (j,)) < PEEL_MIN_GAP * row.unit
+           for j in upright):
+        return [tuple(group)]
+    return [*_clusters(g, upright, row.unit), tuple(rest)]
 
 
 def _in_rows(g: _Geo, group: Sequence[int]) -> bool:
@@ -1533,8 +1559,8 @@ def analyse_layout(dets: Sequence[Detection], rules: str = "riichi") -> Layout:
             structures = _merge(_row_structures(row, top_aside, True))
         n = len(row.tiles)
         count_fit = 1.0 if 13 <= n <= 22 else 0.6
-        groups = tuple(sorted(_clusters(g, apart, row.unit),  # nearest the hand first
-                              key=lambda grp: _nearest(g, line.members, grp)))
+        groups = tuple(sorted((part for grp in _clusters(g, apart, row.unit) for part in _peel_upright(g, grp, row)),
+                              key=lambda grp: _nearest(g, line.members, grp)))  # nearest the hand first
         others = [bg for bg in background if not bg & mine]
         strays = {j for j in unused if j not in mine and j not in duplicates and j not in walled
                   and dets[j].cls != BACK and not _doubtful(dets[j])
