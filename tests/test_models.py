@@ -11,14 +11,16 @@ import json
 import subprocess
 import sys
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 
+import cv2
 import pytest
 
 from datasets.evaluate import evaluate_folder, paiscan_detector, same_structure
 from datasets.synth import write_dataset
 from scoring.tiles import parse_tiles
-from vision.pipeline import PhotoReader
+from vision.pipeline import PhotoReader, VisionSettings
 
 ROOT = Path(__file__).resolve().parents[1]
 HELDOUT_SEED = 990001  # never used by a training run
@@ -183,3 +185,12 @@ def test_a_small_hand_in_a_large_photo_is_decoded_again_for_its_crops(reader: Ph
     shown = Counter(hand_tiles(truth))
     read = Counter(parse_tiles(d["class"])[0] for d in dets if d["class"] != "?")
     assert sum((read & shown).values()) >= 0.8 * sum(shown.values())  # the crops read right
+
+
+def test_the_localizers_overlap_setting_decides_which_boxes_survive(reader: PhotoReader, heldout: Path) -> None:
+    """``localizer_iou`` reaches the localizer's suppression: neighbours in a row overlap a little
+    (IoU ~0.1-0.2), so suppressing at a tiny overlap drops tiles the default keeps."""
+    strict = PhotoReader.load(replace(reader.settings, localizer_iou=0.02))
+    assert strict.localizer.iou == 0.02 and reader.localizer.iou == VisionSettings().localizer_iou
+    img = cv2.imread(str(sorted((heldout / "images").iterdir())[0]))
+    assert 0 < len(strict.localizer(img)) < len(reader.localizer(img))
