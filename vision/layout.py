@@ -1300,8 +1300,8 @@ def split_apart(groups: Iterable[Sequence[int]], cls_of: Mapping[int, int], asid
     the hand (the nearest, without positions) is it, if it has no more tiles than the dora
     indicators alone (half ``max_indicators``: one, and one per kan): gari are laid by the melds,
     at the hand's right. One set-aside cluster alone is the indicator too when it lies left of
-    ``hand_middle`` (the middle of the hand ``along`` it: by the concealed tiles, not by the
-    melds), else it stays set aside: the indicator may be out of the picture.
+    ``hand_middle`` (the middle of the span ``along`` it of the concealed tiles and melds), else
+    it stays set aside: the indicator may be out of the picture.
 
     >>> split_apart([(1, 2), (3,), (4, 5, 6)], {1: 0, 2: 9, 3: 8, 4: 1, 5: 2, 6: 3}, frozenset({0, 8}), 2)
     ((1, 2), (3,))
