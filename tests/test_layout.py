@@ -528,6 +528,21 @@ def test_an_upright_tile_by_a_turned_pond_is_peeled_off_only_apart_from_it(u: fl
     assert {"4s", "5s", "6s", "7s", "8s"} <= set(names(dets, hr.unused))
 
 
+@pytest.mark.parametrize(("near", "indicators"), [(["3p", "2m"], ["3p", "2m"]), (["3p", "2m", "7p", "1z"], [])])
+def test_indicators_between_the_hand_and_a_pond_touching_them_stay_indicators(near: list[str],
+                                                                           indicators: list[str]) -> None:
+    # as in renders (seed 990012, images 253, 336): the indicators touch the discards beyond them,
+    # and the cluster lies in rows; the few tiles nearest the hand, a row short of the rest, are
+    # the indicators. Four there are the pond's first row.
+    pond = [(t, 8.0 + 1.05 * k, 4.7) for k, t in enumerate(["4s", "5s", "6s", "7s"])] + \
+           [(t, 8.0 + 1.05 * k, 6.05) for k, t in enumerate(["8s", "9s"])]
+    dets = layout_boxes("123m456p789s1122z 2z", extras=[*pond, *((t, 8.0 + 1.05 * k, 3.2) for k, t in enumerate(near))],
+                        faces=True)
+    hr = hand_row(dets)
+    assert names(dets, hr.indicators) == indicators
+    assert {"4s", "5s", "6s", "7s", "8s", "9s"} <= set(names(dets, hr.unused))
+
+
 def test_a_cluster_turned_away_from_the_hand_is_a_pond() -> None:
     pond = [("4s!", 10.0, 3.5), ("5s!", 11.05, 3.5), ("6s!", 12.1, 3.5)]
     dets = layout_boxes("123m456p789s1122z 2z", extras=[("3p", 2.0, 3.2), *pond], faces=True)

@@ -152,6 +152,10 @@ TURNED_SURE = 0.5
 PEEL_MAX = 2
 #: ... and only those not touching a turned one (side by side ~1.05 tile widths, one above the other ~1.35)
 PEEL_MIN_GAP = 1.45
+#: :func:`_near_line`
+NEAR_LINE_BAND = 0.5
+NEAR_LINE_MAX = 3
+NEAR_LINE_BEYOND = 1.2
 #: a cluster apart whose tiles stray from one line by more than this share of a tile's size lies in
 #: rows (a pond); so does one touching a background line (``CLUSTER_UNITS``)
 POND_ROW_SPREAD = 0.5
@@ -1386,6 +1390,35 @@ def _peel_upright(g: _Geo, group: Sequence[int], row: Row) -> list[tuple[int, ..
     return [*_clusters(g, upright, row.unit), tuple(rest)]
 
 
+def _pond_like(g: _Geo, group: Sequence[int], row: Row, background: Sequence[set[int]], strays: set[int],
+               med_size: float, walled: set[int], is_aside: Sequence[bool]) -> bool:
+    """A cluster apart that is someone's discards, not indicators (none of it in a dead wall or set
+    aside): turned away, in rows, beside a background line, or touching stray tiles."""
+    return not any(j in walled or is_aside[j] for j in group) and (
+        _turned_away(g, group, row) or _in_rows(g, group)
+        or _beside_background(g, group, background, row.unit, med_size)
+        or _touches(g, group, strays, row.unit))
+
+
+def _near_line(g: _Geo, group: Sequence[int], line: _Line) -> tuple[int, ...]:
+    """The tiles of a pond-like cluster nearest the hand's line (within ``NEAR_LINE_BAND`` tile
+    sizes across it of the nearest), when they are few (``NEAR_LINE_MAX``) and the rest lies a row
+    further (``NEAR_LINE_BEYOND``): indicators laid between the hand and someone's discards (the
+    caller asks only when no other cluster shows one: a pond's short first row looks the same);
+    else none."""
+    if len(group) < NEAR_LINE_MAX + 2:
+        return ()
+    d = line.direction
+    normal = np.array([-d[1], d[0]])
+    idx = np.array(group)
+    size = float(np.median(g.size[idx]))
+    v = np.abs((g.pts[idx] - line.point) @ normal) / size
+    near = v <= v.min() + NEAR_LINE_BAND
+    if near.sum() > NEAR_LINE_MAX or v[~near].min() < v.min() + NEAR_LINE_BEYOND:
+        return ()
+    return tuple(int(j) for j in idx[near])
+
+
 def _in_rows(g: _Geo, group: Sequence[int]) -> bool:
     """The tiles of ``group`` lie in more than one line (their centres stray from the best line
     through them by over ``POND_ROW_SPREAD`` tile sizes): rows of discards, not indicators, which
@@ -1565,10 +1598,13 @@ def analyse_layout(dets: Sequence[Detection], rules: str = "riichi") -> Layout:
         strays = {j for j in unused if j not in mine and j not in duplicates and j not in walled
                   and dets[j].cls != BACK and not _doubtful(dets[j])
                   and not any(j in bg for bg in others)}
-        ponds = [grp for grp in groups if not any(j in walled or is_aside[j] for j in grp)
-                 and (_turned_away(g, grp, row) or _in_rows(g, grp)
-                      or _beside_background(g, grp, others, row.unit, med_size)
-                      or _touches(g, grp, strays, row.unit))]
+        ponds = [grp for grp in groups if _pond_like(g, grp, row, others, strays, med_size, walled, is_aside)]
+        if ponds and len(ponds) == len(groups):  # no indicator in view: perhaps laid against a pond
+            near_parts = [nearest_line for grp in ponds if (nearest_line := _near_line(g, grp, line))
+                          and not _pond_like(g, nearest_line, row, others, strays, med_size, walled, is_aside)]
+            taken = {j for part in near_parts for j in part}
+            ponds = [rest for grp in ponds if (rest := tuple(j for j in grp if j not in taken))]
+            groups = tuple(sorted(near_parts, key=lambda grp: _nearest(g, line.members, grp)))
         if ponds:
             unused += [j for grp in ponds for j in grp]
             groups = tuple(grp for grp in groups if grp not in ponds)
