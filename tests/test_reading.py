@@ -612,3 +612,18 @@ def test_row_near_the_diagonal_is_noted() -> None:
     r = read(layout_boxes("123m456p789s1122z 2z", angle=45.0))
     assert r.to_dict()["hand"] == shape(CLOSED, "2z")
     assert any("45°" in n for n in r.notes)
+
+
+@pytest.mark.parametrize(("best_p", "asked"), [(0.4, True), (0.6, False)])
+def test_a_doubtful_dora_indicator_is_asked_about(best_p: float, asked: bool) -> None:
+    """Nothing in the hand checks an indicator: one read under DOUBTFUL_INDICATOR_P is offered as
+    its next class too, however unlikely (here a quarter as likely: beyond DELTA), and asked."""
+    dets = layout_boxes("123m456p789s1122z 2z", extras=[("3p", 2.0, 3.2)])
+    dets = with_topk(dets, 14, [("3p", best_p), ("5p", 0.1)])
+    r = read(dets, "riichi", {"win": "tsumo"})
+    assert r.valid and r.to_dict()["hand"]["dora_indicators"] == ["3p"]
+    three = next(i for i, d in enumerate(r.detections) if tile_name(d.cls) == "3p")
+    tile_asks = [a.to_dict() for a in r.ambiguities if a.kind == "tile"]
+    assert tile_asks == ([{"kind": "tile", "index": three, "candidates": ["3p", "5p"]}] if asked else [])
+    if asked:
+        assert [parse_tiles("5p")[0]] in [list(c.dora_indicators) for c in r.alternatives]
