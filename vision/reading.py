@@ -506,7 +506,7 @@ def _arbitrate(layout: Layout, hrow: HandRow, rules: str, ctx: Mapping[str, Any]
     if valid:
         best = valid[0]
         competitive = [c for c in valid if c.cost <= best.cost + DELTA]
-        asked = _doubtful_indicators(best, competitive, hrow, rules, ctx, aside, options, dets)
+        asked = _doubtful_indicators(best, competitive, hrow, rules, ctx, aside, top, options, dets)
         return _RowResult(hrow, best, competitive + asked, [], evaluated + len(asked), capped)
     assert first is not None
     excess = _kind_excess(first)
@@ -554,14 +554,16 @@ def _gari_or_indicator(results: Mapping[tuple[Any, ...], Candidate], hrow: HandR
 
 
 def _doubtful_indicators(best: Candidate, competitive: Sequence[Candidate], hrow: HandRow, rules: str,
-                         ctx: Mapping[str, Any], aside: frozenset[int],
+                         ctx: Mapping[str, Any], aside: frozenset[int], top: Mapping[int, int],
                          options: Mapping[int, Sequence[tuple[int, float]]], dets: Sequence[Detection],
                          ) -> list[Candidate]:
     """The best reading again with each doubtful dora indicator (best class under
     ``DOUBTFUL_INDICATOR_P``) read as its next class, where no competitive reading already offers
-    another class for it: so it is asked about (a ``tile`` ambiguity), never silently trusted."""
+    another class for it: so it is asked about (a ``tile`` ambiguity), never silently trusted.
+    Tiles apart that the reading gave no role (a cluster past the indicators' limit) keep their
+    top class (``top``): the reading is built again from all of them."""
     out: list[Candidate] = []
-    choice = dict(best.classes)
+    choice = {**top, **dict(best.classes)}
     for d, role in best.roles:
         if role != "dora" or dets[d].candidates()[0][1] >= DOUBTFUL_INDICATOR_P:
             continue
