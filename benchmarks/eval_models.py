@@ -5,7 +5,7 @@ renders use seeds 1001-1016, choices the selection renders 990003-990004); the r
 holdout is the hash-chosen 25 % of ``../shared/realdata`` that the classifier never trains on
 (``datasets.realdata.split_of``). Prints one JSON object; its figures go into the model cards.
 
-    python benchmarks/eval_models.py [--n 500] [--threads 1] [--models DIR]
+    python benchmarks/eval_models.py [--n 500] [--threads 2] [--models DIR]
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ HELDOUT_SEED = 990001
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--n", type=int, default=500)
-    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--threads", type=int, default=VisionSettings.threads)
     ap.add_argument("--real-only", action="store_true")
     ap.add_argument("--models", type=Path, default=None, help="folder with localizer.onnx and classifier.onnx")
     args = ap.parse_args()

@@ -16,6 +16,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from datasets.quantize import quantize_localizer
 from datasets.realdata import split_of
 
 
@@ -92,9 +93,27 @@ def _init_checkpoint(recipe: LocalizerRecipe, data: Path, out: Path, log: Any) -
     return path
 
 
+def _calibration(data: Path, size: int) -> Any:
+    """Letterboxed training images (renders and, when there, the real photos' training split, a
+    quarter of them) for the int8 copy's activation ranges."""
+    import numpy as np
+
+    from datasets.quantize import localizer_calibration
+    from datasets.realdata import iter_realdata
+
+    renders = sorted((data.parent / "images" / "train").glob("*.jpg"))
+    real = sorted(item.image for item in iter_realdata() if item.split == "train")
+    parts = [localizer_calibration(renders, size, 48 if real else 64)]
+    if real:
+        parts.append(localizer_calibration(real, size, 16))
+    return np.concatenate(parts)
+
+
 def train_localizer(sources: Sequence[Path], out: Path, recipe: LocalizerRecipe = LocalizerRecipe(),
                     log: Any = print) -> dict[str, Any]:
-    """Train (or resume), export ``out/localizer.onnx``, return the validation metrics."""
+    """Train (or resume), export ``out/localizer_fp32.onnx`` and its int8 copy ``out/localizer.onnx``
+    (the one that runs: :func:`datasets.quantize.quantize_localizer`), return the validation
+    metrics (of the float model)."""
     os.environ.setdefault("YOLO_OFFLINE", "1")
     from ultralytics import YOLO
 
@@ -118,7 +137,9 @@ def train_localizer(sources: Sequence[Path], out: Path, recipe: LocalizerRecipe 
     trained = YOLO(str(best if best.exists() else last))
     metrics = trained.val(data=str(data), imgsz=recipe.imgsz, device="cpu", plots=False, verbose=False)
     onnx_path = Path(trained.export(format="onnx", imgsz=recipe.imgsz, opset=17, simplify=False, dynamic=False))
-    shutil.copy(onnx_path, out / "localizer.onnx")
+    fp32 = out / "localizer_fp32.onnx"
+    shutil.copy(onnx_path, fp32)
+    quantize_localizer(fp32, out / "localizer.onnx", _calibration(data, recipe.imgsz))
     result = {"map50": float(metrics.box.map50), "map50_95": float(metrics.box.map),
               "precision": float(metrics.box.mp), "recall": float(metrics.box.mr), "recipe": asdict(recipe)}
     (out / "metrics.json").write_text(json.dumps(result, indent=1))

@@ -27,7 +27,9 @@ class ServiceSettings(BaseSettings):
         default=None, description="folder with localizer.onnx and classifier.onnx (default: the package's models)")
     localizer_path: Path | None = Field(default=None, description="the localizer ONNX file (overrides models_dir)")
     classifier_path: Path | None = Field(default=None, description="the classifier ONNX file (overrides models_dir)")
-    onnx_threads: int = Field(default=1, ge=1, le=64, description="onnxruntime intra-op threads per model")
+    onnx_threads: int = Field(default=2, ge=1, le=64,
+                              description="onnxruntime intra-op threads per model (one gives ~10 % more photos a "
+                                          "second under load on two cores, two a faster answer to one photo)")
     reader: str | None = Field(
         default=None,
         description="'module:factory' building the photo reader instead of the ONNX models; the factory is called "

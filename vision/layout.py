@@ -491,15 +491,16 @@ def _best_line(pts: np.ndarray, size: np.ndarray, pool: list[int]) -> _Line | No
     best = int(counts.max())
     if best < MIN_ROW_TILES:
         return None
-    best_res, best_members, best_angle = math.inf, None, 0
-    for anchor, a in np.argwhere(counts == best):
-        m = np.nonzero(np.abs(v[:, a] - v[anchor, a]) <= tol[:, anchor])[0]
-        vm = v[m, a]
-        res = float((((vm - vm.mean()) / s[m]) ** 2).sum())
-        if res < best_res:
-            best_res, best_members, best_angle = res, m, int(a)
-    assert best_members is not None
-    members = best_members
+    # of the (anchor, angle) bands holding the most tiles, the one whose members lie closest to
+    # their own mean line (in tile sizes); all ties at once, the first on equal spread
+    anchors, ang = np.nonzero(counts == best)
+    vk = v[:, ang].T  # (K, n): every tile across each tied angle
+    inband = np.abs(vk - vk[np.arange(len(ang)), anchors][:, None]) <= tol[:, anchors].T
+    mean = np.where(inband, vk, 0.0).sum(axis=1) / inband.sum(axis=1)
+    spread = np.where(inband, ((vk - mean[:, None]) / s[None, :]) ** 2, 0.0).sum(axis=1)
+    k = int(np.argmin(spread))
+    best_angle = int(ang[k])
+    members = np.nonzero(inband[k])[0]
     d = np.array([math.cos(angles[best_angle]), math.sin(angles[best_angle])])
     centre = p[members].mean(axis=0)
     for _ in range(3):  # refine: principal axis of the members, members within the refined band

@@ -34,8 +34,11 @@ class VisionSettings:
 
     localizer_path: Path = MODELS_DIR / "localizer.onnx"
     classifier_path: Path = MODELS_DIR / "classifier.onnx"
-    #: onnxruntime intra-op threads per session (one often beats two on a 2-core machine)
-    threads: int = 1
+    #: onnxruntime intra-op threads per session. On the 2-core machine two read a 12 MP photo in
+    #: p50 ~80 ms against ~90 with one (their idle workers sleep, see
+    #: :func:`vision.models.make_session`); a server reading several photos at once gets ~10 %
+    #: more photos a second with one (``benchmarks/load_service.py``: 10.0 against 9.0 at 4 in flight)
+    threads: int = 2
     #: localizer confidence threshold (0.45 gave the best exact-structure rate on the selection
     #: renders, seed 990003: 0.455 against 0.43 at 0.35; see models/localizer.md)
     localizer_conf: float = 0.45

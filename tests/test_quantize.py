@@ -1,0 +1,99 @@
+"""The int8 copies of the models: which localizer nodes stay in float, and that the committed int8
+localizer finds the tiles its float original finds."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import onnx
+import pytest
+
+from datasets.quantize import LOCALIZER_INT8_OPS, float_head_nodes, localizer_calibration, quantize_localizer
+from datasets.synth import SynthConfig, render_sample
+from vision.models import Localizer, letterbox, make_session
+
+ROOT = Path(__file__).resolve().parents[1]
+FP32 = ROOT / "models" / "localizer_fp32.onnx"
+INT8 = ROOT / "models" / "localizer.onnx"
+
+
+def _iou(a: tuple[float, ...], b: tuple[float, ...]) -> float:
+    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
+    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+    inter = ix * iy
+    return inter / ((a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter)
+
+
+def test_head_outputs_and_box_decoding_stay_float() -> None:
+    nodes = {n.name: n for n in onnx.load(str(FP32)).graph.node}
+    kept = float_head_nodes(FP32)
+    head = sorted({name.split("/")[1] for name in kept})
+    assert len(head) == 1 and head[0].startswith("model.")  # one module: the detection head
+    convs = sorted(name for name in kept if nodes[name].op_type == "Conv")
+    # the box-distribution and class-logit outputs of the three scales, and the DFL's
+    assert len(convs) == 7 and any("/dfl/" in name for name in convs)
+    activated = {i for n in nodes.values() if n.op_type == "Sigmoid" for i in n.input}
+    assert not any(activated.intersection(nodes[name].output) for name in convs)
+    # everything else in the head that is not a convolution stays float too; the backbone does not
+    assert {"Softmax", "Reshape"} <= {nodes[name].op_type for name in kept}
+    assert all(name.startswith(f"/{head[0]}/") for name in kept)
+
+
+def test_non_ultralytics_file_is_refused() -> None:
+    other = ROOT / "models" / "classifier.onnx"
+    with pytest.raises(ValueError, match="not an ultralytics export"):
+        float_head_nodes(other)
+
+
+def test_committed_int8_localizer_finds_what_the_float_one_finds() -> None:
+    assert INT8.stat().st_size < FP32.stat().st_size / 2
+    image = render_sample(990001, "riichi", SynthConfig()).image
+    fp32, int8 = Localizer(FP32, conf=0.45), Localizer(INT8, conf=0.45)
+    a, b = fp32(image), int8(image)
+    assert len(a) >= 14
+    matched = [max((_iou(t.box, u.box) for u in b), default=0.0) for t in a]
+    assert sum(m >= 0.8 for m in matched) >= 0.95 * len(a)
+    assert abs(len(a) - len(b)) <= max(1, len(a) // 20)
+    quantized = {n.op_type for n in onnx.load(str(INT8)).graph.node}
+    assert {"QuantizeLinear", "DequantizeLinear"} <= quantized
+
+
+def test_quantize_localizer_writes_an_int8_copy_with_a_float_head(tmp_path: Path) -> None:
+    images = []
+    for seed in (11, 12):
+        path = tmp_path / f"{seed}.jpg"
+        cv2.imwrite(str(path), render_sample(seed, "riichi", SynthConfig()).image)
+        images.append(path)
+    calibration = localizer_calibration(images, 384)
+    assert calibration.shape == (2, 3, 384, 384)
+    out = quantize_localizer(FP32, tmp_path / "int8.onnx", calibration)
+    graph = onnx.load(str(out)).graph
+    assert not (tmp_path / "int8.pre.onnx").exists()
+    dequantized = {n.output[0] for n in graph.node if n.op_type == "DequantizeLinear"}
+    for node in graph.node:
+        if node.name in float_head_nodes(FP32) and node.op_type == "Conv":
+            assert node.input[1] not in dequantized  # float weights
+    assert any(n.op_type == "DequantizeLinear" for n in graph.node)
+    assert set(LOCALIZER_INT8_OPS) >= {"Conv", "Sigmoid", "Mul"}
+    x = letterbox(render_sample(13, "riichi", SynthConfig()).image, 384)[0]
+    ref = make_session(FP32).run(None, {"images": x})[0]
+    got = make_session(out).run(None, {"images": x})[0]
+    scores_ref, scores_got = ref[0, 4:].max(0), got[0, 4:].max(0)
+    # the anchors the float model is sure of: the int8 copy is too
+    sure = scores_ref > 0.6
+    assert sure.sum() >= 10 and (scores_got[sure] > 0.4).mean() > 0.95
+
+
+def test_idle_onnx_workers_sleep() -> None:
+    opts = make_session(INT8, threads=2).get_session_options()
+    assert opts.get_session_config_entry("session.intra_op.allow_spinning") == "0"
+    assert opts.intra_op_num_threads == 2
+
+
+def test_calibration_needs_readable_images(tmp_path: Path) -> None:
+    (tmp_path / "x.jpg").write_bytes(b"not a jpeg")
+    with pytest.raises(ValueError, match="no readable"):
+        localizer_calibration([tmp_path / "x.jpg"], 384)
+    with pytest.raises(ValueError, match="no readable"):
+        localizer_calibration([], 384)
