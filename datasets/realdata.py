@@ -9,7 +9,7 @@ from __future__ import annotations
 import csv
 import hashlib
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -35,11 +35,29 @@ def realdata_dir() -> Path:
     return shared_dir() / "realdata" / "chinese-mahjong-rf"
 
 
+#: a set holds four tiles of a kind; a photo whose boxes all carry one class, more of them than
+#: that, was labelled with a placeholder (seven tray photos, IMG_2778-2788, label every tile 1p)
+MAX_OF_A_KIND = 4
+
+
 @dataclass(frozen=True, slots=True)
 class LabelledImage:
     image: Path
     labels: Path
     split: str  # "train" or "holdout"
+    #: False when the labels' classes are a placeholder (:func:`placeholder_classes`): the boxes
+    #: still show where the tiles are, but their classes must not train or judge a classifier
+    classes_reliable: bool = True
+
+
+def placeholder_classes(classes: Sequence[int]) -> bool:
+    """Whether a photo's box classes are a placeholder rather than what each tile shows: every box
+    the same class, and more boxes than a set has tiles of one kind.
+
+    >>> placeholder_classes([9] * 14), placeholder_classes([9] * 4), placeholder_classes([31] * 6 + [0])
+    (True, False, False)
+    """
+    return len(classes) > MAX_OF_A_KIND and len(set(classes)) == 1
 
 
 def split_of(name: str, holdout_percent: int = 25) -> str:
@@ -62,7 +80,8 @@ def iter_realdata(root: Path | None = None) -> Iterator[LabelledImage]:
             continue
         lab = root / "labels" / (img.stem + ".txt")
         if lab.exists():
-            yield LabelledImage(img, lab, split_of(img.name))
+            classes = [int(float(parts[0])) for line in lab.read_text().splitlines() if len(parts := line.split()) >= 5]
+            yield LabelledImage(img, lab, split_of(img.name), not placeholder_classes(classes))
 
 
 def source_kinds(root: Path | None = None) -> dict[str, str]:

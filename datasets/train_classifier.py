@@ -234,10 +234,11 @@ def collect_real_false_tiles(split: str, size: tuple[int, int] = INPUT_SIZE, max
 
 
 def collect_real(split: str, size: tuple[int, int] = INPUT_SIZE) -> list[Crop]:
-    """Face crops of the real-photo supplement (one split), cut as the runtime cuts them."""
+    """Face crops of the real-photo supplement (one split), cut as the runtime cuts them; not from
+    the photos whose classes are a placeholder (``LabelledImage.classes_reliable``)."""
     out: list[Crop] = []
     for item in iter_realdata():
-        if item.split != split:
+        if item.split != split or not item.classes_reliable:
             continue
         img = cv2.imread(str(item.image))
         if img is None:

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from datasets.evaluate import Prediction, RowAgreement, evaluate_folder, iou, match, row_agreement, same_structure
-from datasets.realdata import photos_with_dropped_boxes, read_yolo_labels, source_kinds
+from datasets.realdata import iter_realdata, photos_with_dropped_boxes, read_yolo_labels, source_kinds
 from datasets.synth import write_dataset
 
 
@@ -100,3 +100,24 @@ def test_photos_with_dropped_boxes_read_the_supplements_list(tmp_path: Path) -> 
     assert photos_with_dropped_boxes(tmp_path) == set()
     (tmp_path / "dropped_boxes.csv").write_text("file,dropped (source_class x count)\nimages/a.jpg,bf1x1;bs1x1\n")
     assert photos_with_dropped_boxes(tmp_path) == {"a.jpg"}
+
+
+def test_placeholder_labelled_photos_are_marked(tmp_path: Path) -> None:
+    (tmp_path / "images").mkdir()
+    (tmp_path / "labels").mkdir()
+    box = "0.5 0.5 0.1 0.1"
+    photos = {"same.jpg": [9] * 14, "hand.jpg": [0, 1, 2, 9, 9, 9, 9], "four.jpg": [9] * 4}
+    for name, classes in photos.items():
+        (tmp_path / "images" / name).write_bytes(b"\xff\xd8\xff")
+        (tmp_path / "labels" / name.replace(".jpg", ".txt")).write_text(
+            "".join(f"{c} {box}\n" for c in classes) + "\n")
+    reliable = {item.image.name: item.classes_reliable for item in iter_realdata(tmp_path)}
+    assert reliable == {"same.jpg": False, "hand.jpg": True, "four.jpg": True}
+
+
+def test_the_supplements_placeholder_photos_are_the_all_1p_trays() -> None:
+    items = list(iter_realdata())
+    if not items:
+        pytest.skip("no real-photo supplement here")
+    marked = sorted(item.image.name[:8] for item in items if not item.classes_reliable)
+    assert marked == ["IMG_2778", "IMG_2779", "IMG_2780", "IMG_2781", "IMG_2783", "IMG_2786", "IMG_2788"]
