@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import random
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -614,14 +615,20 @@ def test_row_near_the_diagonal_is_noted() -> None:
     assert any("45°" in n for n in r.notes)
 
 
-@pytest.mark.parametrize(("best_p", "asked", "beyond"), [(0.4, True, False), (0.6, False, False), (0.4, True, True)])
-def test_a_doubtful_dora_indicator_is_asked_about(best_p: float, asked: bool, beyond: bool) -> None:
-    """Nothing in the hand checks an indicator: one read under DOUBTFUL_INDICATOR_P is offered as
-    its next class too, however unlikely (here a quarter as likely: beyond DELTA), and asked; also
+@pytest.mark.parametrize(("best_p", "box_conf", "asked", "beyond"), [
+    (0.4, None, True, False), (0.6, None, False, False), (0.4, None, True, True),
+    (0.9, 0.3, True, False), (0.9, 0.45, False, False)])
+def test_a_doubtful_dora_indicator_is_asked_about(best_p: float, box_conf: float | None, asked: bool,
+                                                  beyond: bool) -> None:
+    """Nothing in the hand checks an indicator: one read under DOUBTFUL_INDICATOR_P, or whose
+    detection (box and class together) is less sure than DOUBTFUL_INDICATOR_CONF, is offered as its
+    next class too, however unlikely (here a quarter as likely: beyond DELTA), and asked; also
     beside a further cluster past the indicators' limit, which takes no role."""
     far = [("7s", 9.0, 3.6), ("8s", 10.05, 3.6)] if beyond else []
     dets = layout_boxes("123m456p789s1122z 2z", extras=[("3p", 2.0, 2.6 if beyond else 3.2), *far])
     dets = with_topk(dets, 14, [("3p", best_p), ("5p", 0.1)])
+    if box_conf is not None:
+        dets[14] = replace(dets[14], confidence=box_conf)
     r = read(dets, "riichi", {"win": "tsumo"})
     assert r.valid and r.to_dict()["hand"]["dora_indicators"] == ["3p"]
     three = next(i for i, d in enumerate(r.detections) if tile_name(d.cls) == "3p")

@@ -78,6 +78,11 @@ GARI_OR_INDICATOR_COST = 0.3
 #: 990012) the indicators read wrong and not asked about fell from 11 to 6; of the 2,577 read
 #: right, 32 are asked about (12 were before)
 DOUBTFUL_INDICATOR_P = 0.5
+#: ... and so is one whose detection (the localizer's confidence times its best class's
+#: probability) is less sure than this: half the false indicators on the real rack photos (a box
+#: over half a tile's face, felt, a flower tile) were read under it. On the 2,600 selection renders
+#: the wrong indicators asked about went from 37 to 39 (right ones asked: 36 to 37)
+DOUBTFUL_INDICATOR_CONF = 0.4
 
 
 # ---------------------------------------------------------------------------------- results
@@ -558,14 +563,16 @@ def _doubtful_indicators(best: Candidate, competitive: Sequence[Candidate], hrow
                          options: Mapping[int, Sequence[tuple[int, float]]], dets: Sequence[Detection],
                          ) -> list[Candidate]:
     """The best reading again with each doubtful dora indicator (best class under
-    ``DOUBTFUL_INDICATOR_P``) read as its next class, where no competitive reading already offers
-    another class for it: so it is asked about (a ``tile`` ambiguity), never silently trusted.
-    Tiles apart that the reading gave no role (a cluster past the indicators' limit) keep their
-    top class (``top``): the reading is built again from all of them."""
+    ``DOUBTFUL_INDICATOR_P``, or detection under ``DOUBTFUL_INDICATOR_CONF``) read as its next
+    class, where no competitive reading already offers another class for it: so it is asked about
+    (a ``tile`` ambiguity), never silently trusted. Tiles apart that the reading gave no role (a
+    cluster past the indicators' limit) keep their top class (``top``): the reading is built again
+    from all of them."""
     out: list[Candidate] = []
     choice = {**top, **dict(best.classes)}
     for d, role in best.roles:
-        if role != "dora" or dets[d].candidates()[0][1] >= DOUBTFUL_INDICATOR_P:
+        if role != "dora" or (dets[d].candidates()[0][1] >= DOUBTFUL_INDICATOR_P
+                              and dets[d].confidence >= DOUBTFUL_INDICATOR_CONF):
             continue
         if any(c.class_of(d) not in (None, choice[d]) for c in competitive):
             continue
