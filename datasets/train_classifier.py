@@ -71,6 +71,10 @@ class ClassifierRecipe:
     #: learn the not-a-tile output alone (its row of the class head), every other weight kept: the
     #: tiles read exactly as with the starting weights, and a crop of no tile comes out doubtful
     only_not_a_tile: bool = False
+    #: also cut each real training tile where the committed localizer boxes it (matched to its
+    #: face-tight label at IoU 0.3): the runtime reads the localizer's box, which takes in more of
+    #: the tile's body than the label, and on the rack photos one set's 2p read as 4p from it
+    real_runtime_boxes: bool = False
 
 
 def _load(path: Path) -> np.ndarray | None:
@@ -233,9 +237,14 @@ def collect_real_false_tiles(split: str, size: tuple[int, int] = INPUT_SIZE, max
     return out
 
 
-def collect_real(split: str, size: tuple[int, int] = INPUT_SIZE) -> list[Crop]:
+def collect_real(split: str, size: tuple[int, int] = INPUT_SIZE, runtime_boxes: bool = False) -> list[Crop]:
     """Face crops of the real-photo supplement (one split), cut as the runtime cuts them; not from
-    the photos whose classes are a placeholder (``LabelledImage.classes_reliable``)."""
+    the photos whose classes are a placeholder (``LabelledImage.classes_reliable``). With
+    ``runtime_boxes``, each labelled tile the committed localizer finds (at IoU 0.3 with the
+    face-tight label) is cut a second time at the localizer's box, labelled with the label's class."""
+    from datasets.evaluate import LOOSE_IOU, match
+
+    localizer = Localizer(MODELS_DIR / "localizer.onnx", conf=0.45) if runtime_boxes else None
     out: list[Crop] = []
     for item in iter_realdata():
         if item.split != split or not item.classes_reliable:
@@ -244,8 +253,12 @@ def collect_real(split: str, size: tuple[int, int] = INPUT_SIZE) -> list[Crop]:
         if img is None:
             continue
         h, w = img.shape[:2]
-        out += [(crop, c, float("nan")) for c, box in read_yolo_labels(item.labels, w, h)
-                if c < 34 and (crop := _cut_for_training(img, box, size)) is not None]
+        labels = [(c, box) for c, box in read_yolo_labels(item.labels, w, h) if c < 34]
+        out += [(crop, c, float("nan")) for c, box in labels if (crop := _cut_for_training(img, box, size)) is not None]
+        if localizer is not None:
+            found = [t.box for t in localizer(img)]
+            out += [(crop, labels[i][0], float("nan")) for i, j in match([b for _, b in labels], found, LOOSE_IOU)
+                    if (crop := _cut_for_training(img, found[j], size)) is not None]
     return out
 
 
@@ -461,7 +474,7 @@ def train_classifier(synth_dirs: Sequence[Path], out: Path, recipe: ClassifierRe
     out.mkdir(parents=True, exist_ok=True)
     size = recipe.input_size
     synth = collect_synth(synth_dirs, size)
-    real_train = collect_real("train", size)
+    real_train = collect_real("train", size, recipe.real_runtime_boxes)
     real_hold = collect_real("holdout", size)
     if not synth:
         raise SystemExit(f"no crops found under {[str(d) for d in synth_dirs]} (make them with paiscan synth --crops)")

@@ -274,6 +274,8 @@ def train_cmd(
         "false tiles) to learn 'not a tile'")] = None,
     only_not_a_tile: Annotated[bool, typer.Option(
         "--only-not-a-tile", help="classifier: learn the not-a-tile output alone, every other weight kept")] = False,
+    real_runtime_boxes: Annotated[bool, typer.Option(
+        "--real-runtime-boxes", help="classifier: also cut the real training tiles at the localizer's boxes")] = False,
 ) -> None:
     """Train a model (needs the train extra). Resumes from the run folder's checkpoint."""
     if init is not None and not init.is_file():
@@ -297,7 +299,7 @@ def train_cmd(
             "epochs": epochs or None, "lr": lr, "orient_weight": orient_weight,
             "input_size": _input_size(input_size) if input_size is not None else None,
             "sideways_weight": sideways_weight, "not_a_tile_per_image": not_a_tile,
-            "only_not_a_tile": only_not_a_tile or None,
+            "only_not_a_tile": only_not_a_tile or None, "real_runtime_boxes": real_runtime_boxes or None,
         }
         if init is not None:
             given["init_checkpoint" if init.suffix == ".pt" else "init_onnx"] = str(init)

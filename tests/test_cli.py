@@ -129,3 +129,5 @@ def test_train_classifier_options_override_only_what_they_name(tmp_path: Path, m
     onnx = tmp_path / "stage.onnx"
     onnx.write_bytes(b"x")
     assert recipe("classifier", "--data", str(tmp_path), "--init", str(onnx)) == tc.ClassifierRecipe(init_onnx=str(onnx))
+    assert recipe("classifier", "--data", str(tmp_path), "--real-runtime-boxes") == tc.ClassifierRecipe(
+        real_runtime_boxes=True)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -51,3 +52,24 @@ def test_not_a_tile_crops_come_from_bare_table_and_the_real_racks_false_tiles(tm
         pytest.skip("no real-photo supplement here")
     false_tiles = collect_real_false_tiles("train")
     assert false_tiles and {c for _, c, _ in false_tiles} == {NOT_A_TILE}
+
+
+def test_real_crops_leave_out_placeholder_labels_and_can_add_the_localizers_boxes() -> None:
+    from datasets.realdata import iter_realdata, read_yolo_labels
+    from datasets.train_classifier import collect_real
+
+    items = list(iter_realdata())
+    if not items:
+        pytest.skip("no real-photo supplement here")
+    plain = collect_real("train")
+    # one crop per labelled face of the photos whose classes are real, none of the placeholder ones
+    expected = 0
+    for item in items:
+        if item.split == "train" and item.classes_reliable:
+            expected += sum(c < 34 for c, _ in read_yolo_labels(item.labels, 640, 640))
+    assert 0.98 * expected <= len(plain) <= expected
+    both = collect_real("train", runtime_boxes=True)
+    added = Counter(c for _, c, _ in both) - Counter(c for _, c, _ in plain)
+    # most labelled tiles are found by the localizer and cut again at its box, with their classes
+    assert 0.8 * len(plain) <= len(both) - len(plain) <= len(plain)
+    assert set(added) <= {c for _, c, _ in plain} and len(added) >= 30
