@@ -335,6 +335,22 @@ def test_stray_end_tiles_are_left_out_when_the_count_needs_it(end: str, conf: fl
         assert not r.valid and "other" not in stray_roles
 
 
+def test_doubtful_tiles_at_both_ends_are_left_out_before_a_sure_one() -> None:
+    """A real rack photo: a sliver at the left end read as a white dragon 0.01 sure, a doubtful
+    box at the right end, all touching. Both ways make a hand (the sliver completes the dragons'
+    set); leaving out the two doubtful ends, not the right end's last two (a sure white dragon and
+    the doubtful box, the dragon then an indicator), is the cheaper reading."""
+    dets = layout_boxes("5z222m333m55m678m555z1z")
+    for i in (0, len(dets) - 1):
+        dets[i] = Detection(dets[i].cls, 0.02, dets[i].box, dets[i].rotated, ((dets[i].cls, 0.05),))
+    r = read_hand(dets, "riichi", CTX_TSUMO)
+    assert r.valid
+    hand = r.to_dict()["hand"]
+    assert sorted(parse_tiles(hand["hand"] + hand["win_tile"])) == sorted(parse_tiles("22233355678m555z"))
+    assert hand["dora_indicators"] == []
+    assert r.roles()[0] == "other" and r.roles()[-1] == "other"
+
+
 @pytest.mark.parametrize(("spec", "from_"), [("123m456p789s1z 1z ~0.8 5'55z3p", "left"),
                                              ("123m456p789s1z 1z ~0.8 55'5z3p", "across")])
 def test_an_indicator_touching_the_last_meld_is_no_kan(spec: str, from_: str) -> None:

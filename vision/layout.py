@@ -120,6 +120,10 @@ EXCLUDE_SHORT_GAP_COST = 2.0  # per tile width short of EXCLUDE_OPTION_GAP
 #: the labelled ones in 19 against 9 before; the selection renders read the same
 LOOSE_EXCLUDE_COST = 1.0
 DOUBTFUL_END_CONF = 0.3
+#: ... and end tiles all read with under ``DOUBTFUL_END_CONF`` are left out at this cost only (not
+#: an indicator's): on a real rack photo a sliver of felt at one end (0.01 sure) stayed in the hand
+#: while a sure white dragon at the other end was left out as an indicator, at the same cost
+DOUBTFUL_EXCLUDE_COST = 0.2
 #: a stacked tile: along-row offset within this share of the base tile's length, across-row
 #: centre distance between ``STACK_V_MIN`` and ``STACK_V_MAX`` base widths (the localizer draws
 #: a stacked pair's boxes closer than they are: 0.25 read 419 selection renders of 500 exactly,
@@ -1091,7 +1095,8 @@ def _end_options(row: Row, top_aside: Sequence[bool], left: bool, loose: bool = 
             if len(row.tiles) - k < HAND_MIN_TILES or any(
                     t.stacked is not None or (t.sideways and not t.doubtful) for t in ends[:k]):
                 break
-            opts.append((k, EXCLUDE_COST + LOOSE_EXCLUDE_COST))
+            doubtful = all(t.doubtful for t in ends[:k])
+            opts.append((k, DOUBTFUL_EXCLUDE_COST if doubtful else EXCLUDE_COST + LOOSE_EXCLUDE_COST))
     if len(groups) < 2:
         return opts
     g = groups[0] if left else groups[-1]
