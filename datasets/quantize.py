@@ -23,9 +23,9 @@ import numpy as np
 LOCALIZER_INT8_OPS = ("Conv", "Mul", "Sigmoid", "Add", "Concat", "MaxPool", "Resize", "Split")
 
 
-def _quantize(src: Path, dst: Path, calibration: np.ndarray, batch: int, per_channel: bool = True,
+def _quantize(src: Path, dst: Path, calibration: np.ndarray, batch: int,
               op_types: Sequence[str] | None = None, exclude: Sequence[str] = ()) -> Path:
-    """``src`` quantized into ``dst`` (QDQ: int8 weights, uint8 activations, ranges from
+    """``src`` quantized into ``dst`` (QDQ: per-channel int8 weights, uint8 activations, ranges from
     ``calibration``, a ``[N, 3, H, W]`` float batch of typical inputs); keeps the metadata."""
     import onnx
     from onnxruntime.quantization import CalibrationDataReader, QuantFormat, QuantType, quantize_static
@@ -45,7 +45,7 @@ def _quantize(src: Path, dst: Path, calibration: np.ndarray, batch: int, per_cha
     pre = dst.with_name(dst.stem + ".pre.onnx")
     try:
         quant_pre_process(str(src), str(pre))
-        quantize_static(str(pre), str(dst), _Reader(), quant_format=QuantFormat.QDQ, per_channel=per_channel,
+        quantize_static(str(pre), str(dst), _Reader(), quant_format=QuantFormat.QDQ, per_channel=True,
                         activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8,
                         op_types_to_quantize=list(op_types) if op_types else None,
                         nodes_to_exclude=list(exclude))
@@ -114,13 +114,27 @@ def localizer_calibration(images: Sequence[Path], size: int, limit: int = 64) ->
     return np.concatenate(arrays)
 
 
+def mixed_calibration(renders: Sequence[Path], size: int, n: int = 64) -> np.ndarray:
+    """``n`` letterboxed calibration images: a quarter from the real photos' training split when
+    the supplement is there, the rest from ``renders`` (the int8 ranges must cover both)."""
+    from datasets.realdata import iter_realdata
+
+    real = sorted(item.image for item in iter_realdata() if item.split == "train")
+    n_real = n // 4 if real else 0
+    parts = [localizer_calibration(renders, size, n - n_real)] if renders else []
+    if n_real:
+        parts.append(localizer_calibration(real, size, n_real))
+    if not parts:
+        raise ValueError("no calibration images: no renders and no real photos")
+    return np.concatenate(parts)
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     """``python -m datasets.quantize localizer SRC DST --data DIR...``: the int8 copy of a float
     localizer, calibrated on the images of the render folders given and the real photos' training
-    split (a quarter of the images from the real photos when there are any)."""
+    split (:func:`mixed_calibration`)."""
     import argparse
 
-    from datasets.realdata import iter_realdata
     from vision.models import make_session
 
     ap = argparse.ArgumentParser(description=main.__doc__)
@@ -132,14 +146,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = ap.parse_args(argv)
     size = int(make_session(args.src).get_inputs()[0].shape[2])
     renders = sorted(p for d in args.data for p in (d / "images").glob("*.jpg"))
-    real = sorted(item.image for item in iter_realdata() if item.split == "train")
-    n_real = args.n // 4 if real else 0
-    parts = [localizer_calibration(renders, size, args.n - n_real)] if renders else []
-    if n_real:
-        parts.append(localizer_calibration(real, size, n_real))
-    if not parts:
-        raise SystemExit("no calibration images: give --data folders")
-    quantize_localizer(args.src, args.dst, np.concatenate(parts))
+    try:
+        calibration = mixed_calibration(renders, size, args.n)
+    except ValueError as exc:
+        raise SystemExit(f"{exc}: give --data folders") from exc
+    quantize_localizer(args.src, args.dst, calibration)
     print(f"wrote {args.dst} ({args.dst.stat().st_size / 1e6:.1f} MB)")
 
 

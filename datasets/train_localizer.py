@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from datasets.quantize import quantize_localizer
+from datasets.quantize import mixed_calibration, quantize_localizer
 from datasets.realdata import split_of
 
 
@@ -93,22 +93,6 @@ def _init_checkpoint(recipe: LocalizerRecipe, data: Path, out: Path, log: Any) -
     return path
 
 
-def _calibration(data: Path, size: int) -> Any:
-    """Letterboxed training images (renders and, when there, the real photos' training split, a
-    quarter of them) for the int8 copy's activation ranges."""
-    import numpy as np
-
-    from datasets.quantize import localizer_calibration
-    from datasets.realdata import iter_realdata
-
-    renders = sorted((data.parent / "images" / "train").glob("*.jpg"))
-    real = sorted(item.image for item in iter_realdata() if item.split == "train")
-    parts = [localizer_calibration(renders, size, 48 if real else 64)]
-    if real:
-        parts.append(localizer_calibration(real, size, 16))
-    return np.concatenate(parts)
-
-
 def train_localizer(sources: Sequence[Path], out: Path, recipe: LocalizerRecipe = LocalizerRecipe(),
                     log: Any = print) -> dict[str, Any]:
     """Train (or resume), export ``out/localizer_fp32.onnx`` and its int8 copy ``out/localizer.onnx``
@@ -139,7 +123,8 @@ def train_localizer(sources: Sequence[Path], out: Path, recipe: LocalizerRecipe 
     onnx_path = Path(trained.export(format="onnx", imgsz=recipe.imgsz, opset=17, simplify=False, dynamic=False))
     fp32 = out / "localizer_fp32.onnx"
     shutil.copy(onnx_path, fp32)
-    quantize_localizer(fp32, out / "localizer.onnx", _calibration(data, recipe.imgsz))
+    renders = sorted((data.parent / "images" / "train").glob("*.jpg"))
+    quantize_localizer(fp32, out / "localizer.onnx", mixed_calibration(renders, recipe.imgsz))
     result = {"map50": float(metrics.box.map50), "map50_95": float(metrics.box.map),
               "precision": float(metrics.box.mp), "recall": float(metrics.box.mr), "recipe": asdict(recipe)}
     (out / "metrics.json").write_text(json.dumps(result, indent=1))
