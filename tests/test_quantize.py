@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import cv2
+import numpy as np
 import onnx
 import pytest
 
@@ -97,3 +98,19 @@ def test_calibration_needs_readable_images(tmp_path: Path) -> None:
         localizer_calibration([tmp_path / "x.jpg"], 384)
     with pytest.raises(ValueError, match="no readable"):
         localizer_calibration([], 384)
+
+
+def test_mixed_calibration_takes_a_quarter_from_the_real_photos(tmp_path: Path) -> None:
+    from datasets.quantize import mixed_calibration
+    from datasets.realdata import iter_realdata
+
+    renders = []
+    for seed in (21, 22, 23):
+        path = tmp_path / f"{seed}.jpg"
+        cv2.imwrite(str(path), render_sample(seed, "riichi", SynthConfig()).image)
+        renders.append(path)
+    real = any(item.split == "train" for item in iter_realdata())
+    got = mixed_calibration(renders, 384, n=8)
+    # at most n - n // 4 renders (three here), and n // 4 real photos when the supplement is there
+    assert got.shape == ((3 + 2) if real else 3, 3, 384, 384)
+    assert got.dtype == np.float32 and got.min() >= 0.0 and got.max() <= 1.0
