@@ -335,6 +335,21 @@ def test_stray_end_tiles_are_left_out_when_the_count_needs_it(end: str, conf: fl
         assert not r.valid and "other" not in stray_roles
 
 
+@pytest.mark.parametrize(("p", "asked"), [(0.3, True), (0.1, False)])
+def test_a_doubtful_end_tile_left_out_is_asked_about_as_an_indicator(p: float, asked: bool) -> None:
+    """An indicator laid in line with the row and read doubtfully is left out of the hand like
+    felt would be; when its class is at least DROPPED_INDICATOR_P likely, the reading with it as
+    the indicator is offered and a ``role`` question asked, rather than dropping it in silence."""
+    dets = layout_boxes("123m456p789s1122z2z3p")
+    dets[-1] = Detection(dets[-1].cls, 0.2, dets[-1].box, dets[-1].rotated, ((dets[-1].cls, p),))
+    r = read_hand(dets, "riichi", CTX_TSUMO)
+    assert r.valid and r.to_dict()["hand"]["hand"] == "123m456p789s1122z" and r.to_dict()["hand"]["dora_indicators"] == []
+    roles = [a.to_dict() for a in r.ambiguities if a.kind == "role"]
+    assert roles == ([{"kind": "role", "index": 14, "candidates": ["other", "dora"]}] if asked else [])
+    if asked:
+        assert [parse_tiles("3p")[0]] in [list(c.dora_indicators) for c in r.alternatives]
+
+
 def test_doubtful_tiles_at_both_ends_are_left_out_before_a_sure_one() -> None:
     """A real rack photo: a sliver at the left end read as a white dragon 0.01 sure, a doubtful
     box at the right end, all touching. Both ways make a hand (the sliver completes the dragons'

@@ -83,6 +83,9 @@ DOUBTFUL_INDICATOR_P = 0.5
 #: over half a tile's face, felt, a flower tile) were read under it. On the 2,600 selection renders
 #: the wrong indicators asked about went from 37 to 39 (right ones asked: 36 to 37)
 DOUBTFUL_INDICATOR_CONF = 0.4
+#: a doubtful end tile the reading leaves out of the row (see ``_build``) whose best class is at
+#: least this likely is offered as an indicator too, and asked about
+DROPPED_INDICATOR_P = 0.2
 
 
 # ---------------------------------------------------------------------------------- results
@@ -512,6 +515,7 @@ def _arbitrate(layout: Layout, hrow: HandRow, rules: str, ctx: Mapping[str, Any]
         best = valid[0]
         competitive = [c for c in valid if c.cost <= best.cost + DELTA]
         asked = _doubtful_indicators(best, competitive, hrow, rules, ctx, aside, top, options, dets)
+        asked += _dropped_indicators(best, competitive, hrow, rules, ctx, aside, top, dets)
         return _RowResult(hrow, best, competitive + asked, [], evaluated + len(asked), capped)
     assert first is not None
     excess = _kind_excess(first)
@@ -580,6 +584,27 @@ def _doubtful_indicators(best: Candidate, competitive: Sequence[Candidate], hrow
         if nxt is None:
             continue
         cand = _score(rules, ctx, _build(best.structure, hrow, {**choice, d: nxt[0]}, aside, best.cost + nxt[1]))
+        if cand.valid:
+            out.append(cand)
+    return out
+
+
+def _dropped_indicators(best: Candidate, competitive: Sequence[Candidate], hrow: HandRow, rules: str,
+                        ctx: Mapping[str, Any], aside: frozenset[int], top: Mapping[int, int],
+                        dets: Sequence[Detection]) -> list[Candidate]:
+    """The best reading again with a doubtful end tile it left out (felt, the rack's edge, or a
+    badly lit indicator laid in line with the row) read as an indicator, when its best class is at
+    least ``DROPPED_INDICATOR_P`` likely: so it is asked about (a ``role`` ambiguity), not dropped
+    in silence."""
+    out: list[Candidate] = []
+    roles = dict(best.roles)
+    choice = {**top, **dict(best.classes)}
+    offered = {d for c in competitive for d, r in c.roles if r == "dora"}
+    doubtful = {t.det for t in hrow.row.tiles if t.doubtful}
+    for d in best.structure.excluded:
+        if d in roles or d in offered or d not in doubtful or dets[d].candidates()[0][1] < DROPPED_INDICATOR_P:
+            continue
+        cand = _score(rules, ctx, _build(best.structure, hrow, choice, aside, best.cost, as_dora=frozenset({d})))
         if cand.valid:
             out.append(cand)
     return out
