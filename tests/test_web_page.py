@@ -11,6 +11,7 @@ import socket
 import threading
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -33,28 +34,36 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-backg
 PHONE = {"width": 390, "height": 844}
 
 
-@pytest.fixture(scope="module")
-def server() -> Iterator[str]:
+@contextmanager
+def serving(reader: Any, settings: ServiceSettings) -> Iterator[str]:
+    """The app with ``reader`` under uvicorn on a free loopback port; its base URL."""
     import uvicorn
 
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
-    app = create_app(ServiceSettings(workers=1, queue_size=4), reader=DemoReader())
-    config = uvicorn.Config(app, log_level="warning", lifespan="on")
+    config = uvicorn.Config(create_app(settings, reader=reader), log_level="warning", lifespan="on")
     srv = uvicorn.Server(config)
     thread = threading.Thread(target=srv.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
-    deadline = time.monotonic() + 20
-    while not srv.started:
-        if time.monotonic() > deadline or not thread.is_alive():
-            raise RuntimeError("uvicorn did not start")
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}"
-    srv.should_exit = True
-    thread.join(10)
-    sock.close()
+    try:
+        deadline = time.monotonic() + 20
+        while not srv.started:
+            if time.monotonic() > deadline or not thread.is_alive():
+                raise RuntimeError("uvicorn did not start")
+            time.sleep(0.05)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        srv.should_exit = True
+        thread.join(10)
+        sock.close()
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[str]:
+    with serving(DemoReader(), ServiceSettings(workers=1, queue_size=4)) as base:
+        yield base
 
 
 @pytest.fixture(scope="module")
@@ -171,28 +180,21 @@ class PipelineShapedReader(DemoReader):
         return Result()
 
 
-def test_reader_corrections_and_win_tile_question(browser: Any, tmp_path: Path) -> None:
-    import uvicorn
+def _upload(browser: Any, base: str, tmp_path: Path, foreign: list[str], errors: list[str]) -> Any:
+    photo = tmp_path / "hand.png"
+    photo.write_bytes(demo_photo(1200, 800, ".png"))
+    page = _phone_page(browser, base, foreign, errors)
+    page.goto(base + "/")
+    page.wait_for_selector("body.ready")
+    page.set_input_files("#camera", str(photo))
+    return page
 
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
-    srv = uvicorn.Server(uvicorn.Config(create_app(ServiceSettings(workers=1), reader=PipelineShapedReader()),
-                                        log_level="warning"))
-    thread = threading.Thread(target=srv.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    try:
-        while not srv.started:
-            time.sleep(0.05)
-        base = f"http://127.0.0.1:{port}"
-        photo = tmp_path / "hand.png"
-        photo.write_bytes(demo_photo(1200, 800, ".png"))
-        foreign: list[str] = []
-        errors: list[str] = []
-        page = _phone_page(browser, base, foreign, errors)
-        page.goto(base + "/")
-        page.wait_for_selector("body.ready")
-        page.set_input_files("#camera", str(photo))
+
+def test_reader_corrections_and_win_tile_question(browser: Any, tmp_path: Path) -> None:
+    foreign: list[str] = []
+    errors: list[str] = []
+    with serving(PipelineShapedReader(), ServiceSettings(workers=1)) as base:
+        page = _upload(browser, base, tmp_path, foreign, errors)
         expect(page.locator("#boxes .box")).to_have_count(14)
         expect(page.locator('#boxes .box[data-index="4"]')).to_have_attribute("data-face", "0p")  # the reader's fix
         page.wait_for_selector('#score[data-total="5800"]')  # tanyao pinfu aka, 30 fu
@@ -206,7 +208,35 @@ def test_reader_corrections_and_win_tile_question(browser: Any, tmp_path: Path) 
         page.screenshot(path=str(BUILD / "web-questions.png"), full_page=True)
         assert not foreign and not errors, (foreign, errors)
         page.context.close()
-    finally:
-        srv.should_exit = True
-        thread.join(10)
-        sock.close()
+
+
+class LeftOutTileReader(PipelineShapedReader):
+    """As :class:`PipelineShapedReader`, and a fifteenth tile the reading left out (a doubtful end
+    tile, 1m) that it asks about: not part of the hand, or a dora indicator."""
+
+    def read(self, image: Any, rules: str = "riichi", context: dict[str, Any] | None = None) -> Any:
+        out = super().read(image, rules, context).to_dict()
+        extra = {**out["detections"][13], "class": "1m", "topk": [["1m", 0.3]], "role": "other", "confidence": 0.2}
+        x1, y1, x2, y2 = extra["box"]
+        extra["box"] = [x2 + 4, y1, x2 + 4 + (x2 - x1), y2]
+        out = {**out, "detections": [*out["detections"], extra], "corrections": [],
+               "ambiguities": [{"kind": "role", "index": 14, "candidates": ["other", "dora"]}], "alternatives": []}
+
+        class Result:
+            def to_dict(self) -> dict[str, Any]:
+                return out
+        return Result()
+
+
+def test_a_tile_left_out_can_be_made_the_indicator(browser: Any, tmp_path: Path) -> None:
+    foreign: list[str] = []
+    errors: list[str] = []
+    with serving(LeftOutTileReader(), ServiceSettings(workers=1)) as base:
+        page = _upload(browser, base, tmp_path, foreign, errors)
+        expect(page.locator("#boxes .box")).to_have_count(15)
+        page.wait_for_selector('#score[data-total="5800"]')  # tanyao pinfu aka, 30 fu
+        page.locator("#questions .choice", has_text="dora indicator").click()
+        page.wait_for_selector('#score[data-total="11600"]')  # indicator 1m: dora 2m, one more han
+        assert page.locator('#boxes .box[data-index="14"]').get_attribute("class").split().count("role-dora") == 1
+        assert not foreign and not errors, (foreign, errors)
+        page.context.close()

@@ -528,8 +528,10 @@ function setMelds(names) {
 
 function setRole(detIndex, role) {
   const t = state.tiles.find((x) => x.det === detIndex);
-  if (!t) return;
-  if (role === "other") state.tiles = state.tiles.filter((x) => x !== t);
+  if (!t) {
+    // a tile the reading left out (a doubtful end tile offered as an indicator): add it
+    if (role !== "other") state.tiles.push({ face: readFace(detIndex), role, meld: null, det: detIndex });
+  } else if (role === "other") state.tiles = state.tiles.filter((x) => x !== t);
   else { t.role = role; t.meld = null; }
   afterEdit();
 }
