@@ -180,21 +180,26 @@ class PipelineShapedReader(DemoReader):
         return Result()
 
 
-def _upload(browser: Any, base: str, tmp_path: Path, foreign: list[str], errors: list[str]) -> Any:
+@contextmanager
+def uploaded(browser: Any, reader: Any, tmp_path: Path) -> Iterator[Any]:
+    """The phone page of a server with ``reader``, a demo photo uploaded; on leaving, it must have
+    fetched nothing from outside the server and logged no error."""
     photo = tmp_path / "hand.png"
     photo.write_bytes(demo_photo(1200, 800, ".png"))
-    page = _phone_page(browser, base, foreign, errors)
-    page.goto(base + "/")
-    page.wait_for_selector("body.ready")
-    page.set_input_files("#camera", str(photo))
-    return page
+    foreign: list[str] = []
+    errors: list[str] = []
+    with serving(reader, ServiceSettings(workers=1)) as base:
+        page = _phone_page(browser, base, foreign, errors)
+        page.goto(base + "/")
+        page.wait_for_selector("body.ready")
+        page.set_input_files("#camera", str(photo))
+        yield page
+        assert not foreign and not errors, (foreign, errors)
+        page.context.close()
 
 
 def test_reader_corrections_and_win_tile_question(browser: Any, tmp_path: Path) -> None:
-    foreign: list[str] = []
-    errors: list[str] = []
-    with serving(PipelineShapedReader(), ServiceSettings(workers=1)) as base:
-        page = _upload(browser, base, tmp_path, foreign, errors)
+    with uploaded(browser, PipelineShapedReader(), tmp_path) as page:
         expect(page.locator("#boxes .box")).to_have_count(14)
         expect(page.locator('#boxes .box[data-index="4"]')).to_have_attribute("data-face", "0p")  # the reader's fix
         page.wait_for_selector('#score[data-total="5800"]')  # tanyao pinfu aka, 30 fu
@@ -206,8 +211,6 @@ def test_reader_corrections_and_win_tile_question(browser: Any, tmp_path: Path) 
         page.locator("#questions .choice", has_text="→ 2,900").click()  # the other reading
         page.wait_for_selector('#score[data-total="2900"]')
         page.screenshot(path=str(BUILD / "web-questions.png"), full_page=True)
-        assert not foreign and not errors, (foreign, errors)
-        page.context.close()
 
 
 class LeftOutTileReader(PipelineShapedReader):
@@ -229,14 +232,9 @@ class LeftOutTileReader(PipelineShapedReader):
 
 
 def test_a_tile_left_out_can_be_made_the_indicator(browser: Any, tmp_path: Path) -> None:
-    foreign: list[str] = []
-    errors: list[str] = []
-    with serving(LeftOutTileReader(), ServiceSettings(workers=1)) as base:
-        page = _upload(browser, base, tmp_path, foreign, errors)
+    with uploaded(browser, LeftOutTileReader(), tmp_path) as page:
         expect(page.locator("#boxes .box")).to_have_count(15)
         page.wait_for_selector('#score[data-total="5800"]')  # tanyao pinfu aka, 30 fu
         page.locator("#questions .choice", has_text="dora indicator").click()
         page.wait_for_selector('#score[data-total="11600"]')  # indicator 1m: dora 2m, one more han
         assert page.locator('#boxes .box[data-index="14"]').get_attribute("class").split().count("role-dora") == 1
-        assert not foreign and not errors, (foreign, errors)
-        page.context.close()
