@@ -272,6 +272,11 @@ class Row:
         return tuple(t.stacked for t in self.tiles if t.stacked is not None)
 
     @property
+    def doubtful(self) -> frozenset[int]:
+        """The row's tiles read with under ``DOUBTFUL_END_CONF`` confidence (felt, a rack's edge)."""
+        return frozenset(t.det for t in self.tiles if t.doubtful)
+
+    @property
     def angle_deg(self) -> float:
         return math.degrees(math.atan2(self.direction[1], self.direction[0]))
 

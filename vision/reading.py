@@ -353,8 +353,7 @@ def _build(s: Structure, hrow: HandRow, choice: Mapping[int, int], aside: frozen
         else:
             melds.append(ReadMeld("pon", tuple(tiles), True, False, m.from_, m.dets))
     # end tiles left out of the row: indicators laid in line, unless doubtful (felt, the rack's edge)
-    doubtful = {t.det for t in hrow.row.tiles if t.doubtful}
-    excluded = [d for d in s.excluded if d not in doubtful]
+    excluded = [d for d in s.excluded if d not in hrow.row.doubtful]
     groups = _excluded_groups(hrow, excluded) + hrow.apart_groups
     groups = tuple(g for g in (tuple(d for d in grp if d not in as_dora | as_nuki) for grp in groups) if g)
     kans = sum(len(m.dets) == 4 for m in s.melds)
@@ -515,7 +514,7 @@ def _arbitrate(layout: Layout, hrow: HandRow, rules: str, ctx: Mapping[str, Any]
         best = valid[0]
         competitive = [c for c in valid if c.cost <= best.cost + DELTA]
         asked = _doubtful_indicators(best, competitive, hrow, rules, ctx, aside, top, options, dets)
-        asked += _dropped_indicators(best, competitive, hrow, rules, ctx, aside, top, dets)
+        asked += _dropped_indicators(best, hrow, rules, ctx, aside, top, dets)
         return _RowResult(hrow, best, competitive + asked, [], evaluated + len(asked), capped)
     assert first is not None
     excess = _kind_excess(first)
@@ -589,20 +588,16 @@ def _doubtful_indicators(best: Candidate, competitive: Sequence[Candidate], hrow
     return out
 
 
-def _dropped_indicators(best: Candidate, competitive: Sequence[Candidate], hrow: HandRow, rules: str,
-                        ctx: Mapping[str, Any], aside: frozenset[int], top: Mapping[int, int],
-                        dets: Sequence[Detection]) -> list[Candidate]:
+def _dropped_indicators(best: Candidate, hrow: HandRow, rules: str, ctx: Mapping[str, Any],
+                        aside: frozenset[int], top: Mapping[int, int], dets: Sequence[Detection]) -> list[Candidate]:
     """The best reading again with a doubtful end tile it left out (felt, the rack's edge, or a
     badly lit indicator laid in line with the row) read as an indicator, when its best class is at
     least ``DROPPED_INDICATOR_P`` likely: so it is asked about (a ``role`` ambiguity), not dropped
     in silence."""
     out: list[Candidate] = []
-    roles = dict(best.roles)
     choice = {**top, **dict(best.classes)}
-    offered = {d for c in competitive for d, r in c.roles if r == "dora"}
-    doubtful = {t.det for t in hrow.row.tiles if t.doubtful}
-    for d in best.structure.excluded:
-        if d in roles or d in offered or d not in doubtful or dets[d].candidates()[0][1] < DROPPED_INDICATOR_P:
+    for d in best.structure.excluded:  # a doubtful one has no role in any reading (see _build)
+        if d not in hrow.row.doubtful or dets[d].candidates()[0][1] < DROPPED_INDICATOR_P:
             continue
         cand = _score(rules, ctx, _build(best.structure, hrow, choice, aside, best.cost, as_dora=frozenset({d})))
         if cand.valid:
