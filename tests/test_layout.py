@@ -15,7 +15,7 @@ from test_layout_helpers import layout_boxes, names, shuffled
 from scoring.registry import available
 from scoring.tiles import parse_tiles
 from vision.detection import Detection
-from vision.layout import HandRow, Layout, analyse_layout, set_aside_kinds
+from vision.layout import SAME_UPSIDE_DOWN, HandRow, Layout, analyse_layout, set_aside_kinds
 
 PON_HAND = "123m456p78s11z 9s ~0.8 5'55z"  # 10 concealed, 9s apart, pon of 5z from the left
 
@@ -636,3 +636,17 @@ def test_a_two_tile_remnant_continuing_the_hand_joins_it_whatever_its_direction(
     remnant = _Line([0, 1], np.array([np.cos(np.radians(30)), np.sin(np.radians(30))]), np.array(second.centre), {})
     merged, rest = _merge_continuations(_geo(dets), [hand, remnant], [])
     assert len(merged) == 1 and sorted(merged[0].members) == list(range(14)) and rest == []
+
+
+@pytest.mark.parametrize(("faces", "face_sure", "pond"), [
+    (("4s", "5s", "6s"), 0.9, True),
+    (("5p", "8p", "2s"), 0.9, False),  # look alike upside down: 0.9 sure of their tops counts 0.45
+    (("5p", "8p", "2s"), 1.0, True),
+])
+def test_only_sure_tops_of_faces_that_look_alike_upside_down_make_a_pond(
+        faces: tuple[str, ...], face_sure: float, pond: bool) -> None:
+    cluster = [(f"{t}!", 10.0 + 1.05 * k, 3.5) for k, t in enumerate(faces)]
+    dets = layout_boxes("123m456p789s1122z 2z", extras=cluster, faces=True, face_sure=face_sure)
+    hr = hand_row(dets)
+    assert sorted(names(dets, hr.indicators)) == ([] if pond else sorted(faces))
+    assert all(t.cls in SAME_UPSIDE_DOWN for t in dets[-3:]) == (faces[0] == "5p")

@@ -152,6 +152,12 @@ DEAD_WALL_MIN_TILES = 5
 #: a cluster apart most of whose faces are turned from the hand's (sideways to it, or upside down
 #: with this certainty) is someone's pond, not indicators: players lay indicators facing them
 TURNED_SURE = 0.5
+#: faces that look alike upside down in common tile art (1-5, 8, 9 of circles with the red five,
+#: 2, 4, 8, 9 of bamboos, the white dragon: under 20 of 255 mean difference from their half-turn in
+#: the CC0 art at 60×80 px; the other faces differ by 23 or more). Only the tile's body (its thick
+#: side, its shadow) tells their top, so the classifier's certainty of it counts this much
+SAME_UPSIDE_DOWN = frozenset({9, 10, 11, 12, 13, 16, 17, 19, 21, 25, 26, 31, 35})
+SAME_UPSIDE_DOWN_SURE = 0.5
 #: upright faces at most peeled off a cluster of turned ones as indicators (:func:`_peel_upright`)
 PEEL_MAX = 2
 #: ... and only those not touching a turned one (side by side ~1.05 tile widths, one above the other ~1.35)
@@ -651,7 +657,8 @@ def _geo(dets: Sequence[Detection]) -> _Geo:
     angles = np.array([np.nan if d.face_angle is None or d.cls == BACK else d.face_angle for d in dets], dtype=float)
     return _Geo(tuple(dets), pts, w, h, np.sqrt(w * h), np.array([d.rotated for d in dets], dtype=bool),
                 np.array([d.cls == BACK for d in dets], dtype=bool), angles,
-                np.array([d.face_sure for d in dets], dtype=float))
+                np.array([d.face_sure * (SAME_UPSIDE_DOWN_SURE if d.cls in SAME_UPSIDE_DOWN else 1.0)
+                          for d in dets], dtype=float))
 
 
 def _line_key(line: _Line) -> tuple[Any, ...]:
