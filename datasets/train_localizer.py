@@ -39,7 +39,8 @@ class LocalizerRecipe:
 
 
 def build_two_class(sources: Sequence[Path], work: Path, val_percent: int = 8) -> Path:
-    """Symlink images and write 2-class labels under ``work``; returns the dataset yaml path."""
+    """Symlink images and write 2-class labels under ``work``; returns the dataset yaml path. A
+    folder given k times is trained on k times an epoch (validated on once)."""
     for split in ("train", "val"):
         for kind in ("images", "labels"):
             d = work / kind / split
@@ -47,13 +48,17 @@ def build_two_class(sources: Sequence[Path], work: Path, val_percent: int = 8) -
                 shutil.rmtree(d)
             d.mkdir(parents=True)
     n = 0
+    seen: dict[Path, int] = {}
     for src in sources:
+        copy = seen[src.resolve()] = seen.get(src.resolve(), -1) + 1
         for img in sorted((src / "images").glob("*.jpg")):
             lab = src / "labels" / f"{img.stem}.txt"
             if not lab.exists():
                 continue
             split = "val" if split_of(img.name, val_percent) == "holdout" else "train"
-            name = f"{src.name}_{img.stem}"
+            if copy and split == "val":  # validation counts each photo once
+                continue
+            name = f"{src.name}_{img.stem}" + (f"_{copy}" if copy else "")
             (work / "images" / split / f"{name}.jpg").symlink_to(img.resolve())
             lines = []
             for line in lab.read_text().splitlines():
