@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import cv2
 
@@ -30,6 +31,9 @@ from datasets.evaluate import Box, iou
 from datasets.realdata import iter_realdata, read_yolo_labels
 from scoring.tiles import BACK
 from vision.detection import Detection
+
+if TYPE_CHECKING:
+    from vision.pipeline import PhotoReader
 
 #: an unlabelled detection at least this sure (localizer and classifier both) is taken for a tile
 UNLABELLED_CONF = 0.7
@@ -69,11 +73,9 @@ def with_unlabelled_tiles(labels: Sequence[tuple[int, Box]], detections: Sequenc
     return out
 
 
-def write_real_localizer_set(out: Path, reader: object, root: Path | None = None) -> int:
-    """Write the training split's photos and whole-tile labels under ``out``; the photo count."""
-    from vision.pipeline import PhotoReader
-
-    assert isinstance(reader, PhotoReader)
+def write_real_localizer_set(out: Path, reader: PhotoReader, root: Path | None = None) -> int:
+    """Write the training split's photos under ``out``, with their labels and the unlabelled tiles
+    ``reader`` is sure of (:func:`with_unlabelled_tiles`); the photo count."""
     (out / "images").mkdir(parents=True, exist_ok=True)
     (out / "labels").mkdir(parents=True, exist_ok=True)
     n = 0

@@ -31,13 +31,8 @@ def test_labels_are_kept_and_only_sure_face_up_tiles_apart_from_them_are_added()
     assert with_unlabelled_tiles(labels, found) == [labels[0], (9, (200.0, 100.0, 240.0, 160.0))]
 
 
-def _train_name(stem: str) -> str:
-    name = next(f"{stem}{k}.jpg" for k in range(100) if split_of(f"{stem}{k}.jpg") == "train")
-    return name
-
-
-def _holdout_name(stem: str) -> str:
-    return next(f"{stem}{k}.jpg" for k in range(100) if split_of(f"{stem}{k}.jpg") == "holdout")
+def _name_in(split: str, stem: str) -> str:
+    return next(f"{stem}{k}.jpg" for k in range(100) if split_of(f"{stem}{k}.jpg") == split)
 
 
 def test_the_training_split_is_written_with_its_labels_and_the_holdout_is_not(tmp_path: Path) -> None:
@@ -46,7 +41,7 @@ def test_the_training_split_is_written_with_its_labels_and_the_holdout_is_not(tm
     (root / "labels").mkdir()
     photo = ROOT / "examples" / "photo.jpg"
     label = "13 0.5 0.5 0.05 0.1\n"
-    names = [_train_name("a"), _holdout_name("b")]
+    names = [_name_in("train", "a"), _name_in("holdout", "b")]
     for name in names:
         shutil.copy(photo, root / "images" / name)
         (root / "labels" / f"{Path(name).stem}.txt").write_text(label)
