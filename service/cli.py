@@ -329,6 +329,9 @@ def _reader(models_dir: Path | None, threads: int) -> Any:
 ModelsDir = Annotated[Path | None, typer.Option("--models", help="folder with localizer.onnx and classifier.onnx")]
 Threads = Annotated[int, typer.Option(
     "--threads", min=1, help="onnxruntime threads per model (1: the most photos a second when several run at once)")]
+#: ``VisionSettings.threads``, written out so that commands needing only the scoring core import
+#: no vision code (a test keeps the two equal)
+DEFAULT_THREADS = 2
 
 
 @app.command("eval")
@@ -337,7 +340,7 @@ def eval_cmd(
     peer: Annotated[str | None, typer.Option("--peer", help="also run a peer: mahjong-detector")] = None,
     limit: Annotated[int | None, typer.Option("--limit", help="only the first N images")] = None,
     models: ModelsDir = None,
-    threads: Threads = 2,
+    threads: Threads = DEFAULT_THREADS,
 ) -> None:
     """Tile and structure metrics of a labelled folder, as one JSON object."""
     from datasets.evaluate import evaluate_folder, paiscan_detector, peer_detector
@@ -384,7 +387,7 @@ def read_cmd(
     jsonl: Annotated[bool, typer.Option("--jsonl", help="read a folder, one JSON line per photo")] = False,
     annotate: Annotated[Path | None, typer.Option("--annotate", help="write the photo with boxes, structure")] = None,
     models: ModelsDir = None,
-    threads: Threads = 2,
+    threads: Threads = DEFAULT_THREADS,
 ) -> None:
     """What a photo shows: detections and the hand structure, with ambiguities."""
     reader = _reader(models, threads)
@@ -418,7 +421,7 @@ def score_cmd(
     flag: Annotated[list[str] | None, typer.Option("--flag", help="riichi, ippatsu, haitei ... (repeatable)")] = None,
     option: Annotated[list[str] | None, typer.Option("--option", help="key=value (JSON value), repeatable")] = None,
     models: ModelsDir = None,
-    threads: Threads = 2,
+    threads: Threads = DEFAULT_THREADS,
 ) -> None:
     """Read a photo and print the Score, with the recognised hand under ``recognised``."""
     context: dict[str, Any] = {"win": "tsumo" if tsumo else "ron", "seat_wind": seat_wind,
