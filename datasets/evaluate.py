@@ -28,6 +28,10 @@ class Prediction:
     boxes: Sequence[tuple[int, Box]]
     hand: dict[str, Any] | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    #: whether the reading may be scored as it stands (``None``: a detector that reads no hands)
+    scoreable: bool | None = None
+    #: whether the reading asks the user something (an ambiguity) before it is scored
+    asks: bool = False
 
 
 Detector = Callable[[bytes, str], Prediction]
@@ -130,6 +134,7 @@ def evaluate_folder(data: Path, detector: Detector, limit: int | None = None, pr
     n_gt = n_pred = correct = localized = right_class = loose = loose_right = 0
     red_gt = red_ok = back_gt = back_ok = exact = 0
     structures = struct_ok = 0
+    outcomes: Counter[str] = Counter()
     latencies: list[float] = []
     it: Iterable[Path] = images
     if progress:
@@ -184,7 +189,10 @@ def evaluate_folder(data: Path, detector: Detector, limit: int | None = None, pr
         exact += img_correct == len(gt) and not extra
         if truth is not None:
             structures += 1
-            struct_ok += same_structure(truth, pred.hand)
+            right = same_structure(truth, pred.hand)
+            struct_ok += right
+            if pred.scoreable is not None:
+                outcomes[structure_outcome(right, pred.scoreable, pred.asks)] += 1
     lat = np.array(latencies) if latencies else np.zeros(1)
     out: dict[str, Any] = {
         "n_images": len(images),
@@ -204,7 +212,25 @@ def evaluate_folder(data: Path, detector: Detector, limit: int | None = None, pr
     }
     if structures:
         out["exact_structure_rate"] = struct_ok / structures
+        if outcomes:  # the detector reads hands: how each reading would reach the user
+            for name in ("silent_wrong", "asked", "refused"):
+                out[f"{name}_structure_rate"] = outcomes[name] / structures
     return {k: (round(v, 4) if isinstance(v, float) else v) for k, v in out.items()}
+
+
+def structure_outcome(right: bool, scoreable: bool, asks: bool) -> str:
+    """How a reading reaches the user: ``refused`` (cannot be scored: the problems are shown),
+    ``asked`` (scored once a question is answered), else ``silent_right`` or ``silent_wrong``
+    (scored at once; the last is the harm a score must never do unseen).
+
+    >>> [structure_outcome(False, True, asks) for asks in (False, True)], structure_outcome(True, False, False)
+    (['silent_wrong', 'asked'], 'refused')
+    """
+    if not scoreable:
+        return "refused"
+    if asks:
+        return "asked"
+    return "silent_right" if right else "silent_wrong"
 
 
 def paiscan_detector(reader: Any) -> Detector:
@@ -212,7 +238,8 @@ def paiscan_detector(reader: Any) -> Detector:
         result = reader.read(data, rules=rules)
         inv = 1.0 / result.scale if result.scale else 1.0
         boxes = [(d.cls, tuple(v * inv for v in d.box)) for d in result.detections]
-        return Prediction(boxes, result.reading.hand_dict())
+        reading = result.reading
+        return Prediction(boxes, reading.hand_dict(), scoreable=reading.valid, asks=bool(reading.ambiguities))
 
     return detect
 
@@ -240,4 +267,5 @@ def peer_detector() -> Detector:
     return detect
 
 
-__all__ = ["Prediction", "evaluate_folder", "kind", "paiscan_detector", "peer_detector", "same_structure"]
+__all__ = ["Prediction", "evaluate_folder", "kind", "paiscan_detector", "peer_detector", "same_structure",
+           "structure_outcome"]

@@ -17,7 +17,10 @@ def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
-def truth_detector(folder: Path, drop: int = 0, wrong: int = 0, extra: int = 0, face_only: bool = False):
+def truth_detector(folder: Path, drop: int = 0, wrong: int = 0, extra: int = 0, face_only: bool = False,
+                   outcome: tuple[bool, bool, bool] | None = None):
+    """``outcome``: (hand right, scoreable, asks) of a detector that reads hands; ``None``: one that
+    reports the true hand and says nothing of how it would reach the user (a peer)."""
     def detect(data: bytes, rules: str) -> Prediction:
         import io
 
@@ -34,7 +37,12 @@ def truth_detector(folder: Path, drop: int = 0, wrong: int = 0, extra: int = 0, 
         if face_only:  # the upper 40 % of each box, as a face-tight label of a tile seen at a slant
             boxes = [(c, (b[0], b[1], b[2], b[1] + 0.4 * (b[3] - b[1]))) for c, b in boxes]
         hand = json.loads((folder / "structures" / f"{name}.json").read_text())
-        return Prediction(boxes, hand)
+        if outcome is None:
+            return Prediction(boxes, hand)
+        right, scoreable, asks = outcome
+        if not right:  # one more dora indicator than the photo shows
+            hand = {**hand, "dora_indicators": [*hand.get("dora_indicators", []), "1z"]}
+        return Prediction(boxes, hand, scoreable=scoreable, asks=asks)
 
     return detect
 
@@ -62,6 +70,24 @@ def test_loose_matching_counts_face_tight_boxes(folder: Path) -> None:
     wrong = evaluate_folder(folder, truth_detector(folder, face_only=True, wrong=2))
     assert wrong["cls_accuracy_iou30"] < m["cls_accuracy_iou30"]
     assert evaluate_folder(folder, truth_detector(folder))["localization_recall_iou30"] == 1.0
+
+
+@pytest.mark.parametrize(("outcome", "rates"), [
+    ((True, True, False), (0.0, 0.0, 0.0)),
+    ((False, True, False), (1.0, 0.0, 0.0)),  # scored at once and wrong: the harm
+    ((False, True, True), (0.0, 1.0, 0.0)),  # wrong, but a question is asked first
+    ((False, False, False), (0.0, 0.0, 1.0)),  # refused: the problems are shown, nothing scored
+])
+def test_structure_outcomes_say_how_readings_reach_the_user(
+        folder: Path, outcome: tuple[bool, bool, bool], rates: tuple[float, float, float]) -> None:
+    m = evaluate_folder(folder, truth_detector(folder, outcome=outcome))
+    assert m["exact_structure_rate"] == (1.0 if outcome[0] else 0.0)
+    assert (m["silent_wrong_structure_rate"], m["asked_structure_rate"], m["refused_structure_rate"]) == rates
+
+
+def test_a_detector_that_reads_no_hands_gets_no_outcome_rates(folder: Path) -> None:
+    m = evaluate_folder(folder, truth_detector(folder))
+    assert m["exact_structure_rate"] == 1.0 and "silent_wrong_structure_rate" not in m
 
 
 def test_iou_and_matching() -> None:
