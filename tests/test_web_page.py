@@ -203,7 +203,12 @@ def test_reader_corrections_and_win_tile_question(browser: Any, tmp_path: Path) 
         expect(page.locator("#boxes .box")).to_have_count(14)
         expect(page.locator('#boxes .box[data-index="4"]')).to_have_attribute("data-face", "0p")  # the reader's fix
         page.wait_for_selector('#score[data-total="5800"]')  # tanyao pinfu aka, 30 fu
-        page.locator('#questions .choice:has(.tile[data-face="2s"])').click()
+        # each answer is priced with the context as it stands: here the answers score differently
+        two_s = page.locator('#questions .choice:has(.tile[data-face="2s"])')
+        expect(two_s.locator(".price")).to_have_text("3,900")
+        expect(page.locator('#questions .choice:has(.tile[data-face="5s"]) .price')).to_have_text("5,800")
+        expect(page.locator("#questions .same-score")).to_have_count(0)
+        two_s.click()
         page.wait_for_selector('#score[data-total="3900"]')  # tanki on 2s: no pinfu, 40 fu
         assert page.locator('#hand-tiles .group.win .tile').get_attribute("data-face") == "2s"
         assert page.locator('#boxes .box[data-index="9"]').get_attribute("class").split().count("role-win") == 1
@@ -211,6 +216,45 @@ def test_reader_corrections_and_win_tile_question(browser: Any, tmp_path: Path) 
         page.locator("#questions .choice", has_text="→ 2,900").click()  # the other reading
         page.wait_for_selector('#score[data-total="2900"]')
         page.screenshot(path=str(BUILD / "web-questions.png"), full_page=True)
+
+
+class SameScoreWinReader(DemoReader):
+    """A hand whose winning tile the photo leaves open, where either answer scores the same: the
+    white dragons' triplet and 40 fu whether 9s (a pair wait, +2 fu) or 2m (two-sided) won."""
+
+    def read(self, image: Any, rules: str = "riichi", context: dict[str, Any] | None = None) -> Any:
+        base = super().read(image, rules, context).to_dict()
+        faces = ["2m", "3m", "4m", "4p", "5p", "6p", "6s", "7s", "8s", "5z", "5z", "5z", "9s", "9s"]
+        dets = base["detections"]
+        for d, face in zip(dets, faces, strict=True):
+            d["class"] = face
+            d["topk"] = [[face, 0.95]]
+        out = {**base, "detections": dets,
+               "hand": {"hand": "234m456p678s9s555z", "melds": [], "win_tile": "9s", "dora_indicators": [],
+                        "nuki": ""},
+               "corrections": [], "alternatives": [],
+               "ambiguities": [{"kind": "win_tile", "indices": [13, 0], "candidates": ["9s", "2m"]}]}
+
+        class Result:
+            def to_dict(self) -> dict[str, Any]:
+                return out
+        return Result()
+
+
+def test_a_win_tile_question_that_changes_nothing_says_so(browser: Any, tmp_path: Path) -> None:
+    with uploaded(browser, SameScoreWinReader(), tmp_path) as page:
+        page.wait_for_selector("#score[data-total]:not([data-total=''])")
+        total = page.locator("#score").get_attribute("data-total")
+        prices = page.locator("#questions .choice .price")
+        expect(prices).to_have_count(2)
+        expect(prices.nth(0)).to_have_text(f"{int(total):,}")
+        expect(prices.nth(1)).to_have_text(f"{int(total):,}")
+        expect(page.locator("#questions .same-score")).to_have_count(1)
+        page.locator("#questions").screenshot(path=str(BUILD / "web-win-prices.png"))
+        page.locator("#questions .choice:has(.tile[data-face='2m'])").click()  # answered: no longer priced
+        page.wait_for_selector("#questions .question.done")
+        expect(page.locator("#questions .same-score")).to_have_count(0)
+        assert page.locator("#score").get_attribute("data-total") == total
 
 
 class LeftOutTileReader(PipelineShapedReader):

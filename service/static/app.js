@@ -353,6 +353,7 @@ function renderQuestions() {
   q.append(el("h3", "", "Please check"));
   amb.forEach((a, i) => {
     const item = el("div", `question${state.resolved.has(i) ? " done" : ""}`);
+    item.dataset.amb = String(i);
     const cands = Array.isArray(a.candidates) ? a.candidates : [];
     let text;
     let choose;
@@ -473,16 +474,16 @@ function setDetectionFace(index, face) {
   afterEdit();
 }
 
-function chooseWinTile(face, detIndex = null) {
+function applyWinTile(face, detIndex = null) {
+  // make `face` (detection detIndex, when the reading knows it) the winning tile in state.tiles
   const win = tilesOf("win")[0];
   const byDet = detIndex !== null && detIndex >= 0 ? state.tiles.find((t) => t.det === detIndex) : null;
   if (byDet && byDet.role === "hand") {
     byDet.role = "win";
     if (win) win.role = "hand";
-    afterEdit();
     return;
   }
-  if (win && win.face === face) { afterEdit(); return; }
+  if (win && win.face === face) return;
   const inHand = tilesOf("hand").find((t) => t.face === face);
   if (inHand) {
     inHand.role = "win";
@@ -493,7 +494,57 @@ function chooseWinTile(face, detIndex = null) {
   } else {
     state.tiles.push({ face, role: "win", meld: null, det: null, fixed: true });
   }
+}
+
+function chooseWinTile(face, detIndex = null) {
+  applyWinTile(face, detIndex);
   afterEdit();
+}
+
+function handWithWinTile(face, detIndex) {
+  // the Hand JSON as it would be with that winning tile; the page's state is left as it was
+  const saved = state.tiles;
+  state.tiles = saved.map((t) => ({ ...t }));
+  try {
+    applyWinTile(face, detIndex);
+    return buildHand();
+  } finally {
+    state.tiles = saved;
+  }
+}
+
+async function priceWinChoices(seq) {
+  // Each answer to an open winning-tile question, scored with the context as it stands now: the
+  // photo seldom shows which tile won, and often every choice scores the same.
+  const amb = (state.read && state.read.ambiguities) || [];
+  const k = amb.findIndex((a) => a.kind === "win_tile");
+  if (k < 0 || state.resolved.has(k) || !Array.isArray(amb[k].candidates)) return;
+  const a = amb[k];
+  const prices = await Promise.all(a.candidates.map(async (c, i) => {
+    const det = Array.isArray(a.indices) ? a.indices[i] : null;
+    try {
+      const r = await fetch("/v1/score", { method: "POST", headers: { "Content-Type": "application/json" },
+        body: JSON.stringify(handWithWinTile(c, det)) });
+      const body = await r.json();
+      if (body && typeof body.total === "number") return { total: body.total, text: fmtNum(body.total) };
+      return { total: null, text: body && body.error && body.error.code === "no_yaku" ? "no yaku" : "no score" };
+    } catch (e) {
+      return { total: null, text: "" };
+    }
+  }));
+  if (seq !== state.scoreSeq) return;  // the hand or its context changed meanwhile
+  const item = document.querySelector(`#questions .question[data-amb="${k}"]`);
+  if (!item) return;
+  item.querySelectorAll(".choice").forEach((b, i) => {
+    const old = b.querySelector(".price");
+    if (old) old.remove();
+    if (prices[i] && prices[i].text) b.append(el("span", "price", prices[i].text));
+  });
+  const oldNote = item.querySelector(".same-score");
+  if (oldNote) oldNote.remove();
+  if (prices.length > 1 && prices.every((x) => x.total !== null && x.total === prices[0].total)) {
+    item.append(el("p", "note same-score", "Every choice scores the same: answer it only to keep the record exact."));
+  }
 }
 
 function setMeld(index, cand) {
@@ -839,6 +890,7 @@ async function score() {
   $("score-card").classList.remove("busy");
   if (body && body.error) showScoreError(body.error, status);
   else renderScore(body);
+  priceWinChoices(seq);
 }
 
 function setScoreBar(text, bad) {
