@@ -141,6 +141,25 @@ def test_no_gap_prefers_a_winning_tile_that_makes_a_yaku() -> None:
     assert all(c.cost > r.best.cost for c in no_yaku)
 
 
+def test_each_winning_tile_candidate_carries_its_score() -> None:
+    # pinfu only with a two-sided wait: the answer decides between a score and no yaku
+    r = read(layout_boxes("234m678p34567s99s2s"))
+    assert r.best is not None
+    amb = next(a for a in r.ambiguities if a.kind == "win_tile")
+    assert len(amb.scores) == len(amb.candidates) and amb.scores[0] == r.best.score_total
+    first = {}
+    for c in (r.best, *r.alternatives):  # likeliest first, as the ambiguity takes them
+        first.setdefault(tile_name(c.win_tile), c.score_total)
+    assert all(first[name] == total for name, total in zip(amb.candidates, amb.scores, strict=True) if name in first)
+    assert None in amb.scores and any(t is not None for t in amb.scores)
+    hand = r.hand_dict()
+    assert hand is not None and amb.scores[0] == score_hand(hand).total
+    # with riichi every reading scores, and the scores follow the context given
+    ctx = read(layout_boxes("234m678p34567s99s2s"), context={"flags": ["riichi"]})
+    amb2 = next(a for a in ctx.ambiguities if a.kind == "win_tile")
+    assert None not in amb2.scores and amb2.to_dict()["scores"] == list(amb2.scores)
+
+
 def test_context_is_used_to_score_and_included_in_the_hand() -> None:
     dets = layout_boxes("123m456p789s1122z 2z")
     plain = read(dets)
@@ -181,7 +200,8 @@ def test_low_confidence_tile_with_two_valid_readings_is_ambiguous() -> None:
     assert r.valid
     amb = [a.to_dict() for a in r.ambiguities]
     assert {"kind": "tile", "index": 13, "candidates": ["2z", "3z"]} in amb
-    assert {"kind": "win_tile", "indices": [13, 13], "candidates": ["2z", "3z"]} in amb
+    # neither scores without a yaku from the context: a dora-less no-yaku hand either way
+    assert {"kind": "win_tile", "indices": [13, 13], "candidates": ["2z", "3z"], "scores": [None, None]} in amb
     assert [c.win_tile for c in r.alternatives] == [29]  # 3z
 
 

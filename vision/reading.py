@@ -175,6 +175,9 @@ class Ambiguity:
     candidates: tuple[Any, ...]
     index: int | None = None
     indices: tuple[int, ...] = ()
+    #: ``win_tile``: per candidate, the total of the likeliest reading with it, scored with the
+    #: context given (``None``: no yaku); the answer matters to the score only where they differ
+    scores: tuple[int | None, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"kind": self.kind}
@@ -183,6 +186,8 @@ class Ambiguity:
         if self.indices:
             out["indices"] = list(self.indices)
         out["candidates"] = [list(c) if isinstance(c, tuple) else c for c in self.candidates]
+        if self.scores:
+            out["scores"] = list(self.scores)
         return out
 
 
@@ -611,15 +616,17 @@ def _ambiguities(competitive: Sequence[Candidate]) -> list[Ambiguity]:
     out: list[Ambiguity] = []
     wins: list[str] = []
     win_dets: list[int] = []
-    for c in competitive:
+    win_scores: list[int | None] = []
+    for c in competitive:  # likeliest first
         if c.win_tile is None:
             continue
         name = tile_name(c.win_tile)
         if name not in wins:
             wins.append(name)
             win_dets.append(c.structure.win if c.structure.win is not None else -1)
+            win_scores.append(c.score_total)
     if len(wins) > 1:
-        out.append(Ambiguity("win_tile", tuple(wins), indices=tuple(win_dets)))
+        out.append(Ambiguity("win_tile", tuple(wins), indices=tuple(win_dets), scores=tuple(win_scores)))
     splits: list[tuple[tuple[int, ...], ...]] = []
     split_names: list[tuple[str, ...]] = []
     for c in competitive:
