@@ -249,6 +249,7 @@ def test_a_win_tile_question_that_changes_nothing_says_so(browser: Any, tmp_path
         expect(prices).to_have_count(2)
         expect(prices.nth(0)).to_have_text(f"{int(total):,}")
         expect(prices.nth(1)).to_have_text(f"{int(total):,}")
+        expect(page.locator("#questions .choice").nth(1)).to_have_attribute("aria-label", f"2 characters: {int(total):,} points")
         expect(page.locator("#questions .same-score")).to_have_count(1)
         page.locator("#questions").screenshot(path=str(BUILD / "web-win-prices.png"))
         page.locator("#questions .choice:has(.tile[data-face='2m'])").click()  # answered: no longer priced

@@ -538,7 +538,10 @@ async function priceWinChoices(seq) {
   item.querySelectorAll(".choice").forEach((b, i) => {
     const old = b.querySelector(".price");
     if (old) old.remove();
-    if (prices[i] && prices[i].text) b.append(el("span", "price", prices[i].text));
+    if (prices[i] && prices[i].text) {
+      b.append(el("span", "price", prices[i].text));
+      b.setAttribute("aria-label", `${tileName(a.candidates[i])}: ${prices[i].text}${prices[i].total !== null ? " points" : ""}`);
+    }
   });
   const oldNote = item.querySelector(".same-score");
   if (oldNote) oldNote.remove();
