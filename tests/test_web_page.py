@@ -154,6 +154,24 @@ def test_typed_hand_without_photo(server: str, browser: Any) -> None:
     page.context.close()
 
 
+class Answer:
+    """A reader's result as the app sees it: ``to_dict()`` gives a prepared answer."""
+
+    def __init__(self, out: dict[str, Any]) -> None:
+        self.out = out
+
+    def to_dict(self) -> dict[str, Any]:
+        return self.out
+
+
+def with_faces(dets: list[dict[str, Any]], faces: list[str], p: float) -> list[dict[str, Any]]:
+    """The demo reader's detections read as ``faces``, each ``p`` sure."""
+    for d, face in zip(dets, faces, strict=True):
+        d["class"] = face
+        d["topk"] = [[face, p]]
+    return dets
+
+
 class PipelineShapedReader(DemoReader):
     """Answers in the shape vision.reading gives: roles, corrections, a win-tile ambiguity with the
     detections of its candidates, and an alternative reading."""
@@ -161,10 +179,9 @@ class PipelineShapedReader(DemoReader):
     def read(self, image: Any, rules: str = "riichi", context: dict[str, Any] | None = None) -> Any:
         base = super().read(image, rules, context).to_dict()
         faces = ["2m", "3m", "4m", "4p", "5p", "6p", "6s", "7s", "8s", "2s", "2s", "3s", "4s", "5s"]
-        dets = base["detections"]
+        dets = with_faces(base["detections"], faces, 0.9)
         for d, face in zip(dets, faces, strict=True):
-            d["class"] = face
-            d["topk"] = [[face, 0.9], ["0p" if face == "5p" else face, 0.05]]
+            d["topk"].append(["0p" if face == "5p" else face, 0.05])
         dets[4]["topk"] = [["5p", 0.5], ["0p", 0.45]]
         out = {**base, "detections": dets,
                "hand": {"hand": "234m406p678s2234s", "melds": [], "win_tile": "5s", "dora_indicators": [],
@@ -174,10 +191,7 @@ class PipelineShapedReader(DemoReader):
                "alternatives": [{"hand": "234m456p678s2234s", "melds": [], "win_tile": "5s", "dora_indicators": [],
                                  "nuki": "", "score_total": 2900, "status": "scored"}]}
 
-        class Result:
-            def to_dict(self) -> dict[str, Any]:
-                return out
-        return Result()
+        return Answer(out)
 
 
 @contextmanager
@@ -225,20 +239,14 @@ class SameScoreWinReader(DemoReader):
     def read(self, image: Any, rules: str = "riichi", context: dict[str, Any] | None = None) -> Any:
         base = super().read(image, rules, context).to_dict()
         faces = ["2m", "3m", "4m", "4p", "5p", "6p", "6s", "7s", "8s", "5z", "5z", "5z", "9s", "9s"]
-        dets = base["detections"]
-        for d, face in zip(dets, faces, strict=True):
-            d["class"] = face
-            d["topk"] = [[face, 0.95]]
+        dets = with_faces(base["detections"], faces, 0.95)
         out = {**base, "detections": dets,
                "hand": {"hand": "234m456p678s9s555z", "melds": [], "win_tile": "9s", "dora_indicators": [],
                         "nuki": ""},
                "corrections": [], "alternatives": [],
                "ambiguities": [{"kind": "win_tile", "indices": [13, 0], "candidates": ["9s", "2m"]}]}
 
-        class Result:
-            def to_dict(self) -> dict[str, Any]:
-                return out
-        return Result()
+        return Answer(out)
 
 
 def test_a_win_tile_question_that_changes_nothing_says_so(browser: Any, tmp_path: Path) -> None:
@@ -270,10 +278,7 @@ class LeftOutTileReader(PipelineShapedReader):
         out = {**out, "detections": [*out["detections"], extra], "corrections": [],
                "ambiguities": [{"kind": "role", "index": 14, "candidates": ["other", "dora"]}], "alternatives": []}
 
-        class Result:
-            def to_dict(self) -> dict[str, Any]:
-                return out
-        return Result()
+        return Answer(out)
 
 
 def test_a_tile_left_out_can_be_made_the_indicator(browser: Any, tmp_path: Path) -> None:
