@@ -550,6 +550,20 @@ def test_a_cluster_turned_away_from_the_hand_is_a_pond() -> None:
     assert names(dets, hr.indicators) == ["3p"] and names(dets, sorted(hr.unused)) == ["4s", "5s", "6s"]
 
 
+@pytest.mark.parametrize(("skew", "indicators"), [(55.0, ["4s", "5s", "6s"]), (-55.0, ["4s", "5s", "6s"]),
+                                                   (80.0, []), (-85.0, [])])
+def test_faces_skewed_by_perspective_are_not_turned_but_faces_along_the_row_are(skew: float,
+                                                                                indicators: list[str]) -> None:
+    # as in renders (seed 990011, images 220 and 519; 990013, image 15): flat indicators by a
+    # standing hand, the camera rolled, their tops 50-55° off the row's normal; a pond turned
+    # sideways on the table shows its tops along the row (80-90° off)
+    extras = [("4s", 10.0, 3.5), ("5s", 11.05, 3.5), ("6s", 12.1, 3.5)]
+    dets = layout_boxes("123m456p789s1122z 2z", extras=extras, faces=True)
+    dets[-3:] = [replace(d, face_angle=skew) for d in dets[-3:]]
+    hr = hand_row(dets)
+    assert names(dets, hr.indicators) == indicators
+
+
 @pytest.mark.parametrize(("beyond", "indicators"), [
     (None, ["3p"]),  # alone near the hand: the indicator
     (0.97, []),  # running on into a tile beyond the near zone: the near end of someone's discards

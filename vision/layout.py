@@ -152,6 +152,14 @@ DEAD_WALL_MIN_TILES = 5
 #: a cluster apart most of whose faces are turned from the hand's (sideways to it, or upside down
 #: with this certainty) is someone's pond, not indicators: players lay indicators facing them
 TURNED_SURE = 0.5
+#: ... sideways to them: its top over this many degrees off the row's normal. A tile turned on the
+#: table lies along the row (90°), but an upright one is not seen square to the row either: roll and
+#: perspective skew the table's axes in the photo, and a flat indicator beside a standing hand (whose
+#: faces point up the photo) showed tops 50-55° off the normal. 45° took such indicators for
+#: someone's pond; from 65° to 75° the 2,600 selection renders read alike (exact 2,297 against 2,290,
+#: silently wrong 48 against 50)
+TURNED_AXIS_DEG = 65.0
+TURNED_AXIS_SIN = math.sin(math.radians(TURNED_AXIS_DEG))
 #: faces that look alike upside down in common tile art (1-5, 8, 9 of circles with the red five,
 #: 2, 4, 8, 9 of bamboos, the white dragon: under 20 of 255 mean difference from their half-turn in
 #: the CC0 art at 60×80 px; the other faces differ by 23 or more). Only the tile's body (its thick
@@ -1374,15 +1382,15 @@ def split_apart(groups: Iterable[Sequence[int]], cls_of: Mapping[int, int], asid
 
 
 def _face_turned(g: _Geo, j: int, row: Row) -> bool | None:
-    """Whether tile ``j``'s face is turned from the way the hand's faces look: sideways to them,
-    or (sure of its top) upside down; ``None`` where its angle is unknown."""
+    """Whether tile ``j``'s face is turned from the way the hand's faces look: sideways to them
+    (``TURNED_AXIS_DEG``), or (sure of its top) upside down; ``None`` where its angle is unknown."""
     a = g.angles[j]
     if np.isnan(a):
         return None
     d = np.array(row.direction)
     up = np.array([d[1], -d[0]])
     top = _face_top(a)
-    return abs(float(top @ d)) > math.sqrt(0.5) or (g.sure[j] >= TURNED_SURE and float(top @ up) < -0.5)
+    return abs(float(top @ d)) > TURNED_AXIS_SIN or (g.sure[j] >= TURNED_SURE and float(top @ up) < -0.5)
 
 
 def _turned_away(g: _Geo, group: Sequence[int], row: Row) -> bool:

@@ -1,0 +1,93 @@
+"""Re-read cached detections with the current reading code: how each labelled render reaches a user.
+
+Reading-code changes (``vision/layout.py``, ``vision/reading.py``) are judged on thousands of
+renders; running the models on each every time costs minutes, so the first run caches every
+image's detections (the models' output, boxes in the decoded photo's pixels) in ``--cache``, and
+later runs only read them again. Each render's outcome is counted as ``paiscan eval`` counts it
+(``silent_right``, ``silent_wrong``, ``asked``, ``refused``; ``exact`` is the best reading right),
+per folder and in all, and ``--save FILE`` / ``--against FILE`` list the renders whose outcome a
+change moved.
+
+    python benchmarks/replay_reading.py --data data/sel_990011 --data data/sel_990012 \
+        --cache build/sel.pkl [--save build/before.json] [--against build/before.json] [--models DIR]
+
+The cache is keyed by the image's path and size; delete it after a model changes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import pickle
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from datasets.evaluate import same_structure, structure_outcome
+from vision.detection import Detection
+from vision.pipeline import PhotoReader, VisionSettings
+from vision.reading import read_hand
+
+OUTCOMES = ("silent_right", "silent_wrong", "asked", "refused")
+
+
+def cached_detections(folders: list[Path], cache: Path, models: Path | None) -> dict[str, list[Detection]]:
+    """Every image's detections, from ``cache`` where it holds them, else by the models (and cached)."""
+    known: dict[str, list[Detection]] = pickle.loads(cache.read_bytes()) if cache.is_file() else {}
+    todo = [img for d in folders for img in sorted((d / "images").iterdir())
+            if f"{img}:{img.stat().st_size}" not in known]
+    if todo:
+        from tqdm import tqdm
+
+        reader = PhotoReader.load(VisionSettings().with_models(models))
+        reader.warm()
+        for img in tqdm(todo, desc="detect", unit="img"):
+            _, dets = reader.detect_photo(reader.decode(img.read_bytes()))
+            known[f"{img}:{img.stat().st_size}"] = dets
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        tmp = cache.with_suffix(".tmp")
+        tmp.write_bytes(pickle.dumps(known))
+        tmp.replace(cache)
+    return known
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--data", type=Path, action="append", required=True, help="a synth folder (with structures/)")
+    ap.add_argument("--cache", type=Path, required=True)
+    ap.add_argument("--models", type=Path, default=None)
+    ap.add_argument("--save", type=Path, default=None, help="write each render's outcome here")
+    ap.add_argument("--against", type=Path, default=None, help="list the renders whose outcome differs from this")
+    args = ap.parse_args()
+    known = cached_detections(args.data, args.cache, args.models)
+    per: dict[str, str] = {}
+    table: dict[str, Counter[str]] = {}
+    for folder in args.data:
+        counts: Counter[str] = Counter()
+        for img in sorted((folder / "images").iterdir()):
+            truth: dict[str, Any] = json.loads((folder / "structures" / f"{img.stem}.json").read_text())
+            reading = read_hand(known[f"{img}:{img.stat().st_size}"], rules=truth.get("rules", "riichi"))
+            right = same_structure(truth, reading.hand_dict())
+            outcome = structure_outcome(right, reading.valid, bool(reading.ambiguities))
+            counts[outcome] += 1
+            counts["exact"] += right
+            per[str(img)] = outcome
+        table[folder.name] = counts
+    table["all"] = sum(table.values(), Counter())
+    for name, c in table.items():
+        figures = "  ".join(f"{k} {c[k]}" for k in ("exact", *OUTCOMES))
+        print(f"{name:>16}: {figures}  of {c.total() - c['exact']}")
+    if args.save:
+        args.save.write_text(json.dumps(per, indent=0))
+    if args.against:
+        before: dict[str, str] = json.loads(args.against.read_text())
+        moved = Counter((before.get(k, "?"), v) for k, v in per.items() if before.get(k) != v)
+        for (a, b), n in sorted(moved.items()):
+            print(f"moved {a} -> {b}: {n}")
+        for k, v in per.items():
+            if before.get(k) != v:
+                print(f"  {Path(k).name}: {before.get(k)} -> {v}")
+
+
+if __name__ == "__main__":
+    main()
