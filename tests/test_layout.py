@@ -16,6 +16,7 @@ from scoring.registry import available
 from scoring.tiles import parse_tiles
 from vision.detection import Detection
 from vision.layout import SAME_UPSIDE_DOWN, HandRow, Layout, analyse_layout, set_aside_kinds
+from vision.reading import read_hand
 
 PON_HAND = "123m456p78s11z 9s ~0.8 5'55z"  # 10 concealed, 9s apart, pon of 5z from the left
 
@@ -420,6 +421,30 @@ def test_closed_kans_at_the_row_end_are_no_dead_wall() -> None:
     hr = hand_row(dets)
     s = hr.structures[0]
     assert hr.n_tiles == 18 and len(s.melds) == 3 and names(dets, s.excluded) == ["8p"]
+
+
+#: a render (seed 990011, image 129; its true boxes and face angles): eight concealed tiles, then
+#: across a gap two closed kans side by side and the indicator just past them, a line of nine
+KANS_APART = [("3z", (331, 614, 387, 677), 7), ("3z", (375, 615, 431, 677), 7), ("4z", (420, 615, 473, 678), 6),
+              ("4z", (464, 616, 516, 678), 5), ("4z", (508, 617, 558, 679), 3), ("6z", (552, 617, 601, 679), 3),
+              ("6z", (597, 618, 643, 680), 2), ("3z", (648, 619, 693, 681), 2), ("?", (741, 620, 785, 682), 0),
+              ("7z", (783, 621, 829, 682), -2), ("7z", (825, 621, 871, 683), -1), ("?", (867, 622, 914, 683), 0),
+              ("?", (909, 622, 957, 684), 0), ("5z", (950, 623, 1000, 684), -3), ("5z", (991, 624, 1043, 685), -5),
+              ("?", (1033, 624, 1086, 685), 0), ("4s", (1108, 638, 1164, 699), -6)]
+
+
+def test_closed_kans_in_a_longer_line_than_the_concealed_tiles_join_them() -> None:
+    # the kans' line holds four backs, but all in closed kans: no dead wall, so it joins the hand
+    # (before, the hand row held the eight concealed tiles alone: a wrong tile count, never scored)
+    dets = []
+    for name, box, face in KANS_APART:
+        c = parse_tiles(name)[0]
+        dets.append(Detection(c, 0.95, tuple(float(v) for v in box), False, ((c, 0.95),),
+                              None if c == 37 else float(face), 0.9))
+    assert hand_row(dets).n_tiles == 17
+    hand = read_hand(dets).hand_dict()
+    assert hand is not None and hand["hand"] == "3344466z" and hand["dora_indicators"] == ["4s"]
+    assert sorted(m["tiles"] for m in hand["melds"] if not m["open"]) == ["5555z", "7777z"]
 
 
 def test_a_dead_wall_after_a_closed_kan_is_cut_off_after_the_kan() -> None:

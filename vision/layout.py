@@ -949,20 +949,27 @@ def _joins(g: _Geo, line: _Line, dets: Sequence[int]) -> bool:
 
 def _merge_continuations(g: _Geo, lines: list[_Line], rest: list[int]) -> tuple[list[_Line], list[int]]:
     """Join short lines and lone tiles that continue a line long enough to be the hand at an end
-    (not dead walls)."""
+    (not dead walls: more than ``DEAD_WALL_BACKS`` face-down tiles, not all in closed kans; two closed
+    kans side by side show four backs, and a line of them parted from the concealed tiles is the
+    hand's end all the same)."""
+
+    def walled(line: _Line) -> bool:
+        return (sum(g.backs[m] for m in line.members) > DEAD_WALL_BACKS
+                and not _closed_kans_in(_row_tiles(g, line)[0]))
+
     lines = sorted(lines, key=lambda ln: -len(ln.members))
     merged: list[_Line] = []
     taken: set[int] = set()
     for i, line in enumerate(lines):
         if i in taken:
             continue
-        if len(line.members) >= HAND_MIN_TILES and sum(g.backs[m] for m in line.members) <= DEAD_WALL_BACKS:
+        if len(line.members) >= HAND_MIN_TILES and not walled(line):
             changed = True
             while changed:
                 changed = False
                 for j in range(i + 1, len(lines)):
                     other = lines[j]
-                    if j in taken or sum(g.backs[m] for m in other.members) > DEAD_WALL_BACKS:
+                    if j in taken or walled(other):
                         continue
                     # (a remnant of two tiles, left when a line gave back its far ones, has no direction to speak of)
                     if (len(other.members) >= MIN_ROW_TILES
