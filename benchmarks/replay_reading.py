@@ -4,7 +4,8 @@ Reading-code changes (``vision/layout.py``, ``vision/reading.py``) are judged on
 renders; running the models on each every time costs minutes, so the first run caches every
 image's detections (the models' output, boxes in the decoded photo's pixels) in ``--cache``, and
 later runs only read them again. Each render's outcome is counted as ``paiscan eval`` counts it
-(``silent_right``, ``silent_wrong``, ``asked``, ``refused``; ``exact`` is the best reading right),
+(``silent_right``, ``silent_wrong``, ``asked``, ``refused``; ``exact`` is the best reading right;
+``asked_unreachable``, of the asked, those whose questions offer no right reading),
 per folder and in all, and ``--save FILE`` / ``--against FILE`` list the renders whose outcome a
 change moved.
 
@@ -71,12 +72,15 @@ def main() -> None:
             outcome = structure_outcome(right, reading.valid, bool(reading.ambiguities))
             counts[outcome] += 1
             counts["exact"] += right
+            if outcome == "asked" and not right and not any(same_structure(truth, h) for h in reading.offered_hands()):
+                outcome = "asked_unreachable"  # a subset of asked: no answer gives the right hand
+                counts[outcome] += 1
             per[str(img)] = outcome
         table[folder.name] = counts
     table["all"] = sum(table.values(), Counter())
     for name, c in table.items():
-        figures = "  ".join(f"{k} {c[k]}" for k in ("exact", *OUTCOMES))
-        print(f"{name:>16}: {figures}  of {c.total() - c['exact']}")
+        figures = "  ".join(f"{k} {c[k]}" for k in ("exact", *OUTCOMES, "asked_unreachable"))
+        print(f"{name:>16}: {figures}  of {c.total() - c['exact'] - c['asked_unreachable']}")
     if args.save:
         args.save.write_text(json.dumps(per, indent=0))
     if args.against:

@@ -32,6 +32,8 @@ class Prediction:
     scoreable: bool | None = None
     #: whether the reading asks the user something (an ambiguity) before it is scored
     asks: bool = False
+    #: the other readings its questions offer (hands, as ``hand``): answering them reaches one
+    offered: Sequence[dict[str, Any]] = ()
 
 
 Detector = Callable[[bytes, str], Prediction]
@@ -192,7 +194,10 @@ def evaluate_folder(data: Path, detector: Detector, limit: int | None = None, pr
             right = same_structure(truth, pred.hand)
             struct_ok += right
             if pred.scoreable is not None:
-                outcomes[structure_outcome(right, pred.scoreable, pred.asks)] += 1
+                outcome = structure_outcome(right, pred.scoreable, pred.asks)
+                outcomes[outcome] += 1
+                if outcome == "asked" and not right and not any(same_structure(truth, o) for o in pred.offered):
+                    outcomes["asked_unreachable"] += 1
     lat = np.array(latencies) if latencies else np.zeros(1)
     out: dict[str, Any] = {
         "n_images": len(images),
@@ -213,7 +218,10 @@ def evaluate_folder(data: Path, detector: Detector, limit: int | None = None, pr
     if structures:
         out["exact_structure_rate"] = struct_ok / structures
         if outcomes:  # the detector reads hands: how each reading would reach the user
-            for name in ("silent_wrong", "asked", "refused"):
+            # asked_unreachable: asked, but no answer to the questions gives the right hand (a
+            # question about the winning tile while an indicator is misread): wrong unless the
+            # user corrects a tile unasked, so counted with the harm
+            for name in ("silent_wrong", "asked", "asked_unreachable", "refused"):
                 out[f"{name}_structure_rate"] = outcomes[name] / structures
     return {k: (round(v, 4) if isinstance(v, float) else v) for k, v in out.items()}
 
@@ -239,7 +247,8 @@ def paiscan_detector(reader: Any) -> Detector:
         inv = 1.0 / result.scale if result.scale else 1.0
         boxes = [(d.cls, tuple(v * inv for v in d.box)) for d in result.detections]
         reading = result.reading
-        return Prediction(boxes, reading.hand_dict(), scoreable=reading.valid, asks=bool(reading.ambiguities))
+        return Prediction(boxes, reading.hand_dict(), scoreable=reading.valid, asks=bool(reading.ambiguities),
+                          offered=reading.offered_hands())
 
     return detect
 

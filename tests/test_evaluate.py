@@ -18,9 +18,10 @@ def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def truth_detector(folder: Path, drop: int = 0, wrong: int = 0, extra: int = 0, face_only: bool = False,
-                   outcome: tuple[bool, bool, bool] | None = None):
+                   outcome: tuple[bool, bool, bool] | None = None, offers_truth: bool = False):
     """``outcome``: (hand right, scoreable, asks) of a detector that reads hands; ``None``: one that
-    reports the true hand and says nothing of how it would reach the user (a peer)."""
+    reports the true hand and says nothing of how it would reach the user (a peer).
+    ``offers_truth``: its questions offer the true hand as another reading."""
     def detect(data: bytes, rules: str) -> Prediction:
         import io
 
@@ -40,9 +41,10 @@ def truth_detector(folder: Path, drop: int = 0, wrong: int = 0, extra: int = 0, 
         if outcome is None:
             return Prediction(boxes, hand)
         right, scoreable, asks = outcome
+        true_hand = hand
         if not right:  # one more dora indicator than the photo shows
             hand = {**hand, "dora_indicators": [*hand.get("dora_indicators", []), "1z"]}
-        return Prediction(boxes, hand, scoreable=scoreable, asks=asks)
+        return Prediction(boxes, hand, scoreable=scoreable, asks=asks, offered=(true_hand,) if offers_truth else ())
 
     return detect
 
@@ -72,17 +74,21 @@ def test_loose_matching_counts_face_tight_boxes(folder: Path) -> None:
     assert evaluate_folder(folder, truth_detector(folder))["localization_recall_iou30"] == 1.0
 
 
-@pytest.mark.parametrize(("outcome", "rates"), [
-    ((True, True, False), (0.0, 0.0, 0.0)),
-    ((False, True, False), (1.0, 0.0, 0.0)),  # scored at once and wrong: the harm
-    ((False, True, True), (0.0, 1.0, 0.0)),  # wrong, but a question is asked first
-    ((False, False, False), (0.0, 0.0, 1.0)),  # refused: the problems are shown, nothing scored
+@pytest.mark.parametrize(("outcome", "offers_truth", "rates"), [
+    ((True, True, False), False, (0.0, 0.0, 0.0, 0.0)),
+    ((False, True, False), False, (1.0, 0.0, 0.0, 0.0)),  # scored at once and wrong: the harm
+    ((False, True, True), True, (0.0, 1.0, 0.0, 0.0)),  # wrong, but a question offers the right hand
+    ((False, True, True), False, (0.0, 1.0, 1.0, 0.0)),  # ... asked, but no answer reaches the right hand
+    ((True, True, True), False, (0.0, 1.0, 0.0, 0.0)),  # right, and a question asked anyway
+    ((False, False, False), False, (0.0, 0.0, 0.0, 1.0)),  # refused: the problems are shown, nothing scored
 ])
 def test_structure_outcomes_say_how_readings_reach_the_user(
-        folder: Path, outcome: tuple[bool, bool, bool], rates: tuple[float, float, float]) -> None:
-    m = evaluate_folder(folder, truth_detector(folder, outcome=outcome))
+        folder: Path, outcome: tuple[bool, bool, bool], offers_truth: bool,
+        rates: tuple[float, float, float, float]) -> None:
+    m = evaluate_folder(folder, truth_detector(folder, outcome=outcome, offers_truth=offers_truth))
     assert m["exact_structure_rate"] == (1.0 if outcome[0] else 0.0)
-    assert (m["silent_wrong_structure_rate"], m["asked_structure_rate"], m["refused_structure_rate"]) == rates
+    assert (m["silent_wrong_structure_rate"], m["asked_structure_rate"], m["asked_unreachable_structure_rate"],
+            m["refused_structure_rate"]) == rates
 
 
 def test_a_detector_that_reads_no_hands_gets_no_outcome_rates(folder: Path) -> None:

@@ -128,6 +128,9 @@ def test_no_gap_reports_the_winning_tile_as_ambiguous() -> None:
 
     assert all(tiles(c) == tiles(r.best) for c in r.alternatives)  # the same tiles, another winning tile
     assert any("guess" in n for n in r.notes)
+    # the hands the answers lead to (what ``paiscan eval`` checks the truth against)
+    offered = r.offered_hands()
+    assert len(offered) == len(r.alternatives) and {h["win_tile"] for h in offered} == set(amb.candidates) - {"2z"}
 
 
 def test_no_gap_prefers_a_winning_tile_that_makes_a_yaku() -> None:

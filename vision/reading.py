@@ -238,6 +238,10 @@ class Reading:
             return None
         return _hand_dict(self.rules, dict(self.context), self.best)
 
+    def offered_hands(self) -> tuple[dict[str, Any], ...]:
+        """The alternatives as contract Hands: the readings the ambiguities' answers lead to."""
+        return tuple(_hand_dict(self.rules, dict(self.context), c) for c in self.alternatives)
+
     def roles(self) -> tuple[str, ...]:
         """Per detection: hand, win, meld, dora, nuki or other (for drawing)."""
         roles = dict(self.best.roles) if self.best else {}
