@@ -51,7 +51,8 @@ def test_heldout_metrics_above_floor(reader: PhotoReader, heldout: Path) -> None
     print(json.dumps(m))
     assert m["n_images"] == 24
     # measured for the committed files (localizer stage 14): 0.979, 0.966, 0.944, 0.946, 0.983, 0.792;
-    # no hand scored at once and wrong (0 of 24: at most 2 pass)
+    # no hand scored at once and wrong (0 of 24: at most 2 pass); one asked whose answers all give a
+    # wrong hand (1 of 24: wrong scored at once or after answering, at most 3 pass)
     assert m["localization_recall"] >= 0.94
     assert m["cls_accuracy"] >= 0.93
     assert m["tile_precision"] >= 0.91
@@ -59,6 +60,7 @@ def test_heldout_metrics_above_floor(reader: PhotoReader, heldout: Path) -> None
     assert m["back_recall"] >= 0.92
     assert m["exact_structure_rate"] >= 0.5
     assert m["silent_wrong_structure_rate"] <= 0.1
+    assert m["silent_wrong_structure_rate"] + m["asked_unreachable_structure_rate"] <= 0.13
 
 
 def test_bundled_example_reads_exactly(reader: PhotoReader) -> None:
