@@ -27,6 +27,16 @@ def hand_row(dets: list[Detection], rules: str = "riichi") -> HandRow:
     return lay.hand
 
 
+def render_dets(tiles: list[tuple[str, tuple[int, int, int, int], int]]) -> list[Detection]:
+    """Detections from a render's (tile, box, face angle) list, all sure (the true boxes and faces)."""
+    out = []
+    for name, box, face in tiles:
+        c = parse_tiles(name)[0]
+        out.append(Detection(c, 0.95, (float(box[0]), float(box[1]), float(box[2]), float(box[3])), False,
+                             ((c, 0.95),), None if c == 37 else float(face), 0.9))
+    return out
+
+
 def row_names(dets: list[Detection], hr: HandRow) -> str:
     return " ".join(names(dets, hr.row.dets))
 
@@ -436,11 +446,7 @@ KANS_APART = [("3z", (331, 614, 387, 677), 7), ("3z", (375, 615, 431, 677), 7), 
 def test_closed_kans_in_a_longer_line_than_the_concealed_tiles_join_them() -> None:
     # the kans' line holds four backs, but all in closed kans: no dead wall, so it joins the hand
     # (before, the hand row held the eight concealed tiles alone: a wrong tile count, never scored)
-    dets = []
-    for name, box, face in KANS_APART:
-        c = parse_tiles(name)[0]
-        dets.append(Detection(c, 0.95, tuple(float(v) for v in box), False, ((c, 0.95),),
-                              None if c == 37 else float(face), 0.9))
+    dets = render_dets(KANS_APART)
     assert hand_row(dets).n_tiles == 17
     hand = read_hand(dets).hand_dict()
     assert hand is not None and hand["hand"] == "3344466z" and hand["dora_indicators"] == ["4s"]
@@ -619,11 +625,7 @@ BENT_ROW = [("2m", (260, 239, 314, 294), 11), ("3m", (297, 241, 350, 296), 11), 
 
 
 def test_a_row_bent_by_perspective_is_joined_again() -> None:
-    dets = []
-    for name, box, face in BENT_ROW:
-        c = parse_tiles(name)[0]
-        dets.append(Detection(c, 0.95, tuple(float(v) for v in box), False, ((c, 0.95),),
-                              None if c == 37 else float(face), 0.9))
+    dets = render_dets(BENT_ROW)
     hr = hand_row(dets)
     assert hr.n_tiles == 14 and names(dets, hr.indicators) == ["4s"]
     s = hr.structures[0]
