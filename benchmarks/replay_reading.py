@@ -24,7 +24,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from datasets.evaluate import same_structure, structure_outcome
+from datasets.evaluate import no_right_answer, same_structure, structure_outcome
 from vision.detection import Detection
 from vision.pipeline import PhotoReader, VisionSettings
 from vision.reading import read_hand
@@ -72,7 +72,7 @@ def main() -> None:
             outcome = structure_outcome(right, reading.valid, bool(reading.ambiguities))
             counts[outcome] += 1
             counts["exact"] += right
-            if outcome == "asked" and not right and not any(same_structure(truth, h) for h in reading.offered_hands()):
+            if no_right_answer(truth, outcome, right, reading.offered_hands()):
                 outcome = "asked_unreachable"  # a subset of asked: no answer gives the right hand
                 counts[outcome] += 1
             per[str(img)] = outcome

@@ -196,8 +196,7 @@ def evaluate_folder(data: Path, detector: Detector, limit: int | None = None, pr
             if pred.scoreable is not None:
                 outcome = structure_outcome(right, pred.scoreable, pred.asks)
                 outcomes[outcome] += 1
-                if outcome == "asked" and not right and not any(same_structure(truth, o) for o in pred.offered):
-                    outcomes["asked_unreachable"] += 1
+                outcomes["asked_unreachable"] += no_right_answer(truth, outcome, right, pred.offered)
     lat = np.array(latencies) if latencies else np.zeros(1)
     out: dict[str, Any] = {
         "n_images": len(images),
@@ -241,6 +240,18 @@ def structure_outcome(right: bool, scoreable: bool, asks: bool) -> str:
     return "silent_right" if right else "silent_wrong"
 
 
+def no_right_answer(truth: dict[str, Any], outcome: str, right: bool, offered: Iterable[dict[str, Any]]) -> bool:
+    """An ``asked`` reading, wrong, none of whose offered readings (the questions' answers) is the
+    true hand: wrong however the user answers.
+
+    >>> hand = {"hand": "123m", "win_tile": "5p"}
+    >>> other = {**hand, "win_tile": "0p"}
+    >>> no_right_answer(hand, "asked", False, [other]), no_right_answer(hand, "asked", False, [other, hand])
+    (True, False)
+    """
+    return outcome == "asked" and not right and not any(same_structure(truth, o) for o in offered)
+
+
 def paiscan_detector(reader: Any) -> Detector:
     def detect(data: bytes, rules: str) -> Prediction:
         result = reader.read(data, rules=rules)
@@ -276,5 +287,5 @@ def peer_detector() -> Detector:
     return detect
 
 
-__all__ = ["Prediction", "evaluate_folder", "kind", "paiscan_detector", "peer_detector", "same_structure",
-           "structure_outcome"]
+__all__ = ["Prediction", "evaluate_folder", "kind", "no_right_answer", "paiscan_detector", "peer_detector",
+           "same_structure", "structure_outcome"]
