@@ -32,11 +32,16 @@ from vision.reading import read_hand
 OUTCOMES = ("silent_right", "silent_wrong", "asked", "refused")
 
 
+def cache_key(img: Path) -> str:
+    """An image's key in the cache: its path and size (a render written again differs)."""
+    return f"{img}:{img.stat().st_size}"
+
+
 def cached_detections(folders: list[Path], cache: Path, models: Path | None) -> dict[str, list[Detection]]:
     """Every image's detections, from ``cache`` where it holds them, else by the models (and cached)."""
     known: dict[str, list[Detection]] = pickle.loads(cache.read_bytes()) if cache.is_file() else {}
     todo = [img for d in folders for img in sorted((d / "images").iterdir())
-            if f"{img}:{img.stat().st_size}" not in known]
+            if cache_key(img) not in known]
     if todo:
         from tqdm import tqdm
 
@@ -44,7 +49,7 @@ def cached_detections(folders: list[Path], cache: Path, models: Path | None) -> 
         reader.warm()
         for img in tqdm(todo, desc="detect", unit="img"):
             _, dets = reader.detect_photo(reader.decode(img.read_bytes()))
-            known[f"{img}:{img.stat().st_size}"] = dets
+            known[cache_key(img)] = dets
         cache.parent.mkdir(parents=True, exist_ok=True)
         tmp = cache.with_suffix(".tmp")
         tmp.write_bytes(pickle.dumps(known))
@@ -67,7 +72,7 @@ def main() -> None:
         counts: Counter[str] = Counter()
         for img in sorted((folder / "images").iterdir()):
             truth: dict[str, Any] = json.loads((folder / "structures" / f"{img.stem}.json").read_text())
-            reading = read_hand(known[f"{img}:{img.stat().st_size}"], rules=truth.get("rules", "riichi"))
+            reading = read_hand(known[cache_key(img)], rules=truth.get("rules", "riichi"))
             right = same_structure(truth, reading.hand_dict())
             outcome = structure_outcome(right, reading.valid, bool(reading.ambiguities))
             counts[outcome] += 1

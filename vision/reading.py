@@ -240,7 +240,8 @@ class Reading:
 
     def offered_hands(self) -> tuple[dict[str, Any], ...]:
         """The alternatives as contract Hands: the readings the ambiguities' answers lead to."""
-        return tuple(_hand_dict(self.rules, dict(self.context), c) for c in self.alternatives)
+        ctx = dict(self.context)
+        return tuple(_hand_dict(self.rules, ctx, c) for c in self.alternatives)
 
     def roles(self) -> tuple[str, ...]:
         """Per detection: hand, win, meld, dora, nuki or other (for drawing)."""
