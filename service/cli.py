@@ -21,6 +21,10 @@ def _emit(obj: Any) -> None:
     sys.stdout.write(json.dumps(obj, ensure_ascii=False) + "\n")
 
 
+#: the steepest camera ``paiscan synth --tilt`` renders: beyond it the tiles' faces are slivers
+MAX_SYNTH_TILT_DEG = 75.0
+
+
 def _fail(code: str, message: str, field: str | None = None, exit_code: int = 2) -> NoReturn:
     _emit({"error": {"code": code, "message": message, "field": field}})
     raise typer.Exit(exit_code)
@@ -229,6 +233,9 @@ def synth_cmd(
     crops: Annotated[bool, typer.Option("--crops", help="also write upright tile crops for the classifier")] = False,
     workers: Annotated[int, typer.Option("--workers", min=1, help="render processes")] = 1,
     preview_path: Annotated[Path | None, typer.Option("--preview", help="write a contact sheet with boxes")] = None,
+    tilt: Annotated[tuple[float, float] | None, typer.Option(
+        "--tilt", help="camera tilt range in degrees from top-down, LOW HIGH (default 0 60): a set of steep, "
+        "hard views")] = None,
 ) -> None:
     """Render synthetic photos of winning hands with exact labels."""
     from scoring import HandError
@@ -240,13 +247,18 @@ def synth_cmd(
         raise typer.Exit(2)
     if out is None and preview_path is None:
         _fail("bad_field", "give --out DIR and/or --preview OUT.jpg", "out")
+    if tilt is not None and not 0.0 <= tilt[0] <= tilt[1] <= MAX_SYNTH_TILT_DEG:
+        _fail("bad_field", f"--tilt needs 0 <= LOW <= HIGH <= {MAX_SYNTH_TILT_DEG:g} degrees, got {tilt[0]:g} "
+              f"{tilt[1]:g}", "tilt")
     from datasets.synth import preview, write_dataset
+    from datasets.synth.config import SynthConfig
 
+    config = SynthConfig(tilt_deg=tilt) if tilt is not None else None
     if preview_path is not None:
-        preview(preview_path, n=16, seed=seed, rules=rules)
+        preview(preview_path, n=16, seed=seed, rules=rules, config=config)
         typer.echo(f"preview written to {preview_path}", err=True)
     if out is not None:
-        write_dataset(out, n, seed, rules=rules, crops=crops, workers=workers, progress=True)
+        write_dataset(out, n, seed, rules=rules, crops=crops, workers=workers, progress=True, config=config)
 
 
 @app.command("train")

@@ -139,3 +139,17 @@ def test_the_commands_and_the_service_default_to_the_readers_thread_count() -> N
     from vision.pipeline import VisionSettings
 
     assert DEFAULT_THREADS == VisionSettings.threads == ServiceSettings.model_fields["onnx_threads"].default
+
+
+def test_synth_tilt_renders_steep_views_only(tmp_path: Path) -> None:
+    code, _ = run(["synth", "--n", "3", "--seed", "7", "--tilt", "52", "58", "--out", str(tmp_path / "steep")])
+    assert code == 0
+    tilts = [json.loads(p.read_text())["camera"]["tilt_deg"] for p in sorted((tmp_path / "steep" / "meta").iterdir())]
+    assert len(tilts) == 3 and all(52.0 <= t <= 58.0 for t in tilts)
+
+
+@pytest.mark.parametrize("tilt", [["50", "40"], ["-5", "10"], ["10", "89"]])
+def test_synth_bad_tilt_is_refused_before_rendering(tmp_path: Path, tilt: list[str]) -> None:
+    code, out = run(["synth", "--n", "1", "--tilt", *tilt, "--out", str(tmp_path / "x")])
+    assert code == 2 and out[0]["error"]["field"] == "tilt" and "--tilt" in out[0]["error"]["message"]
+    assert not (tmp_path / "x").exists()
