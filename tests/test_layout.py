@@ -453,6 +453,28 @@ def test_closed_kans_in_a_longer_line_than_the_concealed_tiles_join_them() -> No
     assert sorted(m["tiles"] for m in hand["melds"] if not m["open"]) == ["5555z", "7777z"]
 
 
+#: a render (seed 990011, image 163; its hand's true boxes and face angles, the sideways tiles' last):
+#: 6s and the winning 6s, then pon 888s, chi 678m, chi 678m and an open kan of 2s, seen from 40°
+#: with the faces' axes turning 75° along the row; four of the melds' thirteen tiles lie sideways
+MANY_CALLS = [("6s", (138, 655, 227, 732), -43), ("6s", (208, 640, 293, 717), -40), ("8s", (330, 610, 397, 694), 4),
+              ("8s", (387, 607, 469, 682), 78), ("8s", (460, 581, 524, 666), -3), ("7m", (523, 576, 607, 653), 76),
+              ("6m", (594, 551, 661, 636), -8), ("8m", (649, 539, 717, 624), -11), ("6m", (715, 534, 800, 610), 78),
+              ("7m", (786, 508, 857, 593), -18), ("8m", (842, 495, 914, 580), -19), ("2s", (925, 486, 1014, 563), 77),
+              ("2s", (994, 461, 1074, 546), -26), ("2s", (1051, 448, 1135, 533), -29),
+              ("2s", (1108, 434, 1196, 520), -32)]
+
+
+def test_an_upright_face_among_many_sideways_ones_stays_upright() -> None:
+    # the 8m between two sideways tiles: of its eight neighbours four lie sideways, and the mean of
+    # their axes fell 45° off the upright ones, so it was read sideways and the melds split wrong
+    dets = render_dets(MANY_CALLS)
+    hr = hand_row(dets)
+    assert [t.det for t in hr.row.tiles if t.sideways] == [3, 5, 8, 11]
+    hand = read_hand(dets).hand_dict()
+    assert hand is not None and hand["hand"] == "6s" and hand["win_tile"] == "6s"
+    assert sorted(m["tiles"] for m in hand["melds"]) == ["2222s", "678m", "678m", "888s"]
+
+
 def test_a_dead_wall_after_a_closed_kan_is_cut_off_after_the_kan() -> None:
     # as in a render (seed 990004, image 185): the wall touches the closed kan that ends the row
     dets = layout_boxes("46m678888p11s 0m ?99p? ~0.1 ???5z4p???", faces=True)

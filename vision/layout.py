@@ -93,6 +93,8 @@ UNSURE_MARGIN_COST = 3.0
 #: of 45° are unsure, as box margins within ``UNSURE_MARGIN`` are
 FACE_MARGIN_DEG = 60.0
 MIN_FACE_NEIGHBOURS = 3
+#: neighbours' axes within this of each other share one (see :func:`_local_axis_offsets`)
+AXIS_CLUSTER_DEG = 30.0
 #: the faces' vote (sum of certainty × cos of the angle to the row's normal) decides which side of
 #: the row the player sits when it is at least this large and this share of the voters
 FACES_MIN_VOTE = 1.5
@@ -593,24 +595,43 @@ def _neighbour_ranks(n: int) -> np.ndarray:
     return np.where((r >= 0) & (r < n), r, -1)
 
 
-def _local_axis_offsets(angles: np.ndarray, u: np.ndarray) -> np.ndarray:
-    """Each face's axis against its neighbours' (up to four each side along the row, their
-    doubled angles averaged, so the upright majority wins over a sideways minority), in degrees
+def _axis_gap(a: Any, b: Any) -> Any:
+    """The angle between two axes (degrees in, 0..90 out; numbers or arrays): a face and its
+    upside-down are one axis."""
+    return np.abs(((a - b + 90.0) % 180.0) - 90.0)
+
+
+def _local_axis_offsets(angles: np.ndarray, u: np.ndarray, normal_offsets: np.ndarray | None = None) -> np.ndarray:
+    """Each face's axis against its neighbours' (up to four each side along the row), in degrees
     0..90; NaN where fewer than ``MIN_FACE_NEIGHBOURS`` neighbours show a face angle.
+
+    The neighbours' upright axis is the one most of them share (within ``AXIS_CLUSTER_DEG``),
+    averaged over those that share it: among melds a third of the faces or more lie sideways, and a
+    plain mean of the axes (doubled angles) is pulled off by them, even past 45° (a face then read
+    sideways against it splits a meld). The face itself votes too (a face between two equal
+    clusters is taken to share its own), and between clusters still equal the one nearer the row's
+    normal (``normal_offsets``: each face's axis against the normal) is upright.
 
     Perspective squeezes projected angles and a standing face points up the photo whatever the
     row's direction, so neighbours, not the row's normal, say what upright looks like here.
     """
     order = np.argsort(u)
     a = angles[order]
+    to_normal = normal_offsets[order] if normal_offsets is not None else np.zeros(len(a))
     ranks = _neighbour_ranks(len(a))
-    neigh = np.where(ranks >= 0, a[np.clip(ranks, 0, None)], np.nan)
+    idx = np.clip(ranks, 0, None)
+    neigh = np.where(ranks >= 0, a[idx], np.nan)  # [tile, neighbour]
     known = ~np.isnan(neigh)
+    near = _axis_gap(neigh[:, :, None], neigh[:, None, :]) <= AXIS_CLUSTER_DEG  # [tile, candidate, neighbour]
+    near &= known[:, :, None] & known[:, None, :]
+    support = near.sum(2) + (_axis_gap(neigh, a[:, None]) <= AXIS_CLUSTER_DEG) - 1e-3 * to_normal[idx]
+    members = near[np.arange(len(a)), np.argmax(np.where(known, support, -np.inf), axis=1)]
     doubled = np.radians(2.0 * np.nan_to_num(neigh))
-    ref = np.arctan2(np.where(known, np.sin(doubled), 0.0).sum(1), np.where(known, np.cos(doubled), 0.0).sum(1)) / 2
-    off = np.abs(((np.degrees(np.radians(np.nan_to_num(a)) - ref) + 90.0) % 180.0) - 90.0)
+    ref = np.degrees(np.arctan2(np.where(members, np.sin(doubled), 0.0).sum(1),
+                                np.where(members, np.cos(doubled), 0.0).sum(1))) / 2.0
     out = np.full(len(a), np.nan)
-    out[order] = np.where(~np.isnan(a) & (known.sum(1) >= MIN_FACE_NEIGHBOURS), off, np.nan)
+    enough = ~np.isnan(a) & (known.sum(1) >= MIN_FACE_NEIGHBOURS)
+    out[order] = np.where(enough, _axis_gap(np.nan_to_num(a), ref), np.nan)
     return out
 
 
@@ -635,7 +656,7 @@ def _side_margins(along: np.ndarray, across: np.ndarray, flags: np.ndarray, dege
         along_cos = np.abs(np.sin(a) * direction[0] - np.cos(a) * direction[1])  # |face top · row direction|
         off = np.degrees(np.arcsin(np.clip(along_cos, 0.0, 1.0)))  # off the row's normal: 0 upright, 90 sideways
         if u is not None:
-            off = np.where(np.isnan(local := _local_axis_offsets(angles, u)), off, local)
+            off = np.where(np.isnan(local := _local_axis_offsets(angles, u, off)), off, local)
         margin = np.where(known, (off - 45.0) / FACE_MARGIN_DEG, margin)
     return np.asarray(margin, dtype=float)
 
