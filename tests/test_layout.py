@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 
+import numpy as np
 import pytest
 from test_layout_helpers import layout_boxes, names, shuffled
 
@@ -473,6 +474,24 @@ def test_an_upright_face_among_many_sideways_ones_stays_upright() -> None:
     hand = read_hand(dets).hand_dict()
     assert hand is not None and hand["hand"] == "6s" and hand["win_tile"] == "6s"
     assert sorted(m["tiles"] for m in hand["melds"]) == ["2222s", "678m", "678m", "888s"]
+
+
+@pytest.mark.parametrize(("angles", "sideways"), [
+    # MANY_CALLS' faces: the 8m (7) between two sideways tiles has four sideways neighbours of
+    # eight, which pulled the mean of their axes 45° off; the axis most of them share stays upright
+    ([-43, -40, 4, 78, -3, 76, -8, -11, 78, -18, -19, 77, -26, -29, -32], [3, 5, 8, 11]),
+    # a standing face at the row's end (0°) beside two flat ones (50°, nearer the row's normal) and
+    # a sideways one: one neighbour shares its axis, two another; the tie goes to its own
+    ([0, 0, 50, 50, -40], [4]),
+])
+def test_a_faces_upright_reference_is_the_axis_its_neighbours_share(angles: list[float], sideways: list[int]) -> None:
+    from vision.layout import _local_axis_offsets
+
+    a = np.array(angles, dtype=float)
+    to_normal = np.where(np.abs(a - 50) < 30, 0.0, 60.0)  # only the flat faces' axis is off the normal
+    offsets = _local_axis_offsets(a, np.arange(len(a), dtype=float), to_normal)
+    assert [i for i, off in enumerate(offsets) if off > 45] == sideways
+    assert all(off < 15 or off > 75 for off in offsets)  # each face near one of the two axes
 
 
 def test_a_dead_wall_after_a_closed_kan_is_cut_off_after_the_kan() -> None:

@@ -95,6 +95,9 @@ FACE_MARGIN_DEG = 60.0
 MIN_FACE_NEIGHBOURS = 3
 #: neighbours' axes within this of each other share one (see :func:`_local_axis_offsets`)
 AXIS_CLUSTER_DEG = 30.0
+#: ... and the face's own vote there: over one, so that a tie goes to the face's own axis (a face
+#: standing at the row's end beside flat melds has one standing neighbour against two flat ones)
+SELF_VOTE = 1.5
 #: the faces' vote (sum of certainty × cos of the angle to the row's normal) decides which side of
 #: the row the player sits when it is at least this large and this share of the voters
 FACES_MIN_VOTE = 1.5
@@ -608,9 +611,9 @@ def _local_axis_offsets(angles: np.ndarray, u: np.ndarray, normal_offsets: np.nd
     The neighbours' upright axis is the one most of them share (within ``AXIS_CLUSTER_DEG``),
     averaged over those that share it: among melds a third of the faces or more lie sideways, and a
     plain mean of the axes (doubled angles) is pulled off by them, even past 45° (a face then read
-    sideways against it splits a meld). The face itself votes too (a face between two equal
-    clusters is taken to share its own), and between clusters still equal the one nearer the row's
-    normal (``normal_offsets``: each face's axis against the normal) is upright.
+    sideways against it splits a meld). The face itself votes too, with ``SELF_VOTE``: between two
+    clusters equal but for it, a face is taken to share its own; between clusters still equal the
+    one nearer the row's normal (``normal_offsets``: each face's axis against the normal) is upright.
 
     Perspective squeezes projected angles and a standing face points up the photo whatever the
     row's direction, so neighbours, not the row's normal, say what upright looks like here.
@@ -624,7 +627,7 @@ def _local_axis_offsets(angles: np.ndarray, u: np.ndarray, normal_offsets: np.nd
     known = ~np.isnan(neigh)
     near = _axis_gap(neigh[:, :, None], neigh[:, None, :]) <= AXIS_CLUSTER_DEG  # [tile, candidate, neighbour]
     near &= known[:, :, None] & known[:, None, :]
-    support = near.sum(2) + (_axis_gap(neigh, a[:, None]) <= AXIS_CLUSTER_DEG) - 1e-3 * to_normal[idx]
+    support = near.sum(2) + SELF_VOTE * (_axis_gap(neigh, a[:, None]) <= AXIS_CLUSTER_DEG) - 1e-3 * to_normal[idx]
     members = near[np.arange(len(a)), np.argmax(np.where(known, support, -np.inf), axis=1)]
     doubled = np.radians(2.0 * np.nan_to_num(neigh))
     ref = np.degrees(np.arctan2(np.where(members, np.sin(doubled), 0.0).sum(1),
