@@ -300,6 +300,21 @@ def test_totenko_gari_at_the_row_end_may_be_left_out() -> None:
     assert names(dets, s.excluded) == ["0m", "9m"] and s.cost == pytest.approx(0.1)
 
 
+@totenko
+def test_totenko_manzu_at_the_edge_of_someones_discards_is_no_gari() -> None:
+    # as in renders (seed 990013, images 83 and 277): a 9m ends a short line of discards near the
+    # indicator; it was taken for gari, and the hand scored with a nuki it does not have
+    pond = [("2s", 10.0, 8.0), ("4p", 11.0, 8.0), ("6p", 12.0, 8.0), ("9m", 13.0, 8.0)]
+    dets = layout_boxes("340s567s234p67p99p 8p", extras=[("3s", 9.0, 4.0), *pond])
+    hr = hand_row(dets, "totenko_balance")
+    assert names(dets, hr.indicators) == ["3s"] and hr.set_aside == ()
+    hand = read_hand(dets, "totenko_balance").hand_dict()
+    assert hand is not None and not hand.get("nuki") and hand["dora_indicators"] == ["3s"]
+    # the same 9m alone, as far from the indicator, is set aside
+    alone = layout_boxes("340s567s234p67p99p 8p", extras=[("3s", 9.0, 4.0), ("9m", 13.0, 8.0)])
+    assert names(alone, hand_row(alone, "totenko_balance").set_aside) == ["9m"]
+
+
 def test_layout_to_dict_is_json() -> None:
     lay: Layout = analyse_layout(layout_boxes(PON_HAND, extras=[("3p", 4.0, 3.2)]))
     out = json.loads(json.dumps(lay.to_dict()))

@@ -1632,12 +1632,16 @@ def analyse_layout(dets: Sequence[Detection], rules: str = "riichi") -> Layout:
                 apart += [j for j in sorted(wall.faces) if j in unused and j not in duplicates]
                 unused = [j for j in unused if j not in wall.faces or j in duplicates]
                 reach += wall.tiles
-        # gari lie by the melds, or beyond the indicators: set-aside tiles as near what was taken join it
+        # gari lie by the melds, or beyond the indicators: set-aside tiles as near what was taken join
+        # it, unless they touch other face-up tiles left out (the edge of someone's discards)
+        discards = {j for j in unused if dets[j].cls != BACK and not is_aside[j] and j not in duplicates
+                    and not _doubtful(dets[j])}
         grew = bool(reach)
         while grew:
             grew = False
             for j in list(unused):
-                if is_aside[j] and may_lie_apart(j) and _nearest(g, reach, (j,)) <= near:
+                if (is_aside[j] and may_lie_apart(j) and _nearest(g, reach, (j,)) <= near
+                        and not _touches(g, (j,), discards, first.unit)):
                     apart.append(j)
                     unused.remove(j)
                     reach.append(j)
