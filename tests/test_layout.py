@@ -315,6 +315,21 @@ def test_totenko_manzu_at_the_edge_of_someones_discards_is_no_gari() -> None:
     assert names(alone, hand_row(alone, "totenko_balance").set_aside) == ["9m"]
 
 
+def test_a_further_line_of_discards_is_no_more_indicators() -> None:
+    # as in a render (seed 990012, image 297): two kans allow six indicators (dora and ura-dora,
+    # one more of each per kan); the lone indicator is one, and a line of five discards beyond it
+    # made up the rest, silently adding dora
+    discards = [("1m", 8.0, 6.0), ("5p", 9.0, 6.0), ("9s", 10.0, 6.0), ("4z", 11.0, 6.0), ("6z", 12.0, 6.0)]
+    dets = layout_boxes("123m456p7p 7p ~0.8 1'111z 2'222z", extras=[("3s", 4.0, 3.0), *discards])
+    hand = read_hand(dets).hand_dict()
+    assert hand is not None and hand["dora_indicators"] == ["3s"]
+    # a further pair (an ura-dora indicator and its kan's) still counts
+    pair = layout_boxes("123m456p7p 7p ~0.8 1'111z 2'222z", extras=[("3s", 4.0, 3.0), ("1m", 8.0, 6.0),
+                                                                     ("5p", 9.0, 6.0)])
+    hand = read_hand(pair).hand_dict()
+    assert hand is not None and sorted(hand["dora_indicators"]) == ["1m", "3s", "5p"]
+
+
 def test_layout_to_dict_is_json() -> None:
     lay: Layout = analyse_layout(layout_boxes(PON_HAND, extras=[("3p", 4.0, 3.2)]))
     out = json.loads(json.dumps(lay.to_dict()))

@@ -1356,8 +1356,9 @@ def split_apart(groups: Iterable[Sequence[int]], cls_of: Mapping[int, int], asid
     indicators too. Face-down tiles are neither. The nearest cluster of indicators
     is taken whole (up to ``max_indicators`` faces, one more while at most
     ``OVER_LIMIT_MAX_FACES``, fewer than a background row); a further
-    cluster only while the indicators stay within ``max_indicators``: past that it is someone's
-    discards.
+    cluster only while the indicators stay within ``max_indicators`` and it holds no more than one
+    set of indicators (half ``max_indicators``: the dora or the ura-dora ones): past that it is
+    someone's discards (a short line of them beyond a lone indicator read as five more).
 
     A photo shows the dora indicator (the conventions ask for it; unless ``indicator_shown`` is
     false), so when no cluster is one and several clusters are set aside, the leftmost ``along``
@@ -1374,6 +1375,8 @@ def split_apart(groups: Iterable[Sequence[int]], cls_of: Mapping[int, int], asid
     >>> split_apart([(1, 2), (3,)], {1: 0, 2: 8, 3: 8}, frozenset({0, 8}), 2, along={1: 9.0, 2: 10.0, 3: 2.0},
     ...             indicator_shown=False)
     ((), (1, 2, 3))
+    >>> split_apart([(1,), (2, 3, 4, 5)], {1: 27, 2: 30, 3: 7, 4: 12, 5: 20}, frozenset(), 6)
+    ((1,), ())
     >>> split_apart([(3,)], {3: 8}, frozenset({0, 8}), 2)
     ((), (3,))
     >>> split_apart([(3,)], {3: 8}, frozenset({0, 8}), 2, along={3: 2.0}, hand_middle=5.0)
@@ -1393,8 +1396,9 @@ def split_apart(groups: Iterable[Sequence[int]], cls_of: Mapping[int, int], asid
             fits = len(faces) < BACKGROUND_ROW_TILES and (
                 max_indicators is None or len(faces) <= max_indicators
                 or (len(faces) == max_indicators + 1 and len(faces) <= OVER_LIMIT_MAX_FACES))
-        else:
-            fits = max_indicators is None or len(dora) + len(faces) <= max_indicators
+        else:  # ... and a further one no larger than one set of indicators (dora or ura-dora)
+            fits = max_indicators is None or (len(dora) + len(faces) <= max_indicators
+                                              and len(faces) <= max(1, max_indicators // 2))
         if fits:
             dora.extend(faces)
             clusters += 1
