@@ -330,6 +330,16 @@ def test_a_further_line_of_discards_is_no_more_indicators() -> None:
     assert hand is not None and sorted(hand["dora_indicators"]) == ["1m", "3s", "5p"]
 
 
+@totenko
+def test_indicators_and_gari_beyond_them_in_line_with_the_hand_are_both_left_out() -> None:
+    # as in a render (seed 990013, image 85): the indicators, then the gari, each apart, continue
+    # the row past the pon; only the outermost group could be left out, so the count never fitted
+    dets = layout_boxes("234p2344447s 7s ~1.4 8'88s ~2.7 6z9s2s ~2.5 1m9m")
+    hand = read_hand(dets, "totenko_balance").hand_dict()
+    assert hand is not None and hand["hand"] == "234p2344447s" and hand["win_tile"] == "7s"
+    assert hand["dora_indicators"] == ["6z", "9s", "2s"] and hand["nuki"] == "19m"
+
+
 def test_layout_to_dict_is_json() -> None:
     lay: Layout = analyse_layout(layout_boxes(PON_HAND, extras=[("3p", 4.0, 3.2)]))
     out = json.loads(json.dumps(lay.to_dict()))

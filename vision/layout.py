@@ -223,6 +223,7 @@ HAND_TOUCHES_MELD_COST = 0.3  # no gap between the concealed tiles and the first
 FACE_UP_CLOSED_KAN_COST = 1.0  # four equal upright tiles shown apart, read as a closed kan
 CLOSED_KAN_INNER_BACKS_COST = 0.3  # face–back–back–face
 EXCLUDE_COST = 1.0  # a lone group at a row end is an indicator, not part of the hand
+END_GROUPS_EXCLUDED = 2  # ... and the next group in too (indicators, then gari beyond them)
 #: a row read from the end its orientation cue did not choose, by cue
 FLIP_COST = {"faces": 2.0, "stacked": 1.5, "melds": 1.5, "melds_weak": 0.3, "win_gap": 0.8, "apart": 0.1,
              "default": 0.1, "flipped": 0.1}
@@ -1151,25 +1152,40 @@ def _end_options(row: Row, top_aside: Sequence[bool], left: bool, loose: bool = 
                 break
             doubtful = all(t.doubtful for t in ends[:k])
             opts.append((k, DOUBTFUL_EXCLUDE_COST if doubtful else EXCLUDE_COST + LOOSE_EXCLUDE_COST))
-    if len(groups) < 2:
-        return opts
-    g = groups[0] if left else groups[-1]
-    gap = row.tiles[groups[1][0]].gap_before if left else row.tiles[g[0]].gap_before
-    tiles = [row.tiles[p] for p in g]
     found: list[tuple[int, float]] = []
-    if any(t.marked for t in tiles):
-        # a lone sideways tile far out is no meld (a meld has three or four tiles): an indicator
-        if len(g) == 1 and gap >= EXCLUDE_GAP and tiles[0].stacked is None:
-            found.append((1, EXCLUDE_COST + MARKED_EXCLUDE_COST))
-    elif all(top_aside[p] for p in g):
-        found.append((len(g), SET_ASIDE_EXCLUDE_COST))
-    elif len(g) <= MAX_EXCLUDED and gap >= min(EXCLUDE_OPTION_GAP, max(EXCLUDE_MIN_GAP,
-                                                                         row.split_gap + EXCLUDE_GAP_OVER_SPLIT)):
-        found.append((len(g), EXCLUDE_COST + EXCLUDE_SHORT_GAP_COST * max(0.0, EXCLUDE_OPTION_GAP - gap)))
+    # the outermost group, then (indicators laid inside gari) the next one in, each apart
+    taken, cost = 0, 0.0
+    for depth in range(min(END_GROUPS_EXCLUDED, len(groups) - 1)):
+        c = _end_group_cost(row, top_aside, groups, depth, left)
+        if c is None:
+            break
+        taken += len(groups[depth] if left else groups[-1 - depth])
+        cost += c
+        found.append((taken, cost))
     best = dict(opts)
     for k, c in found:
         best[k] = min(c, best.get(k, math.inf))
     return sorted(best.items())
+
+
+def _end_group_cost(row: Row, top_aside: Sequence[bool], groups: Sequence[Sequence[int]], depth: int,
+                    left: bool) -> float | None:
+    """The cost of leaving the group ``depth`` groups in from one end out of the hand (its gap is
+    the one on its hand side), or ``None`` when it cannot be left out."""
+    g = groups[depth] if left else groups[-1 - depth]
+    gap = row.tiles[groups[depth + 1][0]].gap_before if left else row.tiles[g[0]].gap_before
+    tiles = [row.tiles[p] for p in g]
+    if any(t.marked for t in tiles):
+        # a lone sideways tile far out is no meld (a meld has three or four tiles): an indicator
+        if len(g) == 1 and gap >= EXCLUDE_GAP and tiles[0].stacked is None:
+            return EXCLUDE_COST + MARKED_EXCLUDE_COST
+        return None
+    if all(top_aside[p] for p in g):
+        return SET_ASIDE_EXCLUDE_COST
+    if len(g) <= MAX_EXCLUDED and gap >= min(EXCLUDE_OPTION_GAP, max(EXCLUDE_MIN_GAP,
+                                                                      row.split_gap + EXCLUDE_GAP_OVER_SPLIT)):
+        return EXCLUDE_COST + EXCLUDE_SHORT_GAP_COST * max(0.0, EXCLUDE_OPTION_GAP - gap)
+    return None
 
 
 def _structures(row: Row, top_aside: Sequence[bool], loose: bool = False) -> list[Structure]:
