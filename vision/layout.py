@@ -1362,6 +1362,12 @@ def _clusters(g: _Geo, idx: Sequence[int], unit: float) -> tuple[tuple[int, ...]
     return tuple(tuple(v) for v in out.values())
 
 
+def _one_set(max_indicators: int) -> int:
+    """One set of indicators in an allowance of ``max_indicators`` (dora and ura-dora, one more of
+    each per kan): the dora ones, or the ura-dora ones."""
+    return max(1, max_indicators // 2)
+
+
 def split_apart(groups: Iterable[Sequence[int]], cls_of: Mapping[int, int], aside_kinds: frozenset[int],
                 max_indicators: int | None = None, walled: frozenset[int] = frozenset(),
                 along: Mapping[int, float] | None = None, indicator_shown: bool = True,
@@ -1412,9 +1418,9 @@ def split_apart(groups: Iterable[Sequence[int]], cls_of: Mapping[int, int], asid
             fits = len(faces) < BACKGROUND_ROW_TILES and (
                 max_indicators is None or len(faces) <= max_indicators
                 or (len(faces) == max_indicators + 1 and len(faces) <= OVER_LIMIT_MAX_FACES))
-        else:  # ... and a further one no larger than one set of indicators (dora or ura-dora)
-            fits = max_indicators is None or (len(dora) + len(faces) <= max_indicators
-                                              and len(faces) <= max(1, max_indicators // 2))
+        else:  # ... and a further one no larger than one set of indicators
+            fits = max_indicators is None or (
+                len(dora) + len(faces) <= max_indicators and len(faces) <= _one_set(max_indicators))
         if fits:
             dora.extend(faces)
             clusters += 1
@@ -1425,8 +1431,7 @@ def split_apart(groups: Iterable[Sequence[int]], cls_of: Mapping[int, int], asid
         first = min(aside, key=mean_along)
         lone_left = len(aside) == 1 and along is not None and hand_middle is not None and (
             all(d in along for d in first) and mean_along(first) < hand_middle)
-        if (len(aside) > 1 or lone_left) and (
-                max_indicators is None or len(first) <= max(1, max_indicators // 2)):
+        if (len(aside) > 1 or lone_left) and (max_indicators is None or len(first) <= _one_set(max_indicators)):
             dora = first
             aside.remove(first)
     return tuple(dora), tuple(d for grp in aside for d in grp)
