@@ -340,6 +340,28 @@ def test_indicators_and_gari_beyond_them_in_line_with_the_hand_are_both_left_out
     assert hand["dora_indicators"] == ["6z", "9s", "2s"] and hand["nuki"] == "19m"
 
 
+#: a render (seed 990012, image 695; true boxes and faces): the hand, the winning 6p and a pon of 7p
+#: run down the photo; three indicators lie in a line beside the hand's start, touching the near
+#: end of four discards turned another way
+INDICATORS_BY_DISCARDS = [
+    ("0m", (162, 84, 263, 162), 78), ("5m", (199, 114, 300, 193), -103), ("7p", (236, 144, 339, 226), 74),
+    ("8p", (275, 175, 379, 259), 72), ("6z", (316, 206, 419, 294), 69), ("6z", (357, 239, 462, 330), 66),
+    ("6z", (400, 273, 505, 367), 63), ("7z", (444, 308, 550, 405), 60), ("7z", (490, 344, 597, 445), 56),
+    ("7z", (537, 381, 645, 486), 52), ("6p", (614, 442, 723, 553), 45), ("7p", (717, 523, 828, 642), 36),
+    ("7p", (773, 580, 898, 709), -50), ("7p", (852, 628, 965, 759), 23), ("9s", (374, 86, 458, 153), 76),
+    ("1m", (409, 112, 493, 180), 73), ("3s", (445, 138, 530, 208), 71), ("3p", (522, 89, 598, 154), -53),
+    ("3z", (549, 84, 623, 147), -54), ("1p", (569, 76, 641, 137), -56), ("3p", (592, 71, 661, 130), -55)]
+
+
+def test_indicators_touching_discards_are_parted_from_them_by_the_hands_line() -> None:
+    # the three and two discards made one cluster of five, too many for indicators (no kan): the
+    # photo was scored with no dora at all
+    dets = render_dets(INDICATORS_BY_DISCARDS)
+    hand = read_hand(dets).hand_dict()
+    assert hand is not None and hand["hand"] == "05m78p666777z" and hand["win_tile"] == "6p"
+    assert hand["dora_indicators"] == ["9s", "1m", "3s"]
+
+
 def test_layout_to_dict_is_json() -> None:
     lay: Layout = analyse_layout(layout_boxes(PON_HAND, extras=[("3p", 4.0, 3.2)]))
     out = json.loads(json.dumps(lay.to_dict()))

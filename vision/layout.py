@@ -1504,6 +1504,16 @@ def _near_line(g: _Geo, group: Sequence[int], line: _Line) -> tuple[int, ...]:
     return tuple(int(j) for j in idx[near])
 
 
+def _split_near_line(g: _Geo, group: tuple[int, ...], line: _Line) -> tuple[tuple[int, ...], ...]:
+    """``group`` parted into its tiles nearest the hand's line and the rest when :func:`_near_line`
+    finds such a few (indicators laid between the hand and someone's discards, touching them),
+    else whole."""
+    near = _near_line(g, group, line)
+    if not near:
+        return (group,)
+    return near, tuple(j for j in group if j not in near)
+
+
 def _in_rows(g: _Geo, group: Sequence[int]) -> bool:
     """The tiles of ``group`` lie in more than one line (their centres stray from the best line
     through them by over ``POND_ROW_SPREAD`` tile sizes): rows of discards, not indicators, which
@@ -1681,7 +1691,8 @@ def analyse_layout(dets: Sequence[Detection], rules: str = "riichi") -> Layout:
             structures = _merge(_row_structures(row, top_aside, True))
         n = len(row.tiles)
         count_fit = 1.0 if 13 <= n <= 22 else 0.6
-        groups = tuple(sorted((part for grp in _clusters(g, apart, row.unit) for part in _peel_upright(g, grp, row)),
+        groups = tuple(sorted((part for grp in _clusters(g, apart, row.unit) for part in _peel_upright(g, grp, row)
+                               for part in _split_near_line(g, part, line)),
                               key=lambda grp: _nearest(g, line.members, grp)))  # nearest the hand first
         others = [bg for bg in background if not bg & mine]
         strays = {j for j in unused if j not in mine and j not in duplicates and j not in walled
