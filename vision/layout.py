@@ -1504,14 +1504,16 @@ def _near_line(g: _Geo, group: Sequence[int], line: _Line) -> tuple[int, ...]:
     return tuple(int(j) for j in idx[near])
 
 
-def _split_near_line(g: _Geo, group: tuple[int, ...], line: _Line) -> tuple[tuple[int, ...], ...]:
+def _split_near_line(g: _Geo, group: tuple[int, ...], line: _Line, row: Row) -> tuple[tuple[int, ...], ...]:
     """``group`` parted into its tiles nearest the hand's line and the rest when :func:`_near_line`
-    finds such a few (indicators laid between the hand and someone's discards, touching them),
-    else whole."""
+    finds such a few and the rest, unlike them, is turned from the way the hand's faces look
+    (:func:`_turned_away`): indicators laid between the hand and someone's discards, touching
+    them. Else whole: a pond's short first row, facing as the hand does, looks the same."""
     near = _near_line(g, group, line)
-    if not near:
+    rest = tuple(j for j in group if j not in near)
+    if not near or not _turned_away(g, rest, row) or _turned_away(g, near, row):
         return (group,)
-    return near, tuple(j for j in group if j not in near)
+    return near, rest
 
 
 def _in_rows(g: _Geo, group: Sequence[int]) -> bool:
@@ -1692,7 +1694,7 @@ def analyse_layout(dets: Sequence[Detection], rules: str = "riichi") -> Layout:
         n = len(row.tiles)
         count_fit = 1.0 if 13 <= n <= 22 else 0.6
         groups = tuple(sorted((part for grp in _clusters(g, apart, row.unit) for part in _peel_upright(g, grp, row)
-                               for part in _split_near_line(g, part, line)),
+                               for part in _split_near_line(g, part, line, row)),
                               key=lambda grp: _nearest(g, line.members, grp)))  # nearest the hand first
         others = [bg for bg in background if not bg & mine]
         strays = {j for j in unused if j not in mine and j not in duplicates and j not in walled
