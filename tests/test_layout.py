@@ -362,6 +362,22 @@ def test_indicators_touching_discards_are_parted_from_them_by_the_hands_line() -
     assert hand["dora_indicators"] == ["9s", "1m", "3s"]
 
 
+def test_a_neighbour_whose_box_overlaps_like_a_second_box_is_a_tile_when_the_count_needs_it() -> None:
+    # seen steeply, a packed row's boxes overlap as much as one tile's two boxes do: the less sure
+    # 1m was dropped as the 2m seen twice, and the row of 13 was refused (as in 8 of the 116
+    # refused selection renders)
+    dets = layout_boxes("123m456p789s1122z 2z")
+    x1, y1, x2, y2 = dets[0].box
+    dets[0] = replace(dets[0], box=(x1 + 0.65 * (x2 - x1), y1, x2 + 0.65 * (x2 - x1), y2), confidence=0.5)
+    reading = read_hand(dets)
+    hand = reading.hand_dict()
+    assert reading.valid and hand is not None and hand["hand"] == "123m456p789s1122z" and hand["win_tile"] == "2z"
+    # read as the tile it overlaps, it is that tile seen twice: the hand stays refused
+    twice = list(dets)
+    twice[0] = replace(dets[0], cls=dets[1].cls, topk=((dets[1].cls, 0.5),))
+    assert [p.code for p in read_hand(twice).problems] == ["wrong_tile_count"]
+
+
 def test_layout_to_dict_is_json() -> None:
     lay: Layout = analyse_layout(layout_boxes(PON_HAND, extras=[("3p", 4.0, 3.2)]))
     out = json.loads(json.dumps(lay.to_dict()))

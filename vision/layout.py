@@ -195,6 +195,9 @@ DUPLICATE_IOU = 0.4
 #: ... or lies in it by this share of the smaller box: a second, shifted box on one tile of a
 #: closed kan (IoU 0.42, 0.67 of it inside) broke the kan; neighbours on a 45° row overlap far less
 DUPLICATE_INSIDE = 0.65
+#: ... such a box on the hand's line, up to this many tile widths past its ends, is taken as a
+#: tile after all when the row's count fits no hand (:func:`row_duplicates`)
+READMIT_BEYOND = 1.5
 #: a tile apart from the hand read with less confidence than this (localizer × classifier) is not
 #: taken as an indicator or set aside: on real photos the localizer finds "tiles" on bare felt and
 #: floorboards, which became indicators. On the real holdout, of the tiles apart read under 0.15
@@ -1601,18 +1604,56 @@ def _dead_walls(g: _Geo, lines: Sequence[_Line]) -> list[_DeadWall]:
     return out
 
 
+def _overlap(a: Detection, b: Detection) -> bool:
+    """Whether two boxes overlap at all."""
+    return min(a.box[2], b.box[2]) > max(a.box[0], b.box[0]) and min(a.box[3], b.box[3]) > max(a.box[1], b.box[1])
+
+
+def row_duplicates(dets: Sequence[Detection], row: Row) -> frozenset[int]:
+    """The detections taken for a second box of a tile (:func:`_duplicates`) that lie on ``row``'s
+    line (within ``ROW_REFINE_TOL`` tile sizes across it, at most ``READMIT_BEYOND`` tile widths
+    past its ends) and read as another tile than every row tile they overlap: seen steeply,
+    neighbours in a packed row overlap in the photo as much as one tile's two boxes do, and the
+    row then lacks a tile. For the reader's last resort when the row's count fits no hand."""
+    if not row.tiles or len(dets) < 2:
+        return frozenset()
+    g = _geo(dets)
+    inside = {t.det for t in row.tiles} | {t.stacked for t in row.tiles if t.stacked is not None}
+    candidates = [j for j in sorted(_duplicates(dets)) if j not in inside and dets[j].cls != BACK]
+    if not candidates:
+        return frozenset()
+    members = [t.det for t in row.tiles]
+    d = np.array(row.direction)
+    normal = np.array([-d[1], d[0]])
+    point = g.pts[members].mean(axis=0)
+    u = (g.pts[members] - point) @ d
+    size = float(np.median(g.size[members]))
+    out = set()
+    for j in candidates:
+        rel = g.pts[j] - point
+        along = float(rel @ d)
+        if (abs(float(rel @ normal)) <= ROW_REFINE_TOL * size
+                and u.min() - READMIT_BEYOND * row.unit <= along <= u.max() + READMIT_BEYOND * row.unit
+                and not any(dets[i].cls == dets[j].cls and _overlap(dets[i], dets[j]) for i in inside)):
+            out.add(j)
+    return frozenset(out)
+
+
 # ---------------------------------------------------------------------------------- entry point
-def analyse_layout(dets: Sequence[Detection], rules: str = "riichi") -> Layout:
+def analyse_layout(dets: Sequence[Detection], rules: str = "riichi", readmit: frozenset[int] = frozenset(),
+                   ) -> Layout:
     """Rows, groups, melds, winning-tile candidates and tiles apart, from geometry alone.
 
     The ruleset only says which tile kinds are set aside (by the detections' top class).
+    ``readmit``: detections to take as tiles though they overlap a surer one (see
+    :func:`row_duplicates`).
     """
     dets = tuple(dets)
     aside_kinds = set_aside_kinds(rules)
     if len(dets) < MIN_ROW_TILES:
         return Layout(dets, rules, (), (), aside_kinds)
     g = _geo(dets)
-    duplicates = _duplicates(dets)
+    duplicates = _duplicates(dets) - readmit
     lines, _loose = _extract_lines(g, duplicates)
     is_aside = [d.cls != BACK and kind(d.cls) in aside_kinds for d in dets]
 
@@ -1735,5 +1776,5 @@ def analyse_layout(dets: Sequence[Detection], rules: str = "riichi") -> Layout:
 
 __all__ = [
     "HandRow", "Layout", "MeldShape", "Row", "RowTile", "Structure", "analyse_layout", "loose_structures",
-    "set_aside_kinds", "split_apart",
+    "row_duplicates", "set_aside_kinds", "split_apart",
 ]

@@ -42,7 +42,7 @@ from scoring.errors import HandError
 from scoring.registry import get_ruleset
 from scoring.tiles import BACK, format_tiles, is_honor, kind, suit, tile_name
 from vision.detection import Detection
-from vision.layout import HandRow, Layout, Structure, analyse_layout, loose_structures, split_apart
+from vision.layout import HandRow, Layout, Structure, analyse_layout, loose_structures, row_duplicates, split_apart
 
 #: hands scored per candidate row (one ``score_hand`` call each, ~0.2–1 ms)
 MAX_READINGS = 256
@@ -666,6 +666,34 @@ def _ambiguities(competitive: Sequence[Candidate]) -> list[Ambiguity]:
 
 
 # ---------------------------------------------------------------------------------- entry point
+def _read_rows(layout: Layout, rules: str, ctx: Mapping[str, Any], allowed: frozenset[int] | None,
+               max_readings: int) -> tuple[_RowResult, int, int, bool]:
+    """The first of the layout's candidate rows (up to ``MAX_ROWS``) that reads as a winning hand,
+    else the likeliest; with its index, the hands scored and whether a search bound was hit."""
+    chosen: _RowResult | None = None
+    chosen_i = 0
+    evaluated = 0
+    capped = False
+    for i, hrow in enumerate(layout.candidates[:MAX_ROWS]):
+        res = _arbitrate(layout, hrow, rules, ctx, allowed, max_readings)
+        if (res.best is None or not res.best.valid) and (loose := loose_structures(hrow)):
+            # no winning hand: leave end tiles out even with no gap (the last resort, at its cost)
+            again = _arbitrate(layout, replace(hrow, structures=loose, loose=True), rules, ctx, allowed, max_readings)
+            if again.best is not None and again.best.valid:
+                res = replace(again, evaluated=res.evaluated + again.evaluated, capped=res.capped or again.capped)
+            else:
+                res = replace(res, evaluated=res.evaluated + again.evaluated)
+        evaluated += res.evaluated
+        capped |= res.capped
+        if chosen is None:
+            chosen, chosen_i = res, i
+        if res.best is not None and res.best.valid:
+            chosen, chosen_i = res, i
+            break
+    assert chosen is not None
+    return chosen, chosen_i, evaluated, capped
+
+
 def read_hand(dets: Sequence[Detection], rules: str = "riichi", context: Mapping[str, Any] | None = None,
               max_readings: int = MAX_READINGS) -> Reading:
     """Read the hand a photo's detections show, under ``rules``.
@@ -691,27 +719,15 @@ def read_hand(dets: Sequence[Detection], rules: str = "riichi", context: Mapping
     if not layout.candidates:
         return Reading(rules, dets, layout, None, problems=(
             Problem("no_hand_row", f"no row of tiles found among {len(dets)} detections"),), context=ctx_items)
-    chosen: _RowResult | None = None
-    chosen_i = 0
-    evaluated = 0
-    capped = False
-    for i, hrow in enumerate(layout.candidates[:MAX_ROWS]):
-        res = _arbitrate(layout, hrow, rules, ctx, allowed, max_readings)
-        if (res.best is None or not res.best.valid) and (loose := loose_structures(hrow)):
-            # no winning hand: leave end tiles out even with no gap (the last resort, at its cost)
-            again = _arbitrate(layout, replace(hrow, structures=loose, loose=True), rules, ctx, allowed, max_readings)
-            if again.best is not None and again.best.valid:
-                res = replace(again, evaluated=res.evaluated + again.evaluated, capped=res.capped or again.capped)
-            else:
-                res = replace(res, evaluated=res.evaluated + again.evaluated)
-        evaluated += res.evaluated
-        capped |= res.capped
-        if chosen is None:
-            chosen, chosen_i = res, i
+    chosen, chosen_i, evaluated, capped = _read_rows(layout, rules, ctx, allowed, max_readings)
+    if (not chosen.best or not chosen.best.valid) and any(p.code == "wrong_tile_count" for p in chosen.problems) \
+            and (readmit := row_duplicates(dets, chosen.hrow.row)):
+        # the last resort: boxes taken for a tile's second one on the hand's line are tiles after all
+        again = analyse_layout(dets, rules, readmit)
+        res, res_i, more, more_capped = _read_rows(again, rules, ctx, allowed, max_readings)
+        evaluated += more
         if res.best is not None and res.best.valid:
-            chosen, chosen_i = res, i
-            break
-    assert chosen is not None
+            layout, chosen, chosen_i, capped = again, res, res_i, capped or more_capped
     notes: list[str] = []
     if capped:
         notes.append(f"enumeration capped (at most {max_readings} readings scored per row, {MAX_STATES} "
