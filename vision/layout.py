@@ -608,7 +608,7 @@ def _axis_gap(a: Any, b: Any) -> Any:
     return np.abs(((a - b + 90.0) % 180.0) - 90.0)
 
 
-def _local_axis_offsets(angles: np.ndarray, u: np.ndarray, normal_offsets: np.ndarray | None = None) -> np.ndarray:
+def _local_axis_offsets(angles: np.ndarray, u: np.ndarray, normal_offsets: np.ndarray) -> np.ndarray:
     """Each face's axis against its neighbours' (up to four each side along the row), in degrees
     0..90; NaN where fewer than ``MIN_FACE_NEIGHBOURS`` neighbours show a face angle.
 
@@ -624,7 +624,7 @@ def _local_axis_offsets(angles: np.ndarray, u: np.ndarray, normal_offsets: np.nd
     """
     order = np.argsort(u)
     a = angles[order]
-    to_normal = normal_offsets[order] if normal_offsets is not None else np.zeros(len(a))
+    to_normal = normal_offsets[order]
     ranks = _neighbour_ranks(len(a))
     idx = np.clip(ranks, 0, None)
     neigh = np.where(ranks >= 0, a[idx], np.nan)  # [tile, neighbour]
