@@ -472,6 +472,21 @@ def test_dead_wall_in_line_with_the_hand_is_cut_off_and_shows_the_indicator() ->
     assert names(dets, [hr.structures[0].win]) == ["2z"]
 
 
+def test_a_dead_wall_whose_indicator_looks_barely_sideways_is_still_cut_off() -> None:
+    # as in renders (seed 990012, images 109 and 195): seen askew, the wall's indicator reads a
+    # few degrees past 45° from the hand's faces; a call mark that unsure does not keep the wall
+    # in the hand's row (where its backs would refuse the hand), a sure one still does
+    dets = layout_boxes("??5p???? ~2 123m456p789s1122z 2z", faces=True)
+    five = next(i for i, d in enumerate(dets) if d.name == "5p")
+    askew = list(dets)
+    askew[five] = replace(dets[five], face_angle=50.0)
+    hr = hand_row(askew)
+    assert hr.n_tiles == 14 and names(askew, hr.indicators) == ["5p"]
+    sure = list(dets)
+    sure[five] = replace(dets[five], face_angle=90.0)
+    assert names(sure, hand_row(sure).indicators) != ["5p"]
+
+
 def test_a_pond_beyond_a_dead_wall_is_not_indicators() -> None:
     wall = [(name, 2.0 + k * 1.02, 3.2) for k, name in enumerate(["1z", "1z", "7p", "1z", "1z"])]
     dets = layout_boxes("123m456p789s1122z 2z", extras=[*wall, ("3s", 12.0, 3.2)], faces=True)

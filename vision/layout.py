@@ -809,7 +809,13 @@ def _wall_like(run: Sequence[RowTile]) -> bool:
     side, no call marks, and not a split into closed kans."""
     backs = [t.back for t in run]
     return (sum(backs) > DEAD_WALL_BACKS and any(a and b for a, b in itertools.pairwise(backs))
-            and not any(t.sideways or t.stacked is not None for t in run) and not _closed_kans_only(run))
+            and not any(_surely_sideways(t) or t.stacked is not None for t in run) and not _closed_kans_only(run))
+
+
+def _surely_sideways(t: RowTile) -> bool:
+    """Sideways beyond ``UNSURE_MARGIN``: a call mark, where a tile barely sideways may be a dead
+    wall's indicator seen askew."""
+    return t.sideways and abs(t.side_margin) >= UNSURE_MARGIN
 
 
 def _wall_tail(run: Sequence[RowTile]) -> int:
