@@ -476,6 +476,19 @@ def test_totenko_gari_are_nuki(spec: str, extras: list[tuple[str, float, float]]
 
 
 @totenko
+def test_totenko_gari_read_as_a_manzu_the_ruleset_lacks_is_gari() -> None:
+    # as in renders (seed 990013, images 191 and 232): Totenko plays no 2m–8m, so a gari tile read
+    # as 3m is its likeliest class the ruleset plays (here 9m); the layout sorts gari by class, and
+    # took gari beyond the dead wall as none, the score silently two gari short
+    wall = [("?", 18.0 + 1.05 * k, 0.0) for k in range(2)] + [("3s", 20.1, 0.0)] + \
+        [("?", 21.15 + 1.05 * k, 0.0) for k in range(4)]
+    dets = layout_boxes("340s567s234p67p99p 8p", extras=[*wall, ("1m", 29.0, 2.5), ("9m", 30.05, 2.5)])
+    dets[-1] = replace(dets[-1], cls=2, topk=((2, 0.55), (8, 0.4), (3, 0.05)))  # 3m, then 9m
+    r = read(dets, "totenko_balance", TOTENKO_CTX)
+    assert r.valid and r.to_dict()["hand"] == shape("2346799p340567s", "8p", dora=["3s"], nuki="19m")
+
+
+@totenko
 def test_totenko_indicator_and_gari_apart() -> None:
     dets = layout_boxes("340s567s234p67p99p 8p", extras=[("1m", 2.0, 3.2), ("9m", 3.05, 3.2), ("3s", 7.0, 3.2)])
     r = read(dets, "totenko_balance", TOTENKO_CTX)

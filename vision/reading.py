@@ -694,6 +694,26 @@ def _read_rows(layout: Layout, rules: str, ctx: Mapping[str, Any], allowed: froz
     return chosen, chosen_i, evaluated, capped
 
 
+def _within(dets: tuple[Detection, ...], allowed: frozenset[int] | None) -> tuple[Detection, ...]:
+    """The detections as the layout should see them: one read as a kind the ruleset does not play
+    (Totenko has no 2m–8m) is its likeliest class the ruleset plays, among its top-k. The layout
+    sorts set-aside tiles by class: a third 1m of the gari read as 3m would be left out.
+
+    >>> d = Detection(2, 0.9, (0.0, 0.0, 10.0, 14.0), topk=((2, 0.6), (0, 0.3)))
+    >>> [x.name for x in _within((d,), frozenset({0, 8}))], [x.name for x in _within((d,), None)]
+    (['1m'], ['3m'])
+    """
+    if allowed is None:
+        return dets
+    out = list(dets)
+    for i, d in enumerate(dets):
+        if d.cls != BACK and kind(d.cls) not in allowed:
+            better = next((c for c, _ in d.candidates() if c != BACK and kind(c) in allowed), None)
+            if better is not None:
+                out[i] = replace(d, cls=better)
+    return tuple(out)
+
+
 def read_hand(dets: Sequence[Detection], rules: str = "riichi", context: Mapping[str, Any] | None = None,
               max_readings: int = MAX_READINGS) -> Reading:
     """Read the hand a photo's detections show, under ``rules``.
@@ -715,7 +735,7 @@ def read_hand(dets: Sequence[Detection], rules: str = "riichi", context: Mapping
         allowed = rs.allowed_kinds(rs.parse_options(ctx.get("options")))
     except HandError:
         allowed = rs.allowed_kinds(rs.parse_options({}))
-    layout = analyse_layout(dets, rules)
+    layout = analyse_layout(_within(dets, allowed), rules)
     if not layout.candidates:
         return Reading(rules, dets, layout, None, problems=(
             Problem("no_hand_row", f"no row of tiles found among {len(dets)} detections"),), context=ctx_items)
@@ -723,7 +743,7 @@ def read_hand(dets: Sequence[Detection], rules: str = "riichi", context: Mapping
     if (not chosen.best or not chosen.best.valid) and any(p.code == "wrong_tile_count" for p in chosen.problems) \
             and (readmit := row_duplicates(dets, chosen.hrow.row)):
         # the last resort: boxes taken for a tile's second one on the hand's line are tiles after all
-        again = analyse_layout(dets, rules, readmit)
+        again = analyse_layout(_within(dets, allowed), rules, readmit)
         res, res_i, more, more_capped = _read_rows(again, rules, ctx, allowed, max_readings)
         evaluated += more
         if res.best is not None and res.best.valid:
