@@ -577,6 +577,27 @@ def test_totenko_tile_set_steers_the_alternatives() -> None:
     assert r.valid and r.to_dict()["hand"]["nuki"] == "1m"
 
 
+# ---------------------------------------------------------------------------------- pon or added kan
+@pytest.mark.parametrize(("deeper", "asked"), [(0.0, False), (0.6, True)])
+def test_a_pon_whose_called_tile_looks_two_deep_may_be_an_added_kan(deeper: float, asked: bool) -> None:
+    # as in renders (seed 990011, images 143 and 895): an added kan's stacked tile merged into the
+    # called tile's box, its box reaching further across the row than a lone sideways tile's
+    dets = layout_boxes("123m456p78s11z 9s ~0.8 5'55z", faces=True)  # the face tells it sideways
+    called = dets[11]
+    x1, y1, x2, y2 = called.box
+    dets[11] = replace(called, box=(x1, y1 - deeper * (y2 - y1), x2, y2))  # the stacked tile lies beyond
+    r = read(dets)
+    pon, kan = meld("pon", "555z", "left"), meld("kan", "5555z", "left", added=True)
+    assert r.valid and r.to_dict()["hand"] == shape("123m456p78s11z", "9s", [pon])  # the pon stays the best
+    melds = [a for a in r.ambiguities if a.kind == "meld"]
+    if asked:
+        assert [(a.index, list(a.candidates)) for a in melds] == [(0, [pon, kan])]
+        assert shape("123m456p78s11z", "9s", [kan]) in [c.shape() for c in r.alternatives]
+        assert json.loads(json.dumps(r.to_dict()))["ambiguities"][-1]["candidates"] == [pon, kan]
+    else:
+        assert not melds
+
+
 # ---------------------------------------------------------------------------------- output
 def test_output_shape() -> None:
     dets = layout_boxes("123m456p78s11z 9s ~0.8 5'55z", extras=[("3p", 4.0, 3.2)])

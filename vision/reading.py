@@ -21,7 +21,7 @@ plausible first (larger tiles, a hand-like count); the first with a valid readin
 
 The best valid reading is the answer; valid readings within ``DELTA`` of its cost are the
 alternatives, and what differs between them is reported as ambiguities for the user to settle
-(``win_tile``, ``tile``, ``meld_split``, ``role``). The search is bounded: at most
+(``win_tile``, ``tile``, ``meld_split``, ``meld``, ``role``). The search is bounded: at most
 ``MAX_READINGS`` hands are scored per candidate row and ``MAX_STATES`` combinations looked at
 (``capped`` says when the bound was hit). A five of a kind, a wrong tile count or no valid reading
 is reported in ``problems`` and never scored.
@@ -34,7 +34,7 @@ import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from statistics import fmean
+from statistics import fmean, median
 from typing import Any
 
 from scoring import score_hand
@@ -86,6 +86,14 @@ DOUBTFUL_INDICATOR_CONF = 0.4
 #: a doubtful end tile the reading leaves out of the row (see ``_build``) whose best class is at
 #: least this likely is offered as an indicator too, and asked about
 DROPPED_INDICATOR_P = 0.2
+#: a pon whose called tile's box reaches at least this much further across the row than the
+#: upright tiles beside it (their median) may be an added kan whose fourth tile, stacked on the
+#: called one, the localizer merged into its box: it is asked about (see :func:`_merged_kans`).
+#: On the 2,600 selection renders, of 1,111 pons read where the truth has a pon, 15 reach that far
+#: (the 99th percentile: 1.07); of 17 added kans read as pons, 11 do
+MERGED_KAN_ACROSS = 1.05
+#: the near upright tiles that measure it
+MERGED_KAN_NEIGHBOURS = 4
 
 
 # ---------------------------------------------------------------------------------- results
@@ -169,7 +177,9 @@ class Candidate:
 @dataclass(frozen=True)
 class Ambiguity:
     """Something the photo leaves open: ``win_tile``, ``tile`` (one detection's class),
-    ``meld_split`` (how a run of meld tiles splits) or ``role`` (hand tile or indicator)."""
+    ``meld_split`` (how a run of meld tiles splits), ``meld`` (which set meld ``index`` of the
+    best reading is: a pon or an added kan; candidates are melds as the hand writes them) or
+    ``role`` (hand tile or indicator)."""
 
     kind: str
     candidates: tuple[Any, ...]
@@ -525,6 +535,7 @@ def _arbitrate(layout: Layout, hrow: HandRow, rules: str, ctx: Mapping[str, Any]
         competitive = [c for c in valid if c.cost <= best.cost + DELTA]
         asked = _doubtful_indicators(best, competitive, hrow, rules, ctx, aside, top, options, dets)
         asked += _dropped_indicators(best, hrow, rules, ctx, aside, top, dets)
+        asked += _merged_kans(best, hrow, rules, ctx)
         return _RowResult(hrow, best, competitive + asked, [], evaluated + len(asked), capped)
     assert first is not None
     excess = _kind_excess(first)
@@ -615,6 +626,33 @@ def _dropped_indicators(best: Candidate, hrow: HandRow, rules: str, ctx: Mapping
     return out
 
 
+def _merged_kans(best: Candidate, hrow: HandRow, rules: str, ctx: Mapping[str, Any]) -> list[Candidate]:
+    """The best reading again with each pon whose called tile looks two tiles deep (its box
+    reaching :data:`MERGED_KAN_ACROSS` times as far across the row as the upright tiles near it)
+    read as an added kan: the stacked fourth tile may be merged into the called tile's box, or
+    missed. Asked about (a ``meld`` ambiguity), not preferred: a pon's box alone sometimes reaches
+    that far. The fourth tile is the plain kind (a red five would show)."""
+    tiles = {t.det: t for t in hrow.row.tiles}
+    upright = [t for t in hrow.row.tiles if not t.sideways and not t.back]
+    out: list[Candidate] = []
+    for k, m in enumerate(best.melds):
+        if m.type != "pon" or len(m.dets) != 3:
+            continue
+        called = [tiles[d] for d in m.dets if d in tiles and tiles[d].sideways]
+        if len(called) != 1 or called[0].stacked is not None:
+            continue
+        near = sorted(upright, key=lambda t: abs(t.u - called[0].u))[:MERGED_KAN_NEIGHBOURS]
+        if len(near) < 2 or called[0].across < MERGED_KAN_ACROSS * median(t.across for t in near):
+            continue
+        kan = ReadMeld("kan", (*m.tiles, kind(m.tiles[0])), True, True, m.from_, m.dets)
+        cand = replace(best, melds=(*best.melds[:k], kan, *best.melds[k + 1:]), status="unscored",
+                       score_total=None, error_code=None, error_message=None)
+        cand = _score(rules, ctx, cand)
+        if cand.valid:
+            out.append(cand)
+    return out
+
+
 def _ambiguities(competitive: Sequence[Candidate]) -> list[Ambiguity]:
     if len(competitive) < 2:
         return []
@@ -642,6 +680,14 @@ def _ambiguities(competitive: Sequence[Candidate]) -> list[Ambiguity]:
     meld_dets = {d for c in competitive for m in c.melds for d in m.dets}
     if len(splits) > 1:
         out.append(Ambiguity("meld_split", tuple(split_names)))
+    for k, first in enumerate(competitive[0].melds):  # the same tiles as another set: a pon or a kan
+        sets: dict[tuple[str, bool, int], dict[str, Any]] = {}
+        for c in competitive:
+            for m in c.melds:
+                if m.dets == first.dets:
+                    sets.setdefault((m.type, m.added, len(m.tiles)), m.to_dict())
+        if len(sets) > 1:
+            out.append(Ambiguity("meld", tuple(sets.values()), index=k))
     dets = sorted({d for c in competitive for d, _ in c.classes})
     for d in dets:
         names: list[str] = []
