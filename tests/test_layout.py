@@ -378,6 +378,21 @@ def test_a_neighbour_whose_box_overlaps_like_a_second_box_is_a_tile_when_the_cou
     assert [p.code for p in read_hand(twice).problems] == ["wrong_tile_count"]
 
 
+def test_a_neighbour_read_as_the_tile_it_overlaps_is_a_tile_when_it_fills_a_hole_in_the_row() -> None:
+    # as in renders (seed 990012, images 425 and 429): the second of two white dragons side by
+    # side, its box overlapping the first's like a second box of it, was dropped, and the row of 13
+    # refused; it lies where the row leaves room for a tile (its neighbours two pitches apart)
+    dets = layout_boxes("123m456p789s1122z 2z")
+    x1, y1, x2, y2 = dets[10].box
+    shift = 0.6 * (x2 - x1)
+    dets[10] = replace(dets[10], box=(x1 - shift, y1, x2 - shift, y2), confidence=0.5)
+    first = analyse_layout(dets).hand
+    assert first is not None and first.n_tiles == 13  # taken for the first 1z seen twice
+    reading = read_hand(dets)
+    hand = reading.hand_dict()
+    assert reading.valid and hand is not None and hand["hand"] == "123m456p789s1122z" and hand["win_tile"] == "2z"
+
+
 def test_layout_to_dict_is_json() -> None:
     lay: Layout = analyse_layout(layout_boxes(PON_HAND, extras=[("3p", 4.0, 3.2)]))
     out = json.loads(json.dumps(lay.to_dict()))

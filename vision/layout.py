@@ -198,6 +198,10 @@ DUPLICATE_INSIDE = 0.65
 #: ... such a box on the hand's line, up to this many tile widths past its ends, is taken as a
 #: tile after all when the row's count fits no hand (:func:`row_duplicates`)
 READMIT_BEYOND = 1.5
+#: ... and one read as the row tile it overlaps is a tile too when it lies in a hole of the row:
+#: its neighbours this many pitches apart, it this share of one from the nearer
+READMIT_HOLE = 1.3
+READMIT_OFFSET = 0.25
 #: a tile apart from the hand read with less confidence than this (localizer × classifier) is not
 #: taken as an indicator or set aside: on real photos the localizer finds "tiles" on bare felt and
 #: floorboards, which became indicators. On the real holdout, of the tiles apart read under 0.15
@@ -1618,9 +1622,10 @@ def _overlap(a: Detection, b: Detection) -> bool:
 def row_duplicates(dets: Sequence[Detection], row: Row) -> frozenset[int]:
     """The detections taken for a second box of a tile (:func:`_duplicates`) that lie on ``row``'s
     line (within ``ROW_REFINE_TOL`` tile sizes across it, at most ``READMIT_BEYOND`` tile widths
-    past its ends) and read as another tile than every row tile they overlap: seen steeply,
-    neighbours in a packed row overlap in the photo as much as one tile's two boxes do, and the
-    row then lacks a tile. For the reader's last resort when the row's count fits no hand."""
+    past its ends) and read as another tile than every row tile they overlap, or lie in a hole of
+    the row (:func:`_in_a_hole`: two equal tiles side by side): seen steeply, neighbours in a
+    packed row overlap in the photo as much as one tile's two boxes do, and the row then lacks a
+    tile. For the reader's last resort when the row's count fits no hand."""
     if not row.tiles or len(dets) < 2:
         return frozenset()
     g = _geo(dets)
@@ -1634,15 +1639,33 @@ def row_duplicates(dets: Sequence[Detection], row: Row) -> frozenset[int]:
     point = g.pts[members].mean(axis=0)
     u = (g.pts[members] - point) @ d
     size = float(np.median(g.size[members]))
+    pitch = float(np.median(np.diff(np.sort(u)))) if len(u) > 1 else row.unit
     out = set()
     for j in candidates:
         rel = g.pts[j] - point
         along = float(rel @ d)
         if (abs(float(rel @ normal)) <= ROW_REFINE_TOL * size
                 and u.min() - READMIT_BEYOND * row.unit <= along <= u.max() + READMIT_BEYOND * row.unit
-                and not any(dets[i].cls == dets[j].cls and _overlap(dets[i], dets[j]) for i in inside)):
+                and (not any(dets[i].cls == dets[j].cls and _overlap(dets[i], dets[j]) for i in inside)
+                     or _in_a_hole(u, along, pitch))):
             out.add(j)
     return frozenset(out)
+
+
+def _in_a_hole(u: np.ndarray, along: float, pitch: float) -> bool:
+    """``along`` lies where the row's tiles (at ``u``) leave room for one more: its neighbours on
+    either side at least ``READMIT_HOLE`` pitches apart, and it at least ``READMIT_OFFSET`` of one
+    from the nearer (a tile's second box lies on the tile).
+
+    >>> u = np.array([0.0, 1.0, 2.0, 3.6, 4.6])
+    >>> _in_a_hole(u, 2.8, 1.0), _in_a_hole(u, 2.1, 1.0), _in_a_hole(u, 0.5, 1.0)
+    (True, False, False)
+    """
+    left, right = u[u < along], u[u > along]
+    if not len(left) or not len(right):
+        return False
+    lo, hi = float(left.max()), float(right.min())
+    return hi - lo >= READMIT_HOLE * pitch and min(along - lo, hi - along) >= READMIT_OFFSET * pitch
 
 
 # ---------------------------------------------------------------------------------- entry point
