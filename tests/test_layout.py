@@ -166,6 +166,20 @@ def test_stacked_tile_rides_on_its_base() -> None:
     assert hr.apart == ()
 
 
+def test_a_tile_of_another_kind_beyond_a_called_tile_is_not_stacked_on_it() -> None:
+    # as in a render (seed 990011, image 473): someone's discard lay just beyond a called 4m, where
+    # an added kan's stacked tile lies; taken for one, it made every reading an invalid kan
+    dets = layout_boxes('123m456p789s1z 1z ~0.8 5"55s')
+    other = replace(dets[12], cls=11, topk=((11, 0.8), (10, 0.1)))  # 3p: no kind in common with 5s
+    hr = hand_row([*dets[:12], other, *dets[13:]])
+    assert hr.row.stacked == ()
+    assert [m.kind for m in hr.structures[0].melds] == ["call"]
+    assert 12 not in {d for m in hr.structures[0].melds for d in m.dets}
+    # a red five on a five is its kind: still stacked
+    red = replace(dets[12], cls=36, topk=((36, 0.7), (22, 0.3)))
+    assert hand_row([*dets[:12], red, *dets[13:]]).row.stacked == (12,)
+
+
 def _pulled_towards(d: Detection, base: Detection, share: float) -> Detection:
     """``d`` moved ``share`` of the way towards ``base`` (its size kept)."""
     dx, dy = (base.centre[0] - d.centre[0]) * share, (base.centre[1] - d.centre[1]) * share
