@@ -288,3 +288,42 @@ def test_a_tile_left_out_can_be_made_the_indicator(browser: Any, tmp_path: Path)
         page.locator("#questions .choice", has_text="dora indicator").click()
         page.wait_for_selector('#score[data-total="11600"]')  # indicator 1m: dora 2m, one more han
         assert page.locator('#boxes .box[data-index="14"]').get_attribute("class").split().count("role-dora") == 1
+
+
+class PonOrAddedKanReader(DemoReader):
+    """The real reading (:func:`vision.reading.read_hand`) of a laid-out hand whose called white
+    dragon's box reaches two tiles deep: a pon, asked about as an added kan."""
+
+    def read(self, image: Any, rules: str = "riichi", context: dict[str, Any] | None = None) -> Any:
+        from dataclasses import replace
+
+        from test_layout_helpers import layout_boxes
+
+        from vision.reading import read_hand
+
+        base = super().read(image, rules, context).to_dict()
+        dets = layout_boxes("123m456p78s11z 9s ~0.8 5'55z", faces=True)
+        x1, y1, x2, y2 = dets[11].box
+        dets[11] = replace(dets[11], box=(x1, y1 - 0.6 * (y2 - y1), x2, y2))
+        reading = read_hand(dets, rules, context).to_dict()
+        keep = ("detections", "hand", "alternatives", "ambiguities", "problems", "corrections")
+        return Answer({**base, **{k: reading[k] for k in keep if k in reading}})
+
+
+def test_a_pon_asked_about_as_an_added_kan_becomes_one(browser: Any, tmp_path: Path) -> None:
+    from scoring import score_hand
+
+    with uploaded(browser, PonOrAddedKanReader(), tmp_path) as page:
+        page.wait_for_selector("#score[data-total]:not([data-total=''])")
+        context = {"win": page.locator("input[name=win]:checked").get_attribute("value"),
+                   "seat_wind": page.locator("#seat-wind").input_value(),
+                   "round_wind": page.locator("#round-wind").input_value()}
+        hand = {"rules": "riichi", "hand": "123m456p78s11z", "win_tile": "9s", **context}
+        pon = score_hand({**hand, "melds": [{"type": "pon", "tiles": "555z", "from": "left"}]}).total
+        kan = score_hand({**hand, "melds": [{"type": "kan", "tiles": "5555z", "open": True, "added": True,
+                                             "from": "left"}]}).total
+        assert pon != kan
+        expect(page.locator("#score")).to_have_attribute("data-total", str(pon))
+        page.locator("#questions .choice", has_text="added kan").click()
+        expect(page.locator("#score")).to_have_attribute("data-total", str(kan))
+        expect(page.locator("#in-melds")).to_have_value("5555z")

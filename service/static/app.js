@@ -398,7 +398,8 @@ function renderQuestions() {
       } else if (Array.isArray(c)) {
         b.append(el("span", "", c.join(" · ")));
       } else {
-        const label = typeof c === "string" ? c : `${c.type || ""} ${c.tiles || c.hand || JSON.stringify(c)}`;
+        const set = c.type === "kan" ? (c.added ? "added kan" : c.open === false ? "closed kan" : "kan") : c.type || "";
+        const label = typeof c === "string" ? c : `${set} ${c.tiles || c.hand || JSON.stringify(c)}`;
         b.append(el("span", "", label));
       }
       if (c === current) b.classList.add("chosen");
