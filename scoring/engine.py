@@ -39,6 +39,8 @@ class Ruleset:
     used_flags: ClassVar[frozenset[str]] = CONTRACT_FLAGS
     #: the set has no red fives: a red five reads as a plain five (WSOM, Jun)
     reds_are_plain: ClassVar[bool] = False
+    #: dora indicators count (WSOM and Jun have no dora: theirs are ignored, with a warning)
+    counts_dora: ClassVar[bool] = True
 
     # ---------------------------------------------------------------- declarations
     def parse_options(self, raw: Mapping[str, Any] | None) -> Any:

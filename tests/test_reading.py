@@ -17,7 +17,7 @@ from test_layout_helpers import layout_boxes, shuffled, with_topk
 from scoring import score_hand
 from scoring.errors import HandError
 from scoring.generate import random_hand
-from scoring.registry import available
+from scoring.registry import available, get_ruleset
 from scoring.tiles import BACK, format_tiles, kind, parse_tiles, tile_name
 from vision.detection import Detection
 from vision.layout import set_aside_kinds
@@ -596,6 +596,34 @@ def test_a_pon_whose_called_tile_looks_two_deep_may_be_an_added_kan(deeper: floa
         assert json.loads(json.dumps(r.to_dict()))["ambiguities"][-1]["candidates"] == [pon, kan]
     else:
         assert not melds
+
+
+# ---------------------------------------------------------------------------------- no indicator found
+@pytest.mark.parametrize(("rules", "asked"), [("riichi", True), ("wsom", False)])
+def test_an_indicator_taken_for_a_discard_is_asked_about(rules: str, asked: bool) -> None:
+    # as in renders (seed 990011, image 220; seed 990012, images 80 and 378): the indicator lies
+    # against someone's discards and is taken for one of them; with none read, the nearest tile
+    # left out is offered as the indicator (WSOM counts no dora: nothing to ask)
+    pond = [(name, 1.0 + 1.02 * k, 3.6) for k, name in enumerate(["3s", "7p", "9m", "1s", "4z", "8p"])]
+    dets = layout_boxes("123m456p789s1122z 2z", extras=[*pond, ("1z", 1.0, 2.3)])
+    r = read(dets, rules, {"win": "tsumo"})
+    assert r.valid and r.to_dict()["hand"]["dora_indicators"] == []  # the best reading is unchanged
+    roles = [a for a in r.ambiguities if a.kind == "role"]
+    if asked:
+        assert [(r.detections[a.index].name, a.candidates) for a in roles] == [("1z", ("other", "dora"))]
+        assert [c.shape()["dora_indicators"] for c in r.alternatives] == [["1z"]]
+    else:
+        assert not roles and not r.alternatives
+
+
+@pytest.mark.parametrize("rules", sorted(available()))
+def test_a_ruleset_counts_dora_as_it_says(rules: str) -> None:
+    """``counts_dora`` (whether the reader asks about a missing indicator) agrees with the scoring:
+    an indicator whose dora is in the hand changes the score exactly where dora count."""
+    hand = "123p456p789s1122z" if rules == "totenko_balance" else "123m456p789s1122z"
+    base = {"rules": rules, "hand": hand, "win_tile": "2z", "win": "tsumo", "flags": ["riichi"]}
+    plain, with_dora = score_hand(base).total, score_hand({**base, "dora_indicators": ["1z"]}).total
+    assert (plain != with_dora) == get_ruleset(rules).counts_dora
 
 
 # ---------------------------------------------------------------------------------- output

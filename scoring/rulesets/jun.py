@@ -267,6 +267,7 @@ class Jun(HanFuRuleset):
     name_ja: ClassVar[str] = "純麻雀"
     Options: ClassVar[type] = JunOptions
     reds_are_plain: ClassVar[bool] = True
+    counts_dora: ClassVar[bool] = False
     used_flags: ClassVar[frozenset[str]] = RIICHI_FLAGS
     _tables: dict[JunOptions, tuple[Yaku, ...]]
 

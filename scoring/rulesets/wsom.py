@@ -350,6 +350,7 @@ class Wsom(Ruleset):
     Options: ClassVar[type] = WsomOptions
     seven_pairs_duplicates: ClassVar[bool] = True
     reds_are_plain: ClassVar[bool] = True
+    counts_dora: ClassVar[bool] = False
     used_flags: ClassVar[frozenset[str]] = frozenset({
         "haitei", "houtei", "rinshan", "rinshan_after_daiminkan", "chankan", "tenhou", "renhou",
         "dealer_first_discard_ron", "ron_paid_as_tsumo",
