@@ -681,13 +681,13 @@ def _missing_indicator(best: Candidate, hrow: HandRow, rules: str, ctx: Mapping[
     members = [t.det for t in hrow.row.tiles]
     if best.dora_indicators or hrow.apart or not members or not get_ruleset(rules).counts_dora:
         return []
-    size = median(math.sqrt(dets[d].width * dets[d].height) for d in members)
+    size = median(dets[d].size for d in members)
     nearest, nearest_dist = None, math.inf
     for j in hrow.unused:
         d = dets[j]
         if d.cls == BACK or d.confidence < MISSING_INDICATOR_CONF:
             continue
-        if not SIZE_RATIO[0] <= math.sqrt(d.width * d.height) / size <= SIZE_RATIO[1]:
+        if not SIZE_RATIO[0] <= d.size / size <= SIZE_RATIO[1]:
             continue
         dist = min(math.dist(d.centre, dets[m].centre) for m in members) / size
         if dist < nearest_dist:
@@ -827,7 +827,8 @@ def read_hand(dets: Sequence[Detection], rules: str = "riichi", context: Mapping
         allowed = rs.allowed_kinds(rs.parse_options(ctx.get("options")))
     except HandError:
         allowed = rs.allowed_kinds(rs.parse_options({}))
-    layout = analyse_layout(_within(dets, allowed), rules)
+    seen = _within(dets, allowed)
+    layout = analyse_layout(seen, rules)
     if not layout.candidates:
         return Reading(rules, dets, layout, None, problems=(
             Problem("no_hand_row", f"no row of tiles found among {len(dets)} detections"),), context=ctx_items)
@@ -835,7 +836,7 @@ def read_hand(dets: Sequence[Detection], rules: str = "riichi", context: Mapping
     if (not chosen.best or not chosen.best.valid) and any(p.code == "wrong_tile_count" for p in chosen.problems) \
             and (readmit := row_duplicates(dets, chosen.hrow.row)):
         # the last resort: boxes taken for a tile's second one on the hand's line are tiles after all
-        again = analyse_layout(_within(dets, allowed), rules, readmit)
+        again = analyse_layout(seen, rules, readmit)
         res, res_i, more, more_capped = _read_rows(again, rules, ctx, allowed, max_readings)
         evaluated += more
         if res.best is not None and res.best.valid:
