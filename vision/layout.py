@@ -276,6 +276,11 @@ class RowTile:
         return self.along * SHORT_OVER_LONG if self.sideways else self.along
 
     @property
+    def side_unsure(self) -> bool:
+        """The sideways judgement lies within ``UNSURE_MARGIN`` of its threshold."""
+        return abs(self.side_margin) < UNSURE_MARGIN
+
+    @property
     def marked(self) -> bool:
         """A call mark: sideways, face down, or carrying a stacked tile."""
         return self.sideways or self.back or self.stacked is not None
@@ -839,7 +844,7 @@ def _wall_like(run: Sequence[RowTile]) -> bool:
 def _surely_sideways(t: RowTile) -> bool:
     """Sideways beyond ``UNSURE_MARGIN``: a call mark, where a tile barely sideways may be a dead
     wall's indicator seen askew."""
-    return t.sideways and abs(t.side_margin) >= UNSURE_MARGIN
+    return t.sideways and not t.side_unsure
 
 
 def _wall_tail(run: Sequence[RowTile]) -> int:
@@ -1289,7 +1294,7 @@ def _sideways_variants(row: Row) -> list[tuple[Row, float]]:
     for p, t in enumerate(row.tiles):
         if t.back or t.stacked is not None:
             continue
-        if abs(t.side_margin) < UNSURE_MARGIN:
+        if t.side_unsure:
             unsure.append((abs(t.side_margin), p))
     unsure = sorted(unsure)[:MAX_UNSURE]
     out: list[tuple[Row, float]] = [(row, 0.0)]
