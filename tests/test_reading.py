@@ -489,6 +489,20 @@ def test_totenko_gari_read_as_a_manzu_the_ruleset_lacks_is_gari() -> None:
 
 
 @totenko
+def test_totenko_doubtful_gari_is_asked_about() -> None:
+    # each gari is worth a bonus and nothing in the hand can check it: read under 0.5 (a 1m that
+    # may be a red 5m), it is asked about as an indicator is
+    dets = layout_boxes("340s567s234p67p99p 8p", extras=[("1m", 2.0, 3.2), ("9m", 3.05, 3.2)])
+    dets[-2] = replace(dets[-2], topk=((0, 0.45), (34, 0.1), (8, 0.05)))  # 0m too unlikely to compete
+    r = read(dets, "totenko_balance", TOTENKO_CTX)
+    assert r.valid and r.to_dict()["hand"]["nuki"] == "19m"
+    assert [a.candidates for a in r.ambiguities if a.kind == "tile"] == [("1m", "0m")]
+    sure = list(dets)
+    sure[-2] = replace(dets[-2], topk=((0, 0.9), (34, 0.05)))
+    assert not read(sure, "totenko_balance", TOTENKO_CTX).ambiguities
+
+
+@totenko
 def test_totenko_indicator_and_gari_apart() -> None:
     dets = layout_boxes("340s567s234p67p99p 8p", extras=[("1m", 2.0, 3.2), ("9m", 3.05, 3.2), ("3s", 7.0, 3.2)])
     r = read(dets, "totenko_balance", TOTENKO_CTX)

@@ -85,7 +85,9 @@ GARI_OR_INDICATOR_COST = 0.3
 #: next class offered as an alternative, however unlikely): nothing in the hand can check an
 #: indicator, and a wrong one changes the score silently. On 2,000 selection renders (seeds 990011,
 #: 990012) the indicators read wrong and not asked about fell from 11 to 6; of the 2,577 read
-#: right, 32 are asked about (12 were before)
+#: right, 32 are asked about (12 were before). So is a set-aside tile (Totenko's gari, each worth
+#: a bonus): on the 2,600 selection renders two gari read wrong in silence are asked about, and two
+#: read right
 DOUBTFUL_INDICATOR_P = 0.5
 #: ... and so is one whose detection (the localizer's confidence times its best class's
 #: probability) is less sure than this: half the false indicators on the real rack photos (a box
@@ -604,7 +606,7 @@ def _doubtful_indicators(best: Candidate, competitive: Sequence[Candidate], hrow
                          ctx: Mapping[str, Any], aside: frozenset[int], top: Mapping[int, int],
                          options: Mapping[int, Sequence[tuple[int, float]]], dets: Sequence[Detection],
                          ) -> list[Candidate]:
-    """The best reading again with each doubtful dora indicator (best class under
+    """The best reading again with each doubtful dora indicator or set-aside tile (best class under
     ``DOUBTFUL_INDICATOR_P``, or detection under ``DOUBTFUL_INDICATOR_CONF``) read as its next
     class, where no competitive reading already offers another class for it: so it is asked about
     (a ``tile`` ambiguity), never silently trusted. Tiles apart that the reading gave no role (a
@@ -613,7 +615,7 @@ def _doubtful_indicators(best: Candidate, competitive: Sequence[Candidate], hrow
     out: list[Candidate] = []
     choice = {**top, **dict(best.classes)}
     for d, role in best.roles:
-        if role != "dora" or (dets[d].candidates()[0][1] >= DOUBTFUL_INDICATOR_P
+        if role not in ("dora", "nuki") or (dets[d].candidates()[0][1] >= DOUBTFUL_INDICATOR_P
                               and dets[d].confidence >= DOUBTFUL_INDICATOR_CONF):
             continue
         if any(c.class_of(d) not in (None, choice[d]) for c in competitive):
