@@ -285,7 +285,10 @@ def test_a_tile_left_out_can_be_made_the_indicator(browser: Any, tmp_path: Path)
     with uploaded(browser, LeftOutTileReader(), tmp_path) as page:
         expect(page.locator("#boxes .box")).to_have_count(15)
         page.wait_for_selector('#score[data-total="5800"]')  # tanyao pinfu aka, 30 fu
-        page.locator("#questions .choice", has_text="dora indicator").click()
+        indicator = page.locator("#questions .choice", has_text="dora indicator")
+        expect(indicator.locator(".price")).to_have_text("11,600")  # priced before it is answered
+        expect(page.locator("#questions .choice", has_text="not part of the hand").locator(".price")).to_have_text("5,800")
+        indicator.click()
         page.wait_for_selector('#score[data-total="11600"]')  # indicator 1m: dora 2m, one more han
         assert page.locator('#boxes .box[data-index="14"]').get_attribute("class").split().count("role-dora") == 1
 
@@ -324,6 +327,40 @@ def test_a_pon_asked_about_as_an_added_kan_becomes_one(browser: Any, tmp_path: P
                                              "from": "left"}]}).total
         assert pon != kan
         expect(page.locator("#score")).to_have_attribute("data-total", str(pon))
+        # each answer priced with the context as it stands
+        expect(page.locator("#questions .choice", has_text="pon 555z").locator(".price")).to_have_text(f"{pon:,}")
+        expect(page.locator("#questions .choice", has_text="added kan").locator(".price")).to_have_text(f"{kan:,}")
+        page.locator("#questions").screenshot(path=str(BUILD / "web-meld-question.png"))
         page.locator("#questions .choice", has_text="added kan").click()
         expect(page.locator("#score")).to_have_attribute("data-total", str(kan))
         expect(page.locator("#in-melds")).to_have_value("5555z")
+
+
+class MissingIndicatorReader(DemoReader):
+    """The real reading of a hand with no indicator read and a tile left out beside it, against
+    someone's discards (9p: its dora, 1p, is not in the hand)."""
+
+    def read(self, image: Any, rules: str = "riichi", context: dict[str, Any] | None = None) -> Any:
+        from test_layout_helpers import layout_boxes
+
+        from vision.reading import read_hand
+
+        base = super().read(image, rules, context).to_dict()
+        pond = [(name, 1.0 + 1.02 * k, 3.6) for k, name in enumerate(["3s", "7p", "9m", "1s", "4z", "8p"])]
+        dets = layout_boxes("123m456p789s1155z 5z", extras=[*pond, ("9p", 1.0, 2.3)])  # white dragons: a yaku
+        reading = read_hand(dets, rules, context).to_dict()
+        keep = ("detections", "hand", "alternatives", "ambiguities", "problems", "corrections")
+        return Answer({**base, **{k: reading[k] for k in keep if k in reading}})
+
+
+def test_a_question_about_a_missing_indicator_says_when_it_changes_nothing(browser: Any, tmp_path: Path) -> None:
+    with uploaded(browser, MissingIndicatorReader(), tmp_path) as page:
+        page.wait_for_selector("#score[data-total]:not([data-total=''])")
+        total = page.locator("#score").get_attribute("data-total")
+        choices = page.locator("#questions .choice", has_text="dora indicator")
+        expect(choices.locator(".price")).to_have_text(f"{int(total):,}")
+        expect(page.locator("#questions .same-score")).to_have_count(1)
+        choices.click()  # the record now shows it; the score stays
+        page.wait_for_selector("#questions .question.done")
+        expect(page.locator("#in-dora")).to_have_value("9p")
+        assert page.locator("#score").get_attribute("data-total") == total

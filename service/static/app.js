@@ -502,30 +502,33 @@ function chooseWinTile(face, detIndex = null) {
   afterEdit();
 }
 
-function handWithWinTile(face, detIndex) {
-  // the Hand JSON as it would be with that winning tile; the page's state is left as it was
-  const saved = state.tiles;
-  state.tiles = saved.map((t) => ({ ...t }));
+function handWith(apply) {
+  // the Hand JSON as it would be after apply(); the page's state is left as it was
+  const savedTiles = state.tiles;
+  const savedMelds = state.melds;
+  state.tiles = savedTiles.map((t) => ({ ...t }));
+  state.melds = savedMelds.map((m) => ({ ...m }));
   try {
-    applyWinTile(face, detIndex);
+    apply();
     return buildHand();
   } finally {
-    state.tiles = saved;
+    state.tiles = savedTiles;
+    state.melds = savedMelds;
   }
 }
 
-async function priceWinChoices(seq) {
-  // Each answer to an open winning-tile question, scored with the context as it stands now: the
-  // photo seldom shows which tile won, and often every choice scores the same.
-  const amb = (state.read && state.read.ambiguities) || [];
-  const k = amb.findIndex((a) => a.kind === "win_tile");
-  if (k < 0 || state.resolved.has(k) || !Array.isArray(amb[k].candidates)) return;
-  const a = amb[k];
+// how each kind of question's answer changes the hand, for pricing it (see priceChoices)
+const ANSWERS = {
+  win_tile: (a, c, i) => applyWinTile(c, Array.isArray(a.indices) ? a.indices[i] : null),
+  meld: (a, c) => applyMeld(a.index, c),
+  role: (a, c) => applyRole(a.index, c),
+};
+
+async function priceQuestion(k, a, seq) {
   const prices = await Promise.all(a.candidates.map(async (c, i) => {
-    const det = Array.isArray(a.indices) ? a.indices[i] : null;
     try {
       const r = await fetch("/v1/score", { method: "POST", headers: { "Content-Type": "application/json" },
-        body: JSON.stringify(handWithWinTile(c, det)) });
+        body: JSON.stringify(handWith(() => ANSWERS[a.kind](a, c, i))) });
       const body = await r.json();
       if (body && typeof body.total === "number") return { total: body.total, text: fmtNum(body.total) };
       return { total: null, text: body && body.error && body.error.code === "no_yaku" ? "no yaku" : "no score" };
@@ -540,8 +543,9 @@ async function priceWinChoices(seq) {
     const old = b.querySelector(".price");
     if (old) old.remove();
     if (prices[i] && prices[i].text) {
+      const named = a.kind === "win_tile" ? tileName(a.candidates[i]) : b.textContent;
       b.append(el("span", "price", prices[i].text));
-      b.setAttribute("aria-label", `${tileName(a.candidates[i])}: ${prices[i].text}${prices[i].total !== null ? " points" : ""}`);
+      b.setAttribute("aria-label", `${named}: ${prices[i].text}${prices[i].total !== null ? " points" : ""}`);
     }
   });
   const oldNote = item.querySelector(".same-score");
@@ -551,7 +555,22 @@ async function priceWinChoices(seq) {
   }
 }
 
+function priceChoices(seq) {
+  // Each answer to an open question about the winning tile, a meld or a tile's role, scored with
+  // the context as it stands now: the photo seldom shows which tile won, and often every choice
+  // scores the same.
+  const amb = (state.read && state.read.ambiguities) || [];
+  amb.forEach((a, k) => {
+    if (Object.hasOwn(ANSWERS, a.kind) && !state.resolved.has(k) && Array.isArray(a.candidates)) priceQuestion(k, a, seq);
+  });
+}
+
 function setMeld(index, cand) {
+  applyMeld(index, cand);
+  afterEdit();
+}
+
+function applyMeld(index, cand) {
   const faces = typeof cand === "string" ? parseMPSZ(cand) : parseMPSZ(cand.tiles || "");
   const old = tilesOf("meld", index);
   state.tiles = state.tiles.filter((t) => !(t.role === "meld" && t.meld === index));
@@ -560,7 +579,6 @@ function setMeld(index, cand) {
   state.melds[index] = typeof cand === "object" && cand.type
     ? { type: cand.type, open: cand.open !== false, added: !!cand.added, from: cand.from }
     : inferMeld(faces, state.melds[index]);
-  afterEdit();
 }
 
 function setMelds(names) {
@@ -582,13 +600,17 @@ function setMelds(names) {
 }
 
 function setRole(detIndex, role) {
+  applyRole(detIndex, role);
+  afterEdit();
+}
+
+function applyRole(detIndex, role) {
   const t = state.tiles.find((x) => x.det === detIndex);
   if (!t) {
     // a tile the reading left out (a doubtful end tile offered as an indicator): add it
     if (role !== "other") state.tiles.push({ face: readFace(detIndex), role, meld: null, det: detIndex });
   } else if (role === "other") state.tiles = state.tiles.filter((x) => x !== t);
   else { t.role = role; t.meld = null; }
-  afterEdit();
 }
 
 function removeTile(tile) {
@@ -894,7 +916,7 @@ async function score() {
   $("score-card").classList.remove("busy");
   if (body && body.error) showScoreError(body.error, status);
   else renderScore(body);
-  priceWinChoices(seq);
+  priceChoices(seq);
 }
 
 function setScoreBar(text, bad) {
