@@ -102,6 +102,9 @@ def test_photo_correct_and_score(server: str, browser: Any, tmp_path: Path) -> N
     # the demo reading: tanyao + pinfu, dealer ron, 2 han 30 fu
     page.wait_for_selector('#score[data-total="2900"]')
     assert page.locator("#questions").is_visible()  # the unsure 5p is asked about
+    # ... each answer priced: the red five is a dora
+    expect(page.locator('#questions .choice:has(.tile[data-face="5p"]) .price')).to_have_text("2,900")
+    expect(page.locator('#questions .choice:has(.tile[data-face="0p"]) .price')).to_have_text("5,800")
     page.screenshot(path=str(BUILD / "web-read.png"), full_page=True)
 
     # tap the unsure tile and take the red five from the top-k suggestions

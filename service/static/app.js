@@ -465,6 +465,11 @@ function resolveTile(detIndex) {
 
 function setDetectionFace(index, face) {
   resolveTile(index);
+  applyDetectionFace(index, face);
+  afterEdit();
+}
+
+function applyDetectionFace(index, face) {
   let tile = state.tiles.find((t) => t.det === index);
   if (!tile) {
     tile = { face, role: "hand", meld: null, det: index };
@@ -472,7 +477,6 @@ function setDetectionFace(index, face) {
   }
   tile.face = face;
   tile.fixed = true;
-  afterEdit();
 }
 
 function applyWinTile(face, detIndex = null) {
@@ -522,6 +526,7 @@ const ANSWERS = {
   win_tile: (a, c, i) => applyWinTile(c, Array.isArray(a.indices) ? a.indices[i] : null),
   meld: (a, c) => applyMeld(a.index, c),
   role: (a, c) => applyRole(a.index, c),
+  tile: (a, c) => applyDetectionFace(a.index, c),
 };
 
 async function priceQuestion(k, a, seq) {
@@ -543,7 +548,7 @@ async function priceQuestion(k, a, seq) {
     const old = b.querySelector(".price");
     if (old) old.remove();
     if (prices[i] && prices[i].text) {
-      const named = a.kind === "win_tile" ? tileName(a.candidates[i]) : b.textContent;
+      const named = a.kind === "win_tile" || a.kind === "tile" ? tileName(a.candidates[i]) : b.textContent;
       b.append(el("span", "price", prices[i].text));
       b.setAttribute("aria-label", `${named}: ${prices[i].text}${prices[i].total !== null ? " points" : ""}`);
     }
@@ -556,7 +561,7 @@ async function priceQuestion(k, a, seq) {
 }
 
 function priceChoices(seq) {
-  // Each answer to an open question about the winning tile, a meld or a tile's role, scored with
+  // Each answer to an open question about the winning tile, a tile, a meld or a tile's role, scored with
   // the context as it stands now: the photo seldom shows which tile won, and often every choice
   // scores the same.
   const amb = (state.read && state.read.ambiguities) || [];
