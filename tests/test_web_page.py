@@ -296,24 +296,35 @@ def test_a_tile_left_out_can_be_made_the_indicator(browser: Any, tmp_path: Path)
         assert page.locator('#boxes .box[data-index="14"]').get_attribute("class").split().count("role-dora") == 1
 
 
-class PonOrAddedKanReader(DemoReader):
-    """The real reading (:func:`vision.reading.read_hand`) of a laid-out hand whose called white
-    dragon's box reaches two tiles deep: a pon, asked about as an added kan."""
+class RealReadingReader(DemoReader):
+    """The demo photo answered with the real reading (:func:`vision.reading.read_hand`) of
+    :meth:`detections`, hand-built as tests/test_layout_helpers lays tiles out."""
+
+    def detections(self) -> list[Any]:
+        raise NotImplementedError
 
     def read(self, image: Any, rules: str = "riichi", context: dict[str, Any] | None = None) -> Any:
+        from vision.reading import read_hand
+
+        base = super().read(image, rules, context).to_dict()
+        reading = read_hand(self.detections(), rules, context).to_dict()
+        keep = ("detections", "hand", "alternatives", "ambiguities", "problems", "corrections")
+        return Answer({**base, **{k: reading[k] for k in keep if k in reading}})
+
+
+class PonOrAddedKanReader(RealReadingReader):
+    """A hand whose called white dragon's box reaches two tiles deep: a pon, asked about as an
+    added kan."""
+
+    def detections(self) -> list[Any]:
         from dataclasses import replace
 
         from test_layout_helpers import layout_boxes
 
-        from vision.reading import read_hand
-
-        base = super().read(image, rules, context).to_dict()
         dets = layout_boxes("123m456p78s11z 9s ~0.8 5'55z", faces=True)
         x1, y1, x2, y2 = dets[11].box
         dets[11] = replace(dets[11], box=(x1, y1 - 0.6 * (y2 - y1), x2, y2))
-        reading = read_hand(dets, rules, context).to_dict()
-        keep = ("detections", "hand", "alternatives", "ambiguities", "problems", "corrections")
-        return Answer({**base, **{k: reading[k] for k in keep if k in reading}})
+        return dets
 
 
 def test_a_pon_asked_about_as_an_added_kan_becomes_one(browser: Any, tmp_path: Path) -> None:
@@ -339,21 +350,15 @@ def test_a_pon_asked_about_as_an_added_kan_becomes_one(browser: Any, tmp_path: P
         expect(page.locator("#in-melds")).to_have_value("5555z")
 
 
-class MissingIndicatorReader(DemoReader):
-    """The real reading of a hand with no indicator read and a tile left out beside it, against
-    someone's discards (9p: its dora, 1p, is not in the hand)."""
+class MissingIndicatorReader(RealReadingReader):
+    """A hand with no indicator read and a tile left out beside it, against someone's discards
+    (9p: its dora, 1p, is not in the hand)."""
 
-    def read(self, image: Any, rules: str = "riichi", context: dict[str, Any] | None = None) -> Any:
+    def detections(self) -> list[Any]:
         from test_layout_helpers import layout_boxes
 
-        from vision.reading import read_hand
-
-        base = super().read(image, rules, context).to_dict()
         pond = [(name, 1.0 + 1.02 * k, 3.6) for k, name in enumerate(["3s", "7p", "9m", "1s", "4z", "8p"])]
-        dets = layout_boxes("123m456p789s1155z 5z", extras=[*pond, ("9p", 1.0, 2.3)])  # white dragons: a yaku
-        reading = read_hand(dets, rules, context).to_dict()
-        keep = ("detections", "hand", "alternatives", "ambiguities", "problems", "corrections")
-        return Answer({**base, **{k: reading[k] for k in keep if k in reading}})
+        return layout_boxes("123m456p789s1155z 5z", extras=[*pond, ("9p", 1.0, 2.3)])  # white dragons: a yaku
 
 
 def test_a_question_about_a_missing_indicator_says_when_it_changes_nothing(browser: Any, tmp_path: Path) -> None:
