@@ -616,7 +616,7 @@ def _doubtful_indicators(best: Candidate, competitive: Sequence[Candidate], hrow
     choice = {**top, **dict(best.classes)}
     for d, role in best.roles:
         if role not in ("dora", "nuki") or (dets[d].candidates()[0][1] >= DOUBTFUL_INDICATOR_P
-                              and dets[d].confidence >= DOUBTFUL_INDICATOR_CONF):
+                                             and dets[d].confidence >= DOUBTFUL_INDICATOR_CONF):
             continue
         if any(c.class_of(d) not in (None, choice[d]) for c in competitive):
             continue
