@@ -36,6 +36,16 @@ class LocalizerRecipe:
     #: AdamW's initial learning rate (None: ultralytics' ``optimizer=auto``, which chose AdamW at
     #: 0.00167 for two classes): a fine-tuning stage may take smaller steps
     lr0: float | None = None
+    #: where to train: "cpu", or a CUDA device ("0") when a GPU is lent
+    device: str = "cpu"
+    #: keep the decoded, resized renders in memory (a GPU outruns JPEG decoding)
+    cache: bool = False
+    #: a time budget in hours instead of a number of epochs (ultralytics fits its schedule to it)
+    hours: float | None = None
+    #: the share of renders (percent, by a hash of the name) validated each epoch
+    val_percent: int = 8
+    #: the last epochs trained without mosaic (a long run may take ultralytics' 10)
+    close_mosaic: int = 3
 
 
 def build_two_class(sources: Sequence[Path], work: Path, val_percent: int = 8) -> Path:
@@ -69,6 +79,8 @@ def build_two_class(sources: Sequence[Path], work: Path, val_percent: int = 8) -
             n += 1
     if not n:
         raise SystemExit(f"no labelled images under {[str(s) for s in sources]} (make them with paiscan synth)")
+    if not any((work / "images" / "val").iterdir()):
+        raise SystemExit(f"none of the {n} images falls in the {val_percent} % validated (give more renders)")
     yaml_path = work / "data.yaml"
     yaml_path.write_text(f"path: {work.resolve()}\ntrain: images/train\nval: images/val\n"
                          "names:\n  0: tile\n  1: face_down\n")
@@ -99,39 +111,60 @@ def _init_checkpoint(recipe: LocalizerRecipe, data: Path, out: Path, log: Any) -
 
 
 def train_localizer(sources: Sequence[Path], out: Path, recipe: LocalizerRecipe = LocalizerRecipe(),
-                    log: Any = print) -> dict[str, Any]:
-    """Train (or resume), export ``out/localizer_fp32.onnx`` and its int8 copy ``out/localizer.onnx``
-    (the one that runs: :func:`datasets.quantize.quantize_localizer`), return the validation
+                    log: Any = print, export: bool = True) -> dict[str, Any]:
+    """Train (or resume; a finished run is only validated), export ``out/localizer_fp32.onnx`` and
+    its int8 copy ``out/localizer.onnx`` (the one that runs:
+    :func:`datasets.quantize.quantize_localizer`) unless ``export`` is off, return the validation
     metrics (of the float model)."""
     os.environ.setdefault("YOLO_OFFLINE", "1")
     from ultralytics import YOLO
 
     out = out.resolve()  # ultralytics puts relative projects under its own settings folder
     out.mkdir(parents=True, exist_ok=True)
-    data = build_two_class(sources, out / "dataset")
+    data = build_two_class(sources, out / "dataset", recipe.val_percent)
     last = out / "run" / "weights" / "last.pt"
-    if last.exists():
+    if last.exists() and _finished(last):
+        log(f"{last} is a finished run: validating and exporting it")
+    elif last.exists():
         log(f"resuming from {last}")
         model = YOLO(str(last))
         model.train(resume=True)
     else:
         model = YOLO(str(_init_checkpoint(recipe, data, out, log)) if recipe.init_onnx else recipe.model)
-        model.train(data=str(data), epochs=recipe.epochs, imgsz=recipe.imgsz, batch=recipe.batch, device="cpu",
+        model.train(data=str(data), epochs=recipe.epochs, imgsz=recipe.imgsz, batch=recipe.batch, device=recipe.device,
                     workers=recipe.workers, seed=recipe.seed, project=str(out), name="run", exist_ok=True,
                     plots=False, amp=False, pretrained=bool(recipe.init_onnx), patience=recipe.patience, verbose=False,
-                    fliplr=0.5, flipud=0.0, degrees=0.0, mosaic=1.0, close_mosaic=3,
-                    warmup_epochs=recipe.warmup_epochs,
+                    fliplr=0.5, flipud=0.0, degrees=0.0, mosaic=1.0, close_mosaic=recipe.close_mosaic,
+                    warmup_epochs=recipe.warmup_epochs, cache="ram" if recipe.cache else False,
+                    **({"time": recipe.hours} if recipe.hours is not None else {}),
                     **({"optimizer": "AdamW", "lr0": recipe.lr0} if recipe.lr0 is not None else {}))
     best = out / "run" / "weights" / "best.pt"
     trained = YOLO(str(best if best.exists() else last))
-    metrics = trained.val(data=str(data), imgsz=recipe.imgsz, device="cpu", plots=False, verbose=False)
-    onnx_path = Path(trained.export(format="onnx", imgsz=recipe.imgsz, opset=17, simplify=False, dynamic=False))
-    fp32 = out / "localizer_fp32.onnx"
-    shutil.copy(onnx_path, fp32)
-    renders = sorted((data.parent / "images" / "train").glob("*.jpg"))
-    quantize_localizer(fp32, out / "localizer.onnx", mixed_calibration(renders, recipe.imgsz))
+    metrics = trained.val(data=str(data), imgsz=recipe.imgsz, device=recipe.device, plots=False, verbose=False)
     result = {"map50": float(metrics.box.map50), "map50_95": float(metrics.box.map),
               "precision": float(metrics.box.mp), "recall": float(metrics.box.mr), "recipe": asdict(recipe)}
     (out / "metrics.json").write_text(json.dumps(result, indent=1))
     log(json.dumps(result))
+    if export:
+        export_localizer(best if best.exists() else last, out, recipe.imgsz,
+                         sorted((data.parent / "images" / "train").glob("*.jpg")))
     return result
+
+
+def _finished(checkpoint: Path) -> bool:
+    """Whether an ultralytics checkpoint is a run's end (its optimizer stripped, epoch -1), which
+    cannot be resumed: a run trained elsewhere (a lent GPU) and brought back to be exported."""
+    import torch
+
+    return int(torch.load(checkpoint, map_location="cpu", weights_only=False).get("epoch", 0)) == -1
+
+
+def export_localizer(weights: Path, out: Path, imgsz: int, renders: Sequence[Path]) -> Path:
+    """``out/localizer_fp32.onnx`` from an ultralytics checkpoint, and its int8 copy
+    ``out/localizer.onnx`` (the one that runs), calibrated on ``renders``."""
+    from ultralytics import YOLO
+
+    onnx_path = Path(YOLO(str(weights)).export(format="onnx", imgsz=imgsz, opset=17, simplify=False, dynamic=False))
+    fp32 = out / "localizer_fp32.onnx"
+    shutil.copy(onnx_path, fp32)
+    return quantize_localizer(fp32, out / "localizer.onnx", mixed_calibration(renders, imgsz))

@@ -288,6 +288,14 @@ def train_cmd(
         "--only-not-a-tile", help="classifier: learn the not-a-tile output alone, every other weight kept")] = False,
     real_runtime_boxes: Annotated[bool, typer.Option(
         "--real-runtime-boxes", help="classifier: also cut the real training tiles at the localizer's boxes")] = False,
+    device: Annotated[str | None, typer.Option(
+        "--device", help="localizer: cpu, or a CUDA device such as 0 (a lent GPU)")] = None,
+    batch: Annotated[int | None, typer.Option("--batch", min=1, help="localizer: images a batch")] = None,
+    workers: Annotated[int | None, typer.Option("--workers", min=0, help="localizer: data-loading processes")] = None,
+    hours: Annotated[float | None, typer.Option(
+        "--hours", min=0.001, help="localizer: train this long, not --epochs (the schedule fits the time)")] = None,
+    cache: Annotated[bool, typer.Option(
+        "--cache", help="localizer: keep the decoded renders in memory (for a GPU)")] = False,
 ) -> None:
     """Train a model (needs the train extra). Resumes from the run folder's checkpoint."""
     if init is not None and not init.is_file():
@@ -299,7 +307,8 @@ def train_cmd(
     if model == "localizer":
         from datasets.train_localizer import LocalizerRecipe, train_localizer
 
-        chosen: dict[str, Any] = {"epochs": epochs or None, "imgsz": imgsz or None, "lr0": lr}
+        chosen: dict[str, Any] = {"epochs": epochs or None, "imgsz": imgsz or None, "lr0": lr, "device": device,
+                                  "batch": batch, "workers": workers, "hours": hours, "cache": cache or None}
         if init is not None:
             chosen.update(init_onnx=str(init), warmup_epochs=1.0)
         lrec = replace(LocalizerRecipe(), seed=seed, **{k: v for k, v in chosen.items() if v is not None})

@@ -112,6 +112,9 @@ def test_train_localizer_options_override_only_what_they_name(tmp_path: Path, mo
     assert recipe("localizer", "--data", str(tmp_path), "--epochs", "2", "--imgsz", "384", "--init", str(init),
                   "--lr", "0.0002", "--seed", "3") == tl.LocalizerRecipe(
         epochs=2, imgsz=384, seed=3, init_onnx=str(init), warmup_epochs=1.0, lr0=0.0002)
+    assert recipe("localizer", "--data", str(tmp_path), "--device", "0", "--batch", "64", "--workers", "14",
+                  "--hours", "0.1", "--cache") == tl.LocalizerRecipe(
+        device="0", batch=64, workers=14, hours=0.1, cache=True)
 
 
 def test_train_classifier_options_override_only_what_they_name(tmp_path: Path, monkeypatch) -> None:

@@ -1,0 +1,134 @@
+"""One localizer stage on a lent GPU machine, as one command: render fresh training folders on
+every core, train for a fixed time, and copy the weights out while it runs.
+
+A lent machine is held for minutes and starts bare, so the renders are made there (the working
+tree that travels is small) and training is bounded by time, not epochs: ultralytics fits its
+learning-rate schedule to the time (``LocalizerRecipe.hours``). The run folder's ``best.pt``,
+``last.pt`` and ``results.csv`` are copied to ``--copy-to`` every ``COPY_EVERY_S`` seconds, so a
+run stopped at its limit still brings back its best epoch. Export and int8 quantization happen
+afterwards on the CPU (``paiscan train localizer --out RUN`` on the finished run).
+
+    python -m datasets.gpu_localizer --out runs/gpu --copy-to "$OUT" --init models/localizer_fp32.onnx \\
+        --real data/real_loc_train --hours 0.1 --device 0
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from datasets.synth import write_dataset
+from datasets.train_localizer import LocalizerRecipe, train_localizer
+
+#: seconds between copies of the run's weights to ``--copy-to``
+COPY_EVERY_S = 15.0
+#: validated each epoch: a small share, or validation would take a third of a GPU epoch's time
+VAL_PERCENT = 3
+#: what the run's folder holds that is worth bringing back
+BROUGHT_BACK = ("weights/best.pt", "weights/last.pt", "results.csv")
+
+
+@dataclass(frozen=True)
+class Folder:
+    """One folder of renders to make: ``n`` renders of ``rules`` from ``seed``."""
+
+    rules: str
+    n: int
+    seed: int
+
+    @property
+    def name(self) -> str:
+        return f"g_{self.rules}_{self.seed}"
+
+
+#: the stage's renders: the rulesets in about the mix of the CPU stages, seeds never used before
+PLAN: tuple[Folder, ...] = (
+    Folder("riichi", 3400, 1060), Folder("kansai_boo", 550, 1061), Folder("totenko_balance", 550, 1062),
+    Folder("boo", 550, 1063), Folder("wsom", 450, 1064), Folder("jun", 450, 1065),
+)
+
+
+def scaled(plan: Sequence[Folder], scale: float) -> list[Folder]:
+    """``plan`` with every folder's count times ``scale`` (at least one render each): a dry run on a
+    CPU renders a few of each.
+
+    >>> [f.n for f in scaled(PLAN, 0.01)]
+    [34, 6, 6, 6, 4, 4]
+    """
+    return [Folder(f.rules, max(1, round(f.n * scale)), f.seed) for f in plan]
+
+
+def render(plan: Sequence[Folder], root: Path, workers: int) -> list[Path]:
+    """Make each folder of ``plan`` under ``root`` (a folder already complete is kept)."""
+    made = []
+    for folder in plan:
+        out = root / folder.name
+        if len(list((out / "labels").glob("*.txt"))) < folder.n:
+            write_dataset(out, folder.n, folder.seed, rules=folder.rules, workers=workers, progress=False)
+        made.append(out)
+    return made
+
+
+def copy_out(run: Path, dest: Path) -> None:
+    """Copy what :data:`BROUGHT_BACK` names from ``run`` into ``dest`` (flat), each when it changed."""
+    for rel in BROUGHT_BACK:
+        src = run / rel
+        target = dest / Path(rel).name
+        if src.exists() and (not target.exists() or src.stat().st_mtime > target.stat().st_mtime):
+            tmp = target.with_suffix(target.suffix + ".part")
+            shutil.copy2(src, tmp)
+            tmp.replace(target)  # never a half-copied file left behind at the limit
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", type=Path, required=True, help="run folder")
+    ap.add_argument("--copy-to", type=Path, required=True, help="folder the weights are copied to while it runs")
+    ap.add_argument("--renders", type=Path, default=Path("data"), help="where the renders are made")
+    ap.add_argument("--real", type=Path, action="append", default=[],
+                    help="a real-photo training folder (python -m datasets.real_localizer); repeat to weight it")
+    ap.add_argument("--init", type=Path, help="start from this float localizer ONNX file")
+    ap.add_argument("--hours", type=float, default=0.1)
+    ap.add_argument("--lr", type=float, default=0.001)
+    ap.add_argument("--device", default="0")
+    ap.add_argument("--batch", type=int, default=64)
+    ap.add_argument("--workers", type=int, default=14)
+    ap.add_argument("--imgsz", type=int, default=384)
+    ap.add_argument("--scale", type=float, default=1.0, help="times the plan's render counts (a dry run: 0.01)")
+    args = ap.parse_args(argv)
+
+    t0 = time.time()
+    folders = render(scaled(PLAN, args.scale), args.renders, args.workers + 2)
+    print(f"rendered {len(folders)} folders in {time.time() - t0:.0f} s", flush=True)
+    args.copy_to.mkdir(parents=True, exist_ok=True)
+    done = threading.Event()
+
+    def keep_copying() -> None:
+        while not done.wait(COPY_EVERY_S):
+            copy_out(args.out.resolve() / "run", args.copy_to)
+
+    copier = threading.Thread(target=keep_copying, daemon=True)
+    copier.start()
+    recipe = LocalizerRecipe(imgsz=args.imgsz, batch=args.batch, workers=args.workers, device=args.device,
+                             cache=True, hours=args.hours, lr0=args.lr, warmup_epochs=1.0,
+                             val_percent=VAL_PERCENT, close_mosaic=10,
+                             init_onnx=str(args.init) if args.init else None)
+    try:
+        train_localizer([*folders, *args.real], args.out, recipe, export=False)
+    finally:
+        done.set()
+        copier.join()
+        copy_out(args.out.resolve() / "run", args.copy_to)
+        metrics = args.out / "metrics.json"
+        if metrics.exists():
+            shutil.copy(metrics, args.copy_to / "metrics.json")
+    print(f"finished in {time.time() - t0:.0f} s", flush=True)
+
+
+if __name__ == "__main__":
+    main()
