@@ -63,13 +63,15 @@ def scaled(plan: Sequence[Folder], scale: float) -> list[Folder]:
     return [Folder(f.rules, max(1, round(f.n * scale)), f.seed) for f in plan]
 
 
-def render(plan: Sequence[Folder], root: Path, workers: int) -> list[Path]:
-    """Make each folder of ``plan`` under ``root`` (a folder already complete is kept)."""
+def render(plan: Sequence[Folder], root: Path, workers: int, crops: bool = False) -> list[Path]:
+    """Make each folder of ``plan`` under ``root`` (a folder already complete is kept), with the
+    tiles' crops too for a classifier."""
     made = []
     for folder in plan:
         out = root / folder.name
         if len(list((out / "labels").glob("*.txt"))) < folder.n:
-            write_dataset(out, folder.n, folder.seed, rules=folder.rules, workers=workers, progress=False)
+            write_dataset(out, folder.n, folder.seed, rules=folder.rules, crops=crops, workers=workers,
+                          progress=False)
         made.append(out)
     return made
 

@@ -75,6 +75,11 @@ class ClassifierRecipe:
     #: face-tight label at IoU 0.3): the runtime reads the localizer's box, which takes in more of
     #: the tile's body than the label, and on the rack photos one set's 2p read as 4p from it
     real_runtime_boxes: bool = False
+    #: where to train: "cpu", or a CUDA device ("cuda", "cuda:0") when a GPU is lent
+    device: str = "cpu"
+    #: processes making the augmented views (0: this process, as on a 2-core CPU; a GPU outruns
+    #: one process's augmentation); the views are the same whatever the count
+    workers: int = 0
 
 
 def _load(path: Path) -> np.ndarray | None:
@@ -141,16 +146,28 @@ def read_crop_folder(d: Path) -> tuple[list[np.ndarray], list[int], list[float]]
     return crops, truth, angles
 
 
-def collect_synth(dirs: Sequence[Path], size: tuple[int, int] = INPUT_SIZE) -> list[Crop]:
-    """The crops of synth folders, kept at twice the input ``size`` (room for augmentation)."""
-    out: list[Crop] = []
-    for d in dirs:
-        for f, c, a in synth_crop_files(d):
-            img = _load(f)
-            if img is None or min(img.shape[:2]) < 6:
-                continue
-            out.append((cv2.resize(img, (size[0] * 2, size[1] * 2), interpolation=cv2.INTER_AREA), c, a))
-    return out
+def collect_synth(dirs: Sequence[Path], size: tuple[int, int] = INPUT_SIZE, threads: int = 1) -> list[Crop]:
+    """The crops of synth folders, kept at twice the input ``size`` (room for augmentation), read
+    on ``threads`` threads (the same list whatever the count)."""
+    files = [entry for d in dirs for entry in synth_crop_files(d)]
+
+    def read(entry: tuple[Path, int, float]) -> Crop | None:
+        img = _load(entry[0])
+        if img is None or min(img.shape[:2]) < 6:
+            return None
+        return cv2.resize(img, (size[0] * 2, size[1] * 2), interpolation=cv2.INTER_AREA), entry[1], entry[2]
+
+    return [crop for crop in _map(read, files, threads) if crop is not None]
+
+
+def _map(fn: Any, items: Sequence[Any], threads: int) -> list[Any]:
+    """``fn`` over ``items`` in order, on ``threads`` threads (OpenCV's decoding lets go of the GIL)."""
+    if threads <= 1:
+        return [fn(item) for item in items]
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(threads) as pool:
+        return list(pool.map(fn, items, chunksize=64))
 
 
 def _cut_for_training(img: np.ndarray, box: Sequence[float], size: tuple[int, int]) -> np.ndarray | None:
@@ -195,23 +212,29 @@ def table_boxes(meta: dict[str, Any], rng: random.Random, n: int, tries: int = 3
 
 
 def collect_table(dirs: Sequence[Path], per_image: int, size: tuple[int, int] = INPUT_SIZE,
-                  seed: int = 0) -> list[Crop]:
+                  seed: int = 0, threads: int = 1) -> list[Crop]:
     """:data:`~vision.models.NOT_A_TILE` crops: :func:`table_boxes` of each render in ``dirs``,
-    cut as the runtime cuts a tile."""
+    cut as the runtime cuts a tile. The boxes are drawn in order, the renders read on ``threads``
+    threads (the same crops whatever the count)."""
     rng = random.Random(seed)
-    out: list[Crop] = []
+    jobs: list[tuple[Path, list[tuple[float, ...]]]] = []
     for d in dirs:
         for meta_path in sorted((d / "meta").glob("*.json")):
             img_path = d / "images" / f"{meta_path.stem}.jpg"
             if not img_path.is_file():
                 continue
             boxes = table_boxes(json.loads(meta_path.read_text()), rng, per_image)
-            img = _load(img_path) if boxes else None
-            if img is None:
-                continue
-            out += [(crop, NOT_A_TILE, float("nan")) for box in boxes
-                    if (crop := _cut_for_training(img, box, size)) is not None]
-    return out
+            if boxes:
+                jobs.append((img_path, boxes))
+
+    def cut(job: tuple[Path, list[tuple[float, ...]]]) -> list[Crop]:
+        img = _load(job[0])
+        if img is None:
+            return []
+        return [(crop, NOT_A_TILE, float("nan")) for box in job[1]
+                if (crop := _cut_for_training(img, box, size)) is not None]
+
+    return [crop for crops in _map(cut, jobs, threads) for crop in crops]
 
 
 def collect_real_false_tiles(split: str, size: tuple[int, int] = INPUT_SIZE, max_iou: float = 0.05) -> list[Crop]:
@@ -446,12 +469,20 @@ def axis_errors(orientation: np.ndarray, truth_deg: Sequence[float]) -> np.ndarr
     return np.abs(((axis - np.asarray(truth_deg, dtype=float) + 90) % 180) - 90)
 
 
+def _outputs(model: Any, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The model's two outputs for an input batch, on whatever device the model is."""
+    import torch
+
+    logits, orient = model(torch.from_numpy(x).to(next(model.parameters()).device))
+    return logits.cpu().numpy(), orient.cpu().numpy()
+
+
 def evaluate(model: Any, data: Sequence[Crop], size: tuple[int, int] = INPUT_SIZE) -> float:
     import torch
 
     model.eval()
     with torch.no_grad():
-        return _accuracy(lambda x: model(torch.from_numpy(x))[0].argmax(1).numpy(), data, size)
+        return _accuracy(lambda x: _outputs(model, x)[0].argmax(1), data, size)
 
 
 def evaluate_axis(model: Any, data: Sequence[Crop], size: tuple[int, int] = INPUT_SIZE) -> float:
@@ -459,7 +490,57 @@ def evaluate_axis(model: Any, data: Sequence[Crop], size: tuple[int, int] = INPU
 
     model.eval()
     with torch.no_grad():
-        return axis_error(lambda x: model(torch.from_numpy(x))[1].numpy(), data, size)
+        return axis_error(lambda x: _outputs(model, x)[1], data, size)
+
+
+#: one training batch: the input, the class ids, the orientation targets
+Batch = tuple[np.ndarray, np.ndarray, np.ndarray]
+
+
+def _batch(views: Sequence[tuple[np.ndarray, int, np.ndarray]]) -> Batch:
+    return (to_tensor_batch([v[0] for v in views]), np.array([v[1] for v in views], np.int64),
+            np.stack([v[2] for v in views]))
+
+
+def _view(crop: Crop, rng: random.Random, size: tuple[int, int]) -> tuple[np.ndarray, int, np.ndarray]:
+    """One augmented view of a crop: the image, its class, its face's orientation target."""
+    img, turn = augment(crop[0], rng, size)
+    return img, crop[1], orientation_target(crop[2] + turn)
+
+
+class AugmentedViews:
+    """Training crops seen through :func:`augment` in a ``torch`` DataLoader's worker processes.
+
+    Item ``(epoch, i)`` is crop ``i``'s view for that epoch, drawn from a generator seeded by the
+    run's seed, the epoch and ``i``, so the views do not depend on which worker makes them."""
+
+    def __init__(self, crops: Sequence[Crop], size: tuple[int, int], seed: int) -> None:
+        self.crops, self.size, self.seed = crops, size, seed
+
+    def __len__(self) -> int:
+        return len(self.crops)
+
+    def __getitem__(self, key: tuple[int, int]) -> tuple[np.ndarray, int, np.ndarray]:
+        epoch, i = key
+        return _view(self.crops[i], random.Random(f"{self.seed}:{epoch}:{i}"), self.size)
+
+
+def epoch_batches(train: Sequence[Crop], order: Sequence[int], steps: int, recipe: ClassifierRecipe,
+                  epoch: int, rng: random.Random) -> Iterator[Batch]:
+    """An epoch's ``steps`` batches of ``order``: augmented here, drawing on ``rng`` (no workers),
+    or in ``recipe.workers`` processes (:class:`AugmentedViews`)."""
+    chosen = order[:steps * recipe.batch]
+    if not recipe.workers:
+        for s in range(steps):
+            part = chosen[s * recipe.batch:(s + 1) * recipe.batch]
+            yield _batch([_view(train[i], rng, recipe.input_size) for i in part])
+        return
+    from torch.utils.data import DataLoader
+
+    loader: Any = DataLoader(AugmentedViews(train, recipe.input_size, recipe.seed),  # type: ignore[arg-type]
+                             batch_size=recipe.batch, sampler=[(epoch, i) for i in chosen],
+                             num_workers=recipe.workers, collate_fn=_batch, prefetch_factor=4)
+    yield from loader
 
 
 def train_classifier(synth_dirs: Sequence[Path], out: Path, recipe: ClassifierRecipe = ClassifierRecipe(),
@@ -470,10 +551,13 @@ def train_classifier(synth_dirs: Sequence[Path], out: Path, recipe: ClassifierRe
 
     torch.manual_seed(recipe.seed)
     torch.set_num_threads(recipe.threads)
+    if recipe.workers:
+        cv2.setNumThreads(0)  # OpenCV's own threads and forked DataLoader workers do not mix
     rng = random.Random(recipe.seed)
     out.mkdir(parents=True, exist_ok=True)
     size = recipe.input_size
-    synth = collect_synth(synth_dirs, size)
+    threads = max(1, recipe.workers)
+    synth = collect_synth(synth_dirs, size, threads)
     real_train = collect_real("train", size, recipe.real_runtime_boxes)
     real_hold = collect_real("holdout", size)
     if not synth:
@@ -483,7 +567,7 @@ def train_classifier(synth_dirs: Sequence[Path], out: Path, recipe: ClassifierRe
     val, train = synth[:n_val], synth[n_val:]
     train = train + real_train * recipe.real_weight + sideways_crops(train) * (recipe.sideways_weight - 1)
     if recipe.not_a_tile_per_image:
-        table = collect_table(synth_dirs, recipe.not_a_tile_per_image, size, recipe.seed)
+        table = collect_table(synth_dirs, recipe.not_a_tile_per_image, size, recipe.seed, threads)
         rng.shuffle(table)
         false_tiles = collect_real_false_tiles("train", size)
         n_table_val = max(1, len(table) // 20)
@@ -502,7 +586,7 @@ def train_classifier(synth_dirs: Sequence[Path], out: Path, recipe: ClassifierRe
     ckpt = out / "checkpoint.pt"
     start = 0
     if recipe.init_checkpoint and not ckpt.exists():
-        load_weights(model, torch.load(recipe.init_checkpoint, weights_only=False)["model"])
+        load_weights(model, torch.load(recipe.init_checkpoint, map_location="cpu", weights_only=False)["model"])
         log(f"starting from the weights of {recipe.init_checkpoint}")
     if recipe.init_onnx and not ckpt.exists():
         from datasets.onnx_init import load_fused_onnx
@@ -511,8 +595,10 @@ def train_classifier(synth_dirs: Sequence[Path], out: Path, recipe: ClassifierRe
         load_fused_onnx(model, Path(recipe.init_onnx), calib)
         log(f"starting from {recipe.init_onnx} (batch norms rebuilt on {len(calib)} crops); "
             f"synth-val {evaluate(model, val, size):.4f}")
+    device = torch.device(recipe.device)
+    model.to(device)  # before the optimizer's state is loaded: it follows its parameters' device
     if ckpt.exists():
-        state = torch.load(ckpt, weights_only=False)
+        state = torch.load(ckpt, map_location=device, weights_only=False)
         model.load_state_dict(state["model"])
         opt.load_state_dict(state["opt"])
         sched.load_state_dict(state["sched"])
@@ -532,15 +618,10 @@ def train_classifier(synth_dirs: Sequence[Path], out: Path, recipe: ClassifierRe
         order = list(range(len(train)))
         rng.shuffle(order)
         total = 0.0
-        for s in range(steps_per_epoch):
+        for s, (xb, yb, tb) in enumerate(epoch_batches(train, order, steps_per_epoch, recipe, epoch, rng)):
             if s % 25 == 0:
                 log(f"  step {s}/{steps_per_epoch}")
-            idx = order[s * recipe.batch:(s + 1) * recipe.batch]
-            views = [augment(train[i][0], rng, size) for i in idx]
-            x = torch.from_numpy(to_tensor_batch([v for v, _ in views]))
-            y = torch.tensor([train[i][1] for i in idx])
-            t = torch.from_numpy(np.stack([orientation_target(train[i][2] + turn) for i, (_, turn) in
-                                           zip(idx, views, strict=True)]))
+            x, y, t = (torch.from_numpy(a).to(device) for a in (xb, yb, tb))
             logits, orient = model(x)
             loss = loss_fn(logits, y) + recipe.orient_weight * orient_loss(orient, t)
             opt.zero_grad()
@@ -553,7 +634,7 @@ def train_classifier(synth_dirs: Sequence[Path], out: Path, recipe: ClassifierRe
             f"axis error {evaluate_axis(model, val, size):.1f}° ({time.time() - t0:.0f}s)")
         torch.save({"model": model.state_dict(), "opt": opt.state_dict(), "sched": sched.state_dict(),
                     "epoch": epoch}, ckpt)
-    metrics = finish(model, out, val, real_hold, [c[0] for c in synth[n_val:n_val + 512]], size)
+    metrics = finish(model.cpu(), out, val, real_hold, [c[0] for c in synth[n_val:n_val + 512]], size)
     metrics.update({"n_train": len(train), "n_val": len(val), "n_real_holdout": len(real_hold)})
     (out / "metrics.json").write_text(json.dumps(metrics, indent=1))
     log(json.dumps(metrics))

@@ -73,3 +73,54 @@ def test_real_crops_leave_out_placeholder_labels_and_can_add_the_localizers_boxe
     # most labelled tiles are found by the localizer and cut again at its box, with their classes
     assert 0.8 * len(plain) <= len(both) - len(plain) <= len(plain)
     assert set(added) <= {c for _, c, _ in plain} and len(added) >= 30
+
+
+def test_crops_read_on_threads_are_the_ones_read_in_order(tmp_path: Path) -> None:
+    from datasets.synth import write_dataset
+    from datasets.train_classifier import collect_synth, collect_table
+
+    write_dataset(tmp_path, 3, seed=424244, rules="riichi", crops=True, workers=1, progress=False)
+    one, four = collect_synth([tmp_path]), collect_synth([tmp_path], threads=4)
+    assert len(one) > 20 and [(c, repr(a)) for _, c, a in one] == [(c, repr(a)) for _, c, a in four]  # NaN too
+    assert all(np.array_equal(x[0], y[0]) for x, y in zip(one, four, strict=True))
+    table_one, table_four = collect_table([tmp_path], 3, seed=5), collect_table([tmp_path], 3, seed=5, threads=4)
+    assert table_one and all(np.array_equal(x[0], y[0]) for x, y in zip(table_one, table_four, strict=True))
+    assert len(table_one) == len(table_four)
+
+
+def _crops(n: int) -> list[tuple[np.ndarray, int, float]]:
+    return [(np.random.default_rng(k).integers(0, 255, (128, 96, 3), dtype=np.uint8), k % 38,
+             float("nan") if k % 3 == 0 else 30.0 * k) for k in range(n)]
+
+
+def test_batches_made_here_draw_on_the_runs_generator_as_before() -> None:
+    from datasets.train_classifier import ClassifierRecipe, epoch_batches, orientation_target, to_tensor_batch
+
+    crops, recipe = _crops(10), ClassifierRecipe(batch=4)
+    order = [3, 1, 4, 0, 9, 2, 6, 5, 8, 7]
+    batches = list(epoch_batches(crops, order, 2, recipe, 0, random.Random(7)))
+    assert len(batches) == 2
+    rng = random.Random(7)  # the loop this replaced: one augment call per crop, in order
+    for s, (x, y, t) in enumerate(batches):
+        idx = order[s * 4:(s + 1) * 4]
+        views = [augment(crops[i][0], rng) for i in idx]
+        assert np.array_equal(x, to_tensor_batch([v for v, _ in views]))
+        assert y.tolist() == [crops[i][1] for i in idx]
+        expected = np.stack([orientation_target(crops[i][2] + turn) for i, (_, turn) in zip(idx, views, strict=True)])
+        assert np.array_equal(np.isnan(t), np.isnan(expected)) and np.allclose(t[~np.isnan(t)], expected[~np.isnan(expected)])
+
+
+def test_batches_made_in_worker_processes_do_not_depend_on_how_many() -> None:
+    pytest.importorskip("torch")
+    from dataclasses import replace
+
+    from datasets.train_classifier import AugmentedViews, ClassifierRecipe, epoch_batches
+
+    crops, recipe = _crops(12), ClassifierRecipe(batch=4, seed=3)
+    order = list(range(12))[::-1]
+    made = {w: list(epoch_batches(crops, order, 3, replace(recipe, workers=w), 2, random.Random(0))) for w in (1, 2)}
+    for (x1, y1, t1), (x2, y2, t2) in zip(made[1], made[2], strict=True):
+        assert np.array_equal(x1, x2) and np.array_equal(y1, y2) and np.array_equal(np.nan_to_num(t1), np.nan_to_num(t2))
+    assert [y.tolist() for _, y, _ in made[1]] == [[crops[i][1] for i in order[s * 4:(s + 1) * 4]] for s in range(3)]
+    views = AugmentedViews(crops, recipe.input_size, 3)
+    assert not np.array_equal(views[(2, 0)][0], views[(3, 0)][0])  # another epoch, another view

@@ -1,0 +1,122 @@
+"""One classifier stage on a lent GPU machine, as one command: render fresh folders with their
+tiles' crops on every core, measure how fast the views are made, and train as many epochs as fit
+the time given.
+
+The network is small, so on a GPU the augmentation (``ClassifierRecipe.workers`` processes) sets
+the pace; the epochs are chosen from a probe of it, so the one-cycle schedule ends inside the
+machine's lease. ``checkpoint.pt`` is copied out after each epoch, the exported files at the end.
+
+    python -m datasets.gpu_classifier --out runs/gpu_cls --copy-to "$OUT" --init models/classifier.onnx \\
+        --train-seconds 120 --device cuda
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import random
+import shutil
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
+
+import cv2
+
+from datasets.gpu_localizer import Folder, render, scaled
+from datasets.train_classifier import ClassifierRecipe, Crop, collect_synth, epoch_batches, train_classifier
+
+#: the stage's renders (with crops): the rulesets in about the mix of the CPU stages, fresh seeds
+PLAN: tuple[Folder, ...] = (
+    Folder("riichi", 2200, 1070), Folder("kansai_boo", 350, 1071), Folder("totenko_balance", 350, 1072),
+    Folder("boo", 350, 1073), Folder("wsom", 300, 1074), Folder("jun", 300, 1075),
+)
+#: the stage's recipe, but for the epochs, which the probe sets: stage 26's choices (orientation
+#: weighted twice, sideways tiles three times, two bare-table crops a render, the real tiles cut at
+#: the localizer's boxes too), a batch and rate for many more samples
+RECIPE = ClassifierRecipe(batch=256, lr=1e-3, seed=27, orient_weight=2.0, sideways_weight=3,
+                          not_a_tile_per_image=2, real_runtime_boxes=True, samples_per_epoch=120_000)
+#: seconds an epoch costs beside its views: the workers' start, validation, the checkpoint
+EPOCH_OVERHEAD_S = 4.0
+#: the files of a run worth bringing back
+BROUGHT_BACK = ("checkpoint.pt", "classifier.onnx", "classifier_fp32.onnx", "metrics.json")
+
+
+def epochs_for(seconds: float, views_per_s: float, samples_per_epoch: int, overhead_s: float = EPOCH_OVERHEAD_S,
+               most: int = 40) -> int:
+    """How many epochs of ``samples_per_epoch`` fit ``seconds`` at ``views_per_s``, each also paying
+    ``overhead_s`` (at least one).
+
+    >>> epochs_for(120, 25_000, 120_000)
+    13
+    >>> epochs_for(10, 1_000, 120_000)
+    1
+    """
+    return max(1, min(most, math.floor(seconds / (samples_per_epoch / views_per_s + overhead_s))))
+
+
+def views_per_second(crops: Sequence[Crop], recipe: ClassifierRecipe, batches: int = 150) -> float:
+    """How fast ``recipe.workers`` processes make training views of ``crops``, timed from the
+    workers' start (which the training pays each epoch too), over enough batches that the ones
+    made ahead do not flatter it."""
+    rng = random.Random(0)
+    order = [rng.randrange(len(crops)) for _ in range(batches * recipe.batch)]
+    t0 = time.time()
+    n = sum(len(y) for _, y, _ in epoch_batches(crops, order, batches, recipe, 0, rng))
+    return n / max(time.time() - t0, 1e-6)
+
+
+def copy_out(run: Path, dest: Path) -> None:
+    """Copy what :data:`BROUGHT_BACK` names from ``run`` into ``dest``, each when it changed."""
+    for name in BROUGHT_BACK:
+        src, target = run / name, dest / name
+        if src.exists() and (not target.exists() or src.stat().st_mtime > target.stat().st_mtime):
+            tmp = target.with_suffix(target.suffix + ".part")
+            shutil.copy2(src, tmp)
+            tmp.replace(target)
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", type=Path, required=True, help="run folder")
+    ap.add_argument("--copy-to", type=Path, required=True, help="folder the results are copied to")
+    ap.add_argument("--renders", type=Path, default=Path("data"), help="where the renders are made")
+    ap.add_argument("--init", type=Path, help="start from this classifier ONNX file")
+    ap.add_argument("--train-seconds", type=float, default=120.0)
+    ap.add_argument("--device", default="cuda")
+    ap.add_argument("--workers", type=int, default=14)
+    ap.add_argument("--samples", type=int, default=RECIPE.samples_per_epoch, help="samples an epoch")
+    ap.add_argument("--scale", type=float, default=1.0, help="times the plan's render counts (a dry run: 0.01)")
+    args = ap.parse_args(argv)
+
+    cv2.setNumThreads(0)  # OpenCV's own threads and forked DataLoader workers do not mix
+    t0 = time.time()
+    folders = render(scaled(PLAN, args.scale), args.renders, args.workers + 2, crops=True)
+    print(f"rendered {len(folders)} folders in {time.time() - t0:.0f} s", flush=True)
+    recipe = replace(RECIPE, device=args.device, workers=args.workers, samples_per_epoch=args.samples,
+                     init_onnx=str(args.init) if args.init else None)
+    rate = views_per_second(collect_synth(folders[-1:], recipe.input_size, max(1, recipe.workers)), recipe)
+    recipe = replace(recipe, epochs=epochs_for(args.train_seconds, rate, recipe.samples_per_epoch))
+    print(f"{rate:.0f} views/s: {recipe.epochs} epochs of {recipe.samples_per_epoch} ({time.time() - t0:.0f} s)",
+          flush=True)
+    args.copy_to.mkdir(parents=True, exist_ok=True)
+    done = threading.Event()
+
+    def keep_copying() -> None:
+        while not done.wait(10.0):
+            copy_out(args.out, args.copy_to)
+
+    copier = threading.Thread(target=keep_copying, daemon=True)
+    copier.start()
+    try:
+        train_classifier(folders, args.out, recipe, log=lambda m: print(m, flush=True))
+    finally:
+        done.set()
+        copier.join()
+        copy_out(args.out, args.copy_to)
+    print(f"finished in {time.time() - t0:.0f} s", flush=True)
+
+
+if __name__ == "__main__":
+    main()
