@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from datasets.synth import write_dataset
+from datasets.synth.art import FONTS_ENV, find_cjk_fonts
 from datasets.train_localizer import LocalizerRecipe, train_localizer
 
 #: seconds between copies of the run's weights to ``--copy-to``
@@ -104,6 +105,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     ap.add_argument("--scale", type=float, default=1.0, help="times the plan's render counts (a dry run: 0.01)")
     args = ap.parse_args(argv)
 
+    if not find_cjk_fonts():
+        print(f"note: no CJK fonts ({FONTS_ENV}): the renders draw the tile art alone", flush=True)
     t0 = time.time()
     folders = render(scaled(PLAN, args.scale), args.renders, args.workers + 2)
     print(f"rendered {len(folders)} folders in {time.time() - t0:.0f} s", flush=True)

@@ -35,6 +35,7 @@ def test_the_results_come_back_even_when_training_stops_with_an_error(tmp_path: 
         return [root / f.name for f in plan]
 
     monkeypatch.setattr(gc, "render", render)
+    monkeypatch.setattr(gc, "find_cjk_fonts", lambda: ["a CJK font"])  # whatever this machine has
     monkeypatch.setattr(gc, "collect_synth", lambda dirs, size, threads: [(np.zeros((4, 4, 3), np.uint8), 1, 0.0)])
     monkeypatch.setattr(gc, "views_per_second", lambda crops, recipe: 25_000.0)
 
@@ -59,3 +60,10 @@ def test_the_plans_seeds_are_new_to_both_stages() -> None:
 
     seeds = [f.seed for f in (*gc.PLAN, *LOCALIZER_PLAN)]
     assert len(set(seeds)) == len(seeds)  # no seed shared between the two stages
+
+
+def test_without_cjk_fonts_the_stage_refuses_before_rendering(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(gc, "find_cjk_fonts", lambda: [])
+    monkeypatch.setattr(gc, "render", lambda *a, **k: pytest.fail("rendered without fonts"))
+    with pytest.raises(SystemExit, match="PAISCAN_FONTS_DIR"):
+        gc.main(["--out", str(tmp_path / "run"), "--copy-to", str(tmp_path / "back")])

@@ -292,3 +292,20 @@ def test_the_faces_the_reader_takes_for_alike_upside_down_are_those_of_the_art()
     alike = {c for c, d in diff.items() if d < 20}
     assert alike == SAME_UPSIDE_DOWN
     assert min(d for c, d in diff.items() if c not in alike) > 22
+
+
+def test_fonts_in_the_folder_paiscan_fonts_dir_names_are_found(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import shutil
+
+    from datasets.synth.art import find_cjk_fonts
+
+    monkeypatch.delenv("PAISCAN_FONTS_DIR", raising=False)
+    installed = find_cjk_fonts()
+    if not installed:
+        pytest.skip("no CJK font installed here to copy")
+    carried = tmp_path / "fonts" / ("carried_" + Path(installed[0]).name)
+    carried.parent.mkdir()
+    shutil.copy(installed[0], carried)
+    assert str(carried) not in installed
+    monkeypatch.setenv("PAISCAN_FONTS_DIR", str(tmp_path / "fonts"))
+    assert str(carried) in find_cjk_fonts()

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import glob
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -63,18 +64,25 @@ class ArtStyle:
     tex_w: int = 192
 
 
+#: a folder of extra font files (a lent machine has no CJK fonts installed: they travel with the work)
+FONTS_ENV = "PAISCAN_FONTS_DIR"
+
+
 def find_cjk_fonts() -> list[str]:
-    """CJK font files installed on this machine that can draw the tile characters."""
-    return list(_find_cjk_fonts())
+    """CJK font files installed on this machine (or in the folder ``PAISCAN_FONTS_DIR`` names)
+    that can draw the tile characters."""
+    return list(_find_cjk_fonts(os.environ.get(FONTS_ENV, "")))
 
 
-@functools.lru_cache(maxsize=1)
-def _find_cjk_fonts() -> tuple[str, ...]:
+@functools.lru_cache(maxsize=4)
+def _find_cjk_fonts(extra_dir: str) -> tuple[str, ...]:
     from PIL import ImageFont
 
     pats = ["/usr/share/fonts/**/*CJK*.tt[cf]", "/usr/share/fonts/**/*CJK*.otf",
             "/usr/share/fonts/**/ipa*.ttf", "/usr/share/fonts/**/*wqy*.tt[cf]",
             "/usr/share/fonts/**/*Droid*Fallback*.ttf"]
+    if extra_dir:
+        pats += [f"{glob.escape(extra_dir)}/**/*.tt[cf]", f"{glob.escape(extra_dir)}/**/*.otf"]
     files = sorted({f for p in pats for f in glob.glob(p, recursive=True)})
     good: list[str] = []
     for f in files:
