@@ -17,8 +17,6 @@ from __future__ import annotations
 import argparse
 import math
 import random
-import shutil
-import threading
 import time
 from collections.abc import Sequence
 from dataclasses import replace
@@ -26,7 +24,7 @@ from pathlib import Path
 
 import cv2
 
-from datasets.gpu_localizer import Folder, render, scaled
+from datasets.lent_gpu import Folder, copying, render, scaled
 from datasets.synth.art import FONTS_ENV, find_cjk_fonts
 from datasets.train_classifier import ClassifierRecipe, Crop, collect_synth, epoch_batches, train_classifier
 
@@ -42,6 +40,8 @@ RECIPE = ClassifierRecipe(batch=256, lr=1e-3, seed=27, orient_weight=2.0, sidewa
                           not_a_tile_per_image=2, real_runtime_boxes=True, samples_per_epoch=120_000)
 #: seconds an epoch costs beside its views: the workers' start, validation, the checkpoint
 EPOCH_OVERHEAD_S = 4.0
+#: seconds between copies of the run's files to ``--copy-to``
+COPY_EVERY_S = 10.0
 #: the files of a run worth bringing back
 BROUGHT_BACK = ("checkpoint.pt", "classifier.onnx", "classifier_fp32.onnx", "metrics.json")
 
@@ -68,16 +68,6 @@ def views_per_second(crops: Sequence[Crop], recipe: ClassifierRecipe, batches: i
     t0 = time.time()
     n = sum(len(y) for _, y, _ in epoch_batches(crops, order, batches, recipe, 0, rng))
     return n / max(time.time() - t0, 1e-6)
-
-
-def copy_out(run: Path, dest: Path) -> None:
-    """Copy what :data:`BROUGHT_BACK` names from ``run`` into ``dest``, each when it changed."""
-    for name in BROUGHT_BACK:
-        src, target = run / name, dest / name
-        if src.exists() and (not target.exists() or src.stat().st_mtime > target.stat().st_mtime):
-            tmp = target.with_suffix(target.suffix + ".part")
-            shutil.copy2(src, tmp)
-            tmp.replace(target)
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -109,21 +99,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     recipe = replace(recipe, epochs=epochs_for(args.train_seconds, rate, recipe.samples_per_epoch))
     print(f"{rate:.0f} views/s: {recipe.epochs} epochs of {recipe.samples_per_epoch} ({time.time() - t0:.0f} s)",
           flush=True)
-    args.copy_to.mkdir(parents=True, exist_ok=True)
-    done = threading.Event()
-
-    def keep_copying() -> None:
-        while not done.wait(10.0):
-            copy_out(args.out, args.copy_to)
-
-    copier = threading.Thread(target=keep_copying, daemon=True)
-    copier.start()
-    try:
+    with copying(args.out, args.copy_to, BROUGHT_BACK, COPY_EVERY_S):
         train_classifier(folders, args.out, recipe, log=lambda m: print(m, flush=True))
-    finally:
-        done.set()
-        copier.join()
-        copy_out(args.out, args.copy_to)
     print(f"finished in {time.time() - t0:.0f} s", flush=True)
 
 

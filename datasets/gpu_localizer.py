@@ -15,14 +15,11 @@ afterwards on the CPU (``paiscan train localizer --out RUN`` on the finished run
 from __future__ import annotations
 
 import argparse
-import shutil
-import threading
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
-from datasets.synth import write_dataset
+from datasets.lent_gpu import Folder, copying, render, scaled
 from datasets.synth.art import FONTS_ENV, find_cjk_fonts
 from datasets.train_localizer import LocalizerRecipe, train_localizer
 
@@ -30,21 +27,8 @@ from datasets.train_localizer import LocalizerRecipe, train_localizer
 COPY_EVERY_S = 15.0
 #: validated each epoch: a small share, or validation would take a third of a GPU epoch's time
 VAL_PERCENT = 3
-#: what the run's folder holds that is worth bringing back
-BROUGHT_BACK = ("weights/best.pt", "weights/last.pt", "results.csv")
-
-
-@dataclass(frozen=True)
-class Folder:
-    """One folder of renders to make: ``n`` renders of ``rules`` from ``seed``."""
-
-    rules: str
-    n: int
-    seed: int
-
-    @property
-    def name(self) -> str:
-        return f"g_{self.rules}_{self.seed}"
+#: what the run's folder (and the metrics beside it) hold that is worth bringing back
+BROUGHT_BACK = ("weights/best.pt", "weights/last.pt", "results.csv", "../metrics.json")
 
 
 #: the stage's renders: the rulesets in about the mix of the CPU stages, seeds never used before
@@ -52,40 +36,6 @@ PLAN: tuple[Folder, ...] = (
     Folder("riichi", 3400, 1060), Folder("kansai_boo", 550, 1061), Folder("totenko_balance", 550, 1062),
     Folder("boo", 550, 1063), Folder("wsom", 450, 1064), Folder("jun", 450, 1065),
 )
-
-
-def scaled(plan: Sequence[Folder], scale: float) -> list[Folder]:
-    """``plan`` with every folder's count times ``scale`` (at least one render each): a dry run on a
-    CPU renders a few of each.
-
-    >>> [f.n for f in scaled(PLAN, 0.01)]
-    [34, 6, 6, 6, 4, 4]
-    """
-    return [Folder(f.rules, max(1, round(f.n * scale)), f.seed) for f in plan]
-
-
-def render(plan: Sequence[Folder], root: Path, workers: int, crops: bool = False) -> list[Path]:
-    """Make each folder of ``plan`` under ``root`` (a folder already complete is kept), with the
-    tiles' crops too for a classifier."""
-    made = []
-    for folder in plan:
-        out = root / folder.name
-        if len(list((out / "labels").glob("*.txt"))) < folder.n:
-            write_dataset(out, folder.n, folder.seed, rules=folder.rules, crops=crops, workers=workers,
-                          progress=False)
-        made.append(out)
-    return made
-
-
-def copy_out(run: Path, dest: Path) -> None:
-    """Copy what :data:`BROUGHT_BACK` names from ``run`` into ``dest`` (flat), each when it changed."""
-    for rel in BROUGHT_BACK:
-        src = run / rel
-        target = dest / Path(rel).name
-        if src.exists() and (not target.exists() or src.stat().st_mtime > target.stat().st_mtime):
-            tmp = target.with_suffix(target.suffix + ".part")
-            shutil.copy2(src, tmp)
-            tmp.replace(target)  # never a half-copied file left behind at the limit
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -110,28 +60,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     t0 = time.time()
     folders = render(scaled(PLAN, args.scale), args.renders, args.workers + 2)
     print(f"rendered {len(folders)} folders in {time.time() - t0:.0f} s", flush=True)
-    args.copy_to.mkdir(parents=True, exist_ok=True)
-    done = threading.Event()
-
-    def keep_copying() -> None:
-        while not done.wait(COPY_EVERY_S):
-            copy_out(args.out.resolve() / "run", args.copy_to)
-
-    copier = threading.Thread(target=keep_copying, daemon=True)
-    copier.start()
     recipe = LocalizerRecipe(imgsz=args.imgsz, batch=args.batch, workers=args.workers, device=args.device,
                              cache=True, hours=args.hours, lr0=args.lr, warmup_epochs=1.0,
                              val_percent=VAL_PERCENT, close_mosaic=10,
                              init_onnx=str(args.init) if args.init else None)
-    try:
+    with copying(args.out.resolve() / "run", args.copy_to, BROUGHT_BACK, COPY_EVERY_S):
         train_localizer([*folders, *args.real], args.out, recipe, export=False)
-    finally:
-        done.set()
-        copier.join()
-        copy_out(args.out.resolve() / "run", args.copy_to)
-        metrics = args.out / "metrics.json"
-        if metrics.exists():
-            shutil.copy(metrics, args.copy_to / "metrics.json")
     print(f"finished in {time.time() - t0:.0f} s", flush=True)
 
 

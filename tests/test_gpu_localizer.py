@@ -2,44 +2,26 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 import datasets.gpu_localizer as gl
+import datasets.lent_gpu as lent_gpu
+from datasets.lent_gpu import scaled
 
 
 def test_the_plan_uses_fresh_seeds_and_every_ruleset_of_the_renderer() -> None:
     assert len({f.seed for f in gl.PLAN}) == len(gl.PLAN)
     assert {f.rules for f in gl.PLAN} == {"riichi", "kansai_boo", "totenko_balance", "boo", "wsom", "jun"}
-    assert all(f.n >= 1 for f in gl.scaled(gl.PLAN, 0.0001))
-
-
-def test_copy_out_brings_back_only_what_changed_and_never_a_partial_file(tmp_path: Path) -> None:
-    run, dest = tmp_path / "run", tmp_path / "out"
-    (run / "weights").mkdir(parents=True)
-    dest.mkdir()
-    (run / "weights" / "best.pt").write_bytes(b"epoch 1")
-    (run / "results.csv").write_text("epoch\n1\n")
-    gl.copy_out(run, dest)
-    assert sorted(p.name for p in dest.iterdir()) == ["best.pt", "results.csv"]
-    (dest / "best.pt").write_bytes(b"kept")  # newer than the run's: not copied over
-    gl.copy_out(run, dest)
-    assert (dest / "best.pt").read_bytes() == b"kept"
-    (run / "weights" / "best.pt").write_bytes(b"epoch 2")
-    later = (dest / "best.pt").stat().st_mtime + 5
-    os.utime(run / "weights" / "best.pt", (later, later))
-    gl.copy_out(run, dest)
-    assert (dest / "best.pt").read_bytes() == b"epoch 2"
-    assert not list(dest.glob("*.part"))
+    assert all(f.n >= 1 for f in scaled(gl.PLAN, 0.0001))
 
 
 def test_the_weights_come_back_even_when_training_stops_with_an_error(tmp_path: Path,
                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     rendered: list[Any] = []
-    monkeypatch.setattr(gl, "write_dataset", lambda out, n, seed, **kw: rendered.append((out.name, n, seed)))
+    monkeypatch.setattr(lent_gpu, "write_dataset", lambda out, n, seed, **kw: rendered.append((out.name, n, seed)))
 
     def train(sources: list[Path], out: Path, recipe: Any, export: bool) -> None:
         assert not export and recipe.device == "0" and recipe.cache and recipe.hours == 0.05
@@ -54,5 +36,5 @@ def test_the_weights_come_back_even_when_training_stops_with_an_error(tmp_path: 
                  "--real", str(tmp_path / "real"), "--real", str(tmp_path / "real"), "--hours", "0.05",
                  "--scale", "0.01"])
     assert [(name, seed) for name, _, seed in rendered] == [(f.name, f.seed) for f in gl.PLAN]
-    assert [n for _, n, _ in rendered] == [f.n for f in gl.scaled(gl.PLAN, 0.01)]
+    assert [n for _, n, _ in rendered] == [f.n for f in scaled(gl.PLAN, 0.01)]
     assert (tmp_path / "back" / "best.pt").read_bytes() == b"w"
