@@ -49,13 +49,16 @@ def test_non_ultralytics_file_is_refused() -> None:
 
 def test_committed_int8_localizer_finds_what_the_float_one_finds() -> None:
     assert INT8.stat().st_size < FP32.stat().st_size / 2
-    image = render_sample(990001, "riichi", SynthConfig()).image
     fp32, int8 = Localizer(FP32, conf=0.45), Localizer(INT8, conf=0.45)
-    a, b = fp32(image), int8(image)
-    assert len(a) >= 14
-    matched = [max((_iou(t.box, u.box) for u in b), default=0.0) for t in a]
-    assert sum(m >= 0.8 for m in matched) >= 0.95 * len(a)
-    assert abs(len(a) - len(b)) <= max(1, len(a) // 20)
+    n_float = n_int8 = n_matched = 0
+    for seed in range(990001, 990006):  # boxes near the threshold may fall either side on one photo
+        image = render_sample(seed, "riichi", SynthConfig()).image
+        a, b = fp32(image), int8(image)
+        assert len(a) >= 14
+        n_float, n_int8 = n_float + len(a), n_int8 + len(b)
+        n_matched += sum(max((_iou(t.box, u.box) for u in b), default=0.0) >= 0.8 for t in a)
+    assert n_matched >= 0.95 * n_float
+    assert abs(n_float - n_int8) <= 0.05 * n_float
     quantized = {n.op_type for n in onnx.load(str(INT8)).graph.node}
     assert {"QuantizeLinear", "DequantizeLinear"} <= quantized
 
