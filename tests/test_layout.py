@@ -287,6 +287,16 @@ def test_far_away_tiles_are_unused() -> None:
     assert hr.apart == () and names(dets, hr.unused) == ["3p"]
 
 
+def test_a_lone_tile_seven_and_a_half_tile_widths_off_is_a_discard_not_an_indicator() -> None:
+    # indicators lie beside the hand; a lone tile that far is someone's discard (a hand shown with
+    # no indicator had one scored from a pond's tile)
+    far = layout_boxes("123m456p789s1122z 2z", extras=[("3p", 4.0, 7.5)])
+    hr = hand_row(far)
+    assert hr.indicators == () and names(far, hr.unused) == ["3p"]
+    near = layout_boxes("123m456p789s1122z 2z", extras=[("3p", 4.0, 6.5)])
+    assert names(near, hand_row(near).indicators) == ["3p"]
+
+
 def test_face_down_tiles_apart_are_unused() -> None:
     dets = layout_boxes("123m456p789s1122z 2z", extras=[("3p", 4.0, 3.2)])
     dets.append(layout_boxes("?", origin=(100 + 5 * 40, 600 - 3.2 * 40))[0])

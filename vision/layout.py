@@ -142,8 +142,10 @@ STACK_V_MAX = 1.6
 #: kind among the top 3)
 STACK_TOPK = 3
 #: tiles apart from the hand (indicators, set-aside tiles) are within this many tile widths of it
-#: and of a similar size
-NEAR_UNITS = 6.0
+#: and of a similar size. 6 until localizer stage 17, which finds more of the far tiles: with it,
+#: 5.5 read 2,398 selection renders exactly against 2,396 (silently wrong 18 against 19) and 1,841
+#: fresh ones against 1,839 (20 against 21); 4.5 read 2,391, the held-out 500 the same from 5 to 6
+NEAR_UNITS = 5.5
 SIZE_RATIO = (0.6, 1.7)
 #: a short line or a lone tile continuing a longer line at its end (a hand row bent by perspective,
 #: or a meld sitting lower than the concealed tiles): centres within ``MERGE_V_TOL`` of their size
