@@ -75,7 +75,7 @@ class ClassifierRecipe:
     #: face-tight label at IoU 0.3): the runtime reads the localizer's box, which takes in more of
     #: the tile's body than the label, and on the rack photos one set's 2p read as 4p from it
     real_runtime_boxes: bool = False
-    #: where to train: "cpu", or a CUDA device ("cuda", "cuda:0") when a GPU is lent
+    #: where to train: "cpu", or a CUDA device ("cuda", "cuda:0", "0") when a GPU is lent
     device: str = "cpu"
     #: processes making the augmented views (0: this process, as on a 2-core CPU; a GPU outruns
     #: one process's augmentation); the views are the same whatever the count
@@ -469,6 +469,16 @@ def axis_errors(orientation: np.ndarray, truth_deg: Sequence[float]) -> np.ndarr
     return np.abs(((axis - np.asarray(truth_deg, dtype=float) + 90) % 180) - 90)
 
 
+def torch_device_name(device: str) -> str:
+    """``device`` as torch names it: a bare number (as ultralytics and ``--device`` take it) is
+    that CUDA device.
+
+    >>> torch_device_name("0"), torch_device_name("cuda"), torch_device_name("cpu")
+    ('cuda:0', 'cuda', 'cpu')
+    """
+    return f"cuda:{device}" if device.isdigit() else device
+
+
 def _outputs(model: Any, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The model's two outputs for an input batch, on whatever device the model is."""
     import torch
@@ -595,7 +605,7 @@ def train_classifier(synth_dirs: Sequence[Path], out: Path, recipe: ClassifierRe
         load_fused_onnx(model, Path(recipe.init_onnx), calib)
         log(f"starting from {recipe.init_onnx} (batch norms rebuilt on {len(calib)} crops); "
             f"synth-val {evaluate(model, val, size):.4f}")
-    device = torch.device(recipe.device)
+    device = torch.device(torch_device_name(recipe.device))
     model.to(device)  # before the optimizer's state is loaded: it follows its parameters' device
     if ckpt.exists():
         state = torch.load(ckpt, map_location=device, weights_only=False)

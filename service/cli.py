@@ -289,9 +289,10 @@ def train_cmd(
     real_runtime_boxes: Annotated[bool, typer.Option(
         "--real-runtime-boxes", help="classifier: also cut the real training tiles at the localizer's boxes")] = False,
     device: Annotated[str | None, typer.Option(
-        "--device", help="localizer: cpu, or a CUDA device such as 0 (a lent GPU)")] = None,
+        "--device", help="cpu, or a CUDA device such as 0 (a lent GPU)")] = None,
     batch: Annotated[int | None, typer.Option("--batch", min=1, help="localizer: images a batch")] = None,
-    workers: Annotated[int | None, typer.Option("--workers", min=0, help="localizer: data-loading processes")] = None,
+    workers: Annotated[int | None, typer.Option(
+        "--workers", min=0, help="data-loading processes (classifier: those making the augmented views)")] = None,
     hours: Annotated[float | None, typer.Option(
         "--hours", min=0.001, help="localizer: train this long, not --epochs (the schedule fits the time)")] = None,
     cache: Annotated[bool, typer.Option(
@@ -321,6 +322,7 @@ def train_cmd(
             "input_size": _input_size(input_size) if input_size is not None else None,
             "sideways_weight": sideways_weight, "not_a_tile_per_image": not_a_tile,
             "only_not_a_tile": only_not_a_tile or None, "real_runtime_boxes": real_runtime_boxes or None,
+            "device": device, "workers": workers,
         }
         if init is not None:
             given["init_checkpoint" if init.suffix == ".pt" else "init_onnx"] = str(init)

@@ -134,6 +134,8 @@ def test_train_classifier_options_override_only_what_they_name(tmp_path: Path, m
     assert recipe("classifier", "--data", str(tmp_path), "--init", str(onnx)) == tc.ClassifierRecipe(init_onnx=str(onnx))
     assert recipe("classifier", "--data", str(tmp_path), "--real-runtime-boxes") == tc.ClassifierRecipe(
         real_runtime_boxes=True)
+    assert recipe("classifier", "--data", str(tmp_path), "--device", "0", "--workers", "14") == tc.ClassifierRecipe(
+        device="0", workers=14)
 
 
 def test_the_commands_and_the_service_default_to_the_readers_thread_count() -> None:

@@ -124,3 +124,10 @@ def test_batches_made_in_worker_processes_do_not_depend_on_how_many() -> None:
     assert [y.tolist() for _, y, _ in made[1]] == [[crops[i][1] for i in order[s * 4:(s + 1) * 4]] for s in range(3)]
     views = AugmentedViews(crops, recipe.input_size, 3)
     assert not np.array_equal(views[(2, 0)][0], views[(3, 0)][0])  # another epoch, another view
+
+
+def test_a_bare_device_number_is_that_cuda_device() -> None:
+    from datasets.train_classifier import torch_device_name
+
+    assert [torch_device_name(d) for d in ("0", "1", "cuda", "cuda:1", "cpu")] == [
+        "cuda:0", "cuda:1", "cuda", "cuda:1", "cpu"]
