@@ -805,6 +805,29 @@ def test_a_row_bent_by_perspective_is_joined_again() -> None:
     assert names(dets, [s.win]) == ["2m"] and len(s.melds) == 3
 
 
+# a render (seed 990011, image 738): a straight hand row, and a dead wall to its left one tile higher
+ROW_BESIDE_WALL = [
+    ("2m", (466, 408, 515, 467), -4), ("3m", (510, 405, 558, 464), -4), ("3m", (556, 402, 603, 461), -4),
+    ("3m", (602, 398, 650, 458), -4), ("3m", (647, 396, 694, 455), -3), ("4m", (691, 392, 741, 452), -5),
+    ("0m", (737, 390, 786, 449), -3), ("5m", (780, 386, 833, 447), -6), ("5m", (826, 384, 879, 443), -4),
+    ("4p", (870, 380, 923, 440), -5), ("6p", (914, 378, 968, 437), -4), ("4s", (960, 375, 1015, 434), -4),
+    ("4s", (1004, 371, 1060, 431), -5), ("0p", (1059, 368, 1116, 427), -5),
+    ("?", (63, 373, 120, 432), 0), ("?", (108, 370, 163, 429), 0), ("2p", (151, 367, 206, 426), -4),
+    ("2m", (196, 364, 250, 423), -5), ("?", (240, 361, 293, 420), 0), ("?", (284, 358, 337, 417), 0),
+    ("?", (329, 355, 380, 414), 0)]
+
+
+def test_the_hand_is_whole_when_its_first_line_ran_across_a_dead_wall_beside_it() -> None:
+    # the line holding the most tiles runs from the dead wall to the hand's last nine tiles; once
+    # the wall is cut off, the first five continue the hand's end but lie 0.6 tile sizes off the
+    # line's direction, which no tile of the hand follows any more
+    dets = render_dets(ROW_BESIDE_WALL)
+    hr = hand_row(dets)
+    assert hr.n_tiles == 14 and sorted(hr.row.dets) == list(range(14))
+    assert names(dets, hr.indicators) == ["2p", "2m"]
+    assert names(dets, [hr.structures[0].win]) == ["0p"]
+
+
 def test_indicators_touching_the_row_end_are_left_out_when_the_count_needs_it() -> None:
     dets = layout_boxes("123m456p789s1122z2z3p4p", faces=True)
     hr = hand_row(dets)
