@@ -828,6 +828,30 @@ def test_the_hand_is_whole_when_its_first_line_ran_across_a_dead_wall_beside_it(
     assert names(dets, [hr.structures[0].win]) == ["0p"]
 
 
+# a render (seed 990011, image 278): a dead wall laid touching the five concealed tiles, the melds
+# a gap beyond them
+WALL_AGAINST_HAND = [
+    ("7m", (490, 725, 532, 773), 11), ("8m", (523, 725, 564, 773), 9), ("5z", (558, 724, 603, 774), 16),
+    ("5z", (598, 724, 636, 773), 5), ("6m", (645, 723, 683, 771), 5),
+    ("2p", (725, 723, 760, 772), 1), ("2p", (760, 732, 808, 772), -91), ("2p", (807, 722, 844, 771), -3),
+    ("?", (841, 721, 881, 771), 0), ("9s", (876, 720, 918, 771), -7), ("9s", (912, 720, 956, 771), -8),
+    ("?", (948, 720, 993, 771), 0), ("7p", (986, 729, 1045, 770), -90), ("5p", (1033, 719, 1084, 770), -13),
+    ("6p", (1070, 718, 1123, 770), -14),
+    ("?", (231, 721, 279, 766), 0), ("?", (261, 721, 309, 766), 0), ("2p", (292, 720, 339, 766), 18),
+    ("?", (322, 720, 369, 766), 0), ("?", (353, 719, 399, 765), 0), ("?", (385, 719, 430, 765), 0),
+    ("?", (417, 718, 461, 765), 0)]
+
+
+def test_a_dead_wall_touching_the_concealed_tiles_is_cut_off_them_not_with_them() -> None:
+    # wall and concealed tiles make one run, a gap away from the melds: the run is wall-like (six
+    # backs), but five face-up tiles lead it from the hand's side, so only the wall is cut off
+    dets = render_dets(WALL_AGAINST_HAND)
+    hr = hand_row(dets)
+    assert sorted(hr.row.dets) == list(range(15)) and names(dets, hr.indicators) == ["2p"]
+    best = hr.structures[0]
+    assert names(dets, [best.win]) == ["6m"] and len(best.melds) == 3
+
+
 def test_indicators_touching_the_row_end_are_left_out_when_the_count_needs_it() -> None:
     dets = layout_boxes("123m456p789s1122z2z3p4p", faces=True)
     hr = hand_row(dets)
