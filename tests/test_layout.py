@@ -852,6 +852,20 @@ def test_a_dead_wall_touching_the_concealed_tiles_is_cut_off_them_not_with_them(
     assert names(dets, [best.win]) == ["6m"] and len(best.melds) == 3
 
 
+def test_a_loose_second_box_on_a_hand_tile_is_neither_an_indicator_nor_a_stray() -> None:
+    # half of the box lies on the hand's third tile, too little for a duplicate (0.65), and its top
+    # reaches the indicators above the row: as a tile apart it joined them as a fourth indicator;
+    # as a stray face beside them it would make them a pond
+    dets = layout_boxes("123m456p789s1122z 2z", faces=True, extras=[("3p", 1.0, 1.9), ("4p", 2.05, 1.9), ("5p", 3.1, 1.9)])
+    x1, y1, x2, y2 = dets[2].box
+    w, h = x2 - x1, y2 - y1
+    loose = parse_tiles("2s")[0]
+    dets.append(Detection(loose, 0.2, (x1 + 0.2 * w, y1 - 0.55 * h, x2 - 0.1 * w, y2 - 0.45 * h), False,
+                          ((loose, 0.6),), 0.0, 0.3))
+    hr = hand_row(dets)
+    assert hr.n_tiles == 14 and names(dets, hr.indicators) == ["3p", "4p", "5p"] and hr.unused == (17,)
+
+
 def test_indicators_touching_the_row_end_are_left_out_when_the_count_needs_it() -> None:
     dets = layout_boxes("123m456p789s1122z2z3p4p", faces=True)
     hr = hand_row(dets)

@@ -228,6 +228,13 @@ READMIT_OFFSET = 0.25
 #: none (of 11) matches a labelled tile, from 0.15 to 0.3 5 of 19 do; on 750 selection renders
 #: (riichi, totenko, kansai_boo) 0.15 reads one hand fewer than no gate, 0.3 three fewer
 APART_MIN_CONF = 0.15
+#: a box off the hand's line lying this share of its area or more over one of its tiles is a second,
+#: looser box on that tile (too little inside it for ``DUPLICATE_INSIDE``): for that hand it counts
+#: as a duplicate, neither a tile apart nor a stray. One read 0.17 sure joined three indicators
+#: beside the hand and made them a pond. The selection renders read 2,412 exactly against 2,409
+#: (0.3 and 0.6 alike), the fresh ones 1,849 against 1,848; lowering ``DUPLICATE_INSIDE`` itself to
+#: 0.5 read 2,406
+APART_OVER_ROW_TILE = 0.45
 #: ... nor one the classifier more likely takes for no tile at all (:attr:`Detection.tile_share`;
 #: with classifier stage 20, on the 37 real rack photos the false indicators fell from 23 to 20,
 #: the selection renders read the same; 0.7 would leave 13 but lose 2 of 500 and 4 of 250 renders)
@@ -1665,9 +1672,16 @@ def _dead_walls(g: _Geo, lines: Sequence[_Line]) -> list[_DeadWall]:
     return out
 
 
+def _share_inside(a: Detection, b: Detection) -> float:
+    """The share of ``a``'s box that lies in ``b``'s."""
+    iw = min(a.box[2], b.box[2]) - max(a.box[0], b.box[0])
+    ih = min(a.box[3], b.box[3]) - max(a.box[1], b.box[1])
+    return iw * ih / ((a.box[2] - a.box[0]) * (a.box[3] - a.box[1])) if iw > 0 and ih > 0 else 0.0
+
+
 def _overlap(a: Detection, b: Detection) -> bool:
     """Whether two boxes overlap at all."""
-    return min(a.box[2], b.box[2]) > max(a.box[0], b.box[0]) and min(a.box[3], b.box[3]) > max(a.box[1], b.box[1])
+    return _share_inside(a, b) > 0.0
 
 
 def row_duplicates(dets: Sequence[Detection], row: Row) -> frozenset[int]:
@@ -1766,6 +1780,8 @@ def analyse_layout(dets: Sequence[Detection], rules: str = "riichi", readmit: fr
     for i in order:
         line = lines[i]
         mine = set(line_dets(line))
+        dups = duplicates | {j for j in range(len(dets)) if j not in mine and any(
+            _share_inside(dets[j], dets[m]) >= APART_OVER_ROW_TILE for m in mine)}
         med_size = float(np.median(g.size[line.members]))
         first = _make_row(g, line, (), orient=False)
         apart: list[int] = []
@@ -1775,9 +1791,9 @@ def analyse_layout(dets: Sequence[Detection], rules: str = "riichi", readmit: fr
         def near_hand(j: int, members: list[int] = line.members) -> float:
             return _nearest(g, members, (j,))
 
-        def may_lie_apart(j: int, mine: set[int] = mine, med_size: float = med_size) -> bool:
+        def may_lie_apart(j: int, mine: set[int] = mine, med_size: float = med_size, dups: set[int] = dups) -> bool:
             """A face-up tile of the hand's size, sure enough, in no other line of discards."""
-            return (dets[j].cls != BACK and j not in duplicates and not _doubtful(dets[j])
+            return (dets[j].cls != BACK and j not in dups and not _doubtful(dets[j])
                     and not any(j in bg for bg in background if not bg & mine)
                     and SIZE_RATIO[0] <= g.size[j] / med_size <= SIZE_RATIO[1])
 
@@ -1787,12 +1803,12 @@ def analyse_layout(dets: Sequence[Detection], rules: str = "riichi", readmit: fr
         reach = list(apart)
         for wall in walls:  # a dead wall near enough (any of its tiles) is taken whole, its far indicators too
             if not wall.faces & mine and min(near_hand(j) for j in wall.tiles) <= near:
-                apart += [j for j in sorted(wall.faces) if j in unused and j not in duplicates]
-                unused = [j for j in unused if j not in wall.faces or j in duplicates]
+                apart += [j for j in sorted(wall.faces) if j in unused and j not in dups]
+                unused = [j for j in unused if j not in wall.faces or j in dups]
                 reach += wall.tiles
         # gari lie by the melds, or beyond the indicators: set-aside tiles as near what was taken join
         # it, unless they touch other face-up tiles left out (the edge of someone's discards)
-        discards = {j for j in unused if dets[j].cls != BACK and not is_aside[j] and j not in duplicates
+        discards = {j for j in unused if dets[j].cls != BACK and not is_aside[j] and j not in dups
                     and not _doubtful(dets[j])}
         grew = bool(reach)
         while grew:
@@ -1818,7 +1834,7 @@ def analyse_layout(dets: Sequence[Detection], rules: str = "riichi", readmit: fr
                                for part in _split_near_line(g, part, line, row)),
                               key=lambda grp: _nearest(g, line.members, grp)))  # nearest the hand first
         others = [bg for bg in background if not bg & mine]
-        strays = {j for j in unused if j not in mine and j not in duplicates and j not in walled
+        strays = {j for j in unused if j not in mine and j not in dups and j not in walled
                   and dets[j].cls != BACK and not _doubtful(dets[j])
                   and not any(j in bg for bg in others)}
         ponds = [grp for grp in groups if _pond_like(g, grp, row, others, strays, med_size, walled, is_aside)]
