@@ -866,6 +866,14 @@ def test_a_loose_second_box_on_a_hand_tile_is_neither_an_indicator_nor_a_stray()
     assert hr.n_tiles == 14 and names(dets, hr.indicators) == ["3p", "4p", "5p"] and hr.unused == (17,)
 
 
+def test_indicators_the_near_zones_edge_cuts_are_taken_whole() -> None:
+    # three indicators in a line beyond the row's start, the farthest just past the near zone:
+    # left out, it touched the other two and made them someone's discards, and none was read
+    dets = layout_boxes("123m456p789s1122z 2z", faces=True, extras=[("3p", -1.0, 6.6), ("4p", -2.05, 6.6), ("5p", -3.1, 6.6)])
+    hr = hand_row(dets)
+    assert names(dets, hr.indicators) == ["3p", "4p", "5p"] and hr.unused == ()
+
+
 def test_indicators_touching_the_row_end_are_left_out_when_the_count_needs_it() -> None:
     dets = layout_boxes("123m456p789s1122z2z3p4p", faces=True)
     hr = hand_row(dets)
