@@ -746,7 +746,7 @@ def test_row_near_the_diagonal_is_noted() -> None:
 
 
 @pytest.mark.parametrize(("best_p", "box_conf", "asked", "beyond"), [
-    (0.4, None, True, False), (0.55, None, True, False), (0.65, None, False, False), (0.4, None, True, True),
+    (0.4, None, True, False), (0.75, None, True, False), (0.85, None, False, False), (0.4, None, True, True),
     (0.9, 0.3, True, False), (0.9, 0.45, False, False)])
 def test_a_doubtful_dora_indicator_is_asked_about(best_p: float, box_conf: float | None, asked: bool,
                                                   beyond: bool) -> None:

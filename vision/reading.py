@@ -89,8 +89,11 @@ GARI_OR_INDICATOR_COST = 0.3
 #: a bonus): on the 2,600 selection renders two gari read wrong in silence are asked about, and two
 #: read right. 0.5 until localizer stage 17; with it, 0.6 read 17 selection renders silently wrong
 #: against 18 and 18 fresh ones (seeds 990015-19) against 20, for 7 and 15 more questions (0.7: 17
-#: and 16, for 11 and 28 more); exact readings and the held-out 500's silent ones unchanged
-DOUBTFUL_INDICATOR_P = 0.6
+#: and 16, for 11 and 28 more); exact readings and the held-out 500's silent ones unchanged. 0.8
+#: from classifier stage 31, which is surer of what it reads: 14 selection renders silently wrong
+#: against 18 at 0.6 (0.75: 17) and 14 fresh ones against 22 (0.75: 15), for 42 and 55 more
+#: questions; exact readings and the held-out 500's silent ones unchanged
+DOUBTFUL_INDICATOR_P = 0.8
 #: ... and so is one whose detection (the localizer's confidence times its best class's
 #: probability) is less sure than this: half the false indicators on the real rack photos (a box
 #: over half a tile's face, felt, a flower tile) were read under it. On the 2,600 selection renders
