@@ -139,14 +139,15 @@ def train_localizer(sources: Sequence[Path], out: Path, recipe: LocalizerRecipe 
                     **({"time": recipe.hours} if recipe.hours is not None else {}),
                     **({"optimizer": "AdamW", "lr0": recipe.lr0} if recipe.lr0 is not None else {}))
     best = out / "run" / "weights" / "best.pt"
-    trained = YOLO(str(best if best.exists() else last))
+    weights = best if best.exists() else last
+    trained = YOLO(str(weights))
     metrics = trained.val(data=str(data), imgsz=recipe.imgsz, device=recipe.device, plots=False, verbose=False)
     result = {"map50": float(metrics.box.map50), "map50_95": float(metrics.box.map),
               "precision": float(metrics.box.mp), "recall": float(metrics.box.mr), "recipe": asdict(recipe)}
     (out / "metrics.json").write_text(json.dumps(result, indent=1))
     log(json.dumps(result))
     if export:
-        export_localizer(best if best.exists() else last, out, recipe.imgsz,
+        export_localizer(weights, out, recipe.imgsz,
                          sorted((data.parent / "images" / "train").glob("*.jpg")))
     return result
 
