@@ -682,6 +682,28 @@ def test_discards_touching_the_dead_wall_are_no_indicators() -> None:
     assert {"4z", "6m", "7m"} <= set(names(dets, hr.unused))
 
 
+@pytest.mark.parametrize(("wall_names", "found", "indicators"), [
+    # as in a held-out render (seed 990001, image 189): lines through someone's discards beside
+    # the wall cut it in three; the piece found first holds one of its three indicators
+    (["1z", "1z", "6s", "2z", "6s", "1z", "1z"], 3, ["2z", "6s", "6s"]),
+    # discards laid on past the wall's last stack are no indicators
+    (["1z", "1z", "6s", "1z", "1z", "4z", "6m"], 3, ["6s"]),
+])
+def test_a_dead_wall_goes_on_through_the_tiles_touching_it_to_its_last_back(
+        wall_names: list[str], found: int, indicators: list[str]) -> None:
+    from vision.layout import _DeadWall, _extend_wall, _geo
+
+    wall = [(name, 2.0 + k * 1.02, 3.2) for k, name in enumerate(wall_names)]
+    dets = layout_boxes("123m456p789s1122z 2z", extras=wall, faces=True)
+    for k, name in enumerate(wall_names):
+        if name == "1z":  # face down
+            dets[14 + k] = replace(dets[14 + k], cls=37, topk=((37, 0.97),), face_angle=None)
+    piece = _DeadWall(frozenset({14 + found - 1}), tuple(range(14, 14 + found)))
+    whole = _extend_wall(_geo(dets), piece, set())
+    assert sorted(names(dets, whole.faces)) == indicators
+    assert "4z" not in names(dets, whole.tiles)
+
+
 def test_a_cluster_in_two_rows_is_a_pond() -> None:
     # indicators lie in the dead wall's one line; discards lie in rows of six
     pond = [(t, 8.0 + 1.05 * k, 4.0) for k, t in enumerate(["4s", "5s", "6s"])] + \

@@ -182,6 +182,14 @@ WALL_LEAD_FACES = 3
 CLOSED_KAN_BACKS = ([True, False, False, True], [False, True, True, False])
 #: ... and a dead wall laid touching the hand has at least this many tiles in view
 DEAD_WALL_MIN_TILES = 5
+#: a dead wall goes on past its line's run through tiles that touch it in its own direction (the
+#: next centre within these pitches along it and ``WALL_STEP_ACROSS`` tile sizes across), to its
+#: last face-down tile: the face-up tiles between are indicators too. Lines found among someone's
+#: discards laid beside the wall cut it into pieces, and the pieces' faces were lost to the pond
+#: (held-out render 990001/189: back, back, 6s, 2z, 6s, back, back in three lines)
+WALL_STEP_ALONG = (0.5, 1.6)
+WALL_STEP_ACROSS = 0.35
+WALL_STEP_MAX = 6
 #: a cluster apart most of whose faces are turned from the hand's (sideways to it, or upside down
 #: with this certainty) is someone's pond, not indicators: players lay indicators facing them
 TURNED_SURE = 0.5
@@ -1711,6 +1719,43 @@ def _dead_walls(g: _Geo, lines: Sequence[_Line]) -> list[_DeadWall]:
     return out
 
 
+def _extend_wall(g: _Geo, wall: _DeadWall, skip: set[int]) -> _DeadWall:
+    """``wall`` taken on at both ends through the tiles touching it in its direction (see
+    ``WALL_STEP_ALONG``), up to the last face-down tile reached; ``skip``: detections not to take."""
+    idx = list(wall.tiles)
+    pts = g.pts[idx]
+    d = pts[-1] - pts[0]
+    length = float(np.hypot(*d))
+    if len(idx) < 2 or length <= 0:
+        return wall
+    d = d / length
+    normal = np.array([-d[1], d[0]])
+    pitch = float(np.median(np.hypot(*np.diff(pts, axis=0).T)))
+    size = float(np.median(g.size[idx]))
+    taken = set(idx) | skip
+    faces, tiles = set(wall.faces), list(idx)
+    for end, step in ((idx[-1], d), (idx[0], -d)):
+        chain: list[int] = []
+        at = end
+        while len(chain) < WALL_STEP_MAX:
+            rel = g.pts - g.pts[at]
+            along, across = rel @ step, np.abs(rel @ normal)
+            ok = ((along >= WALL_STEP_ALONG[0] * pitch) & (along <= WALL_STEP_ALONG[1] * pitch)
+                  & (across <= WALL_STEP_ACROSS * size))
+            nxt = [j for j in np.flatnonzero(ok).tolist() if j not in taken and j not in chain]
+            if not nxt:
+                break
+            at = min(nxt, key=lambda j: float(along[j]))
+            chain.append(at)
+        backs = [k for k, j in enumerate(chain) if g.backs[j]]
+        if backs:
+            chain = chain[:backs[-1] + 1]
+            faces |= {j for j in chain if not g.backs[j]}
+            tiles += chain
+            taken |= set(chain)
+    return _DeadWall(frozenset(faces), tuple(tiles)) if len(tiles) > len(idx) else wall
+
+
 def _share_inside(a: Detection, b: Detection) -> float:
     """The share of ``a``'s box that lies in ``b``'s."""
     iw = min(a.box[2], b.box[2]) - max(a.box[0], b.box[0])
@@ -1808,7 +1853,7 @@ def analyse_layout(dets: Sequence[Detection], rules: str = "riichi", readmit: fr
         and not all(is_aside[i] for i in line.members)
         and (part := background_part(line))
     ]
-    walls = _dead_walls(g, lines)
+    walls = [_extend_wall(g, wall, duplicates) for wall in _dead_walls(g, lines)]
     walled: set[int] = set().union(*(w.faces for w in walls))
     background = [bg - walled for bg in background]
     rows = [_make_row(g, line, (), orient=False) for line in lines]
