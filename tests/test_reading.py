@@ -283,6 +283,21 @@ def test_face_down_tile_in_the_hand() -> None:
     assert "face_down_tile" in [p.code for p in r.problems] and not r.valid
 
 
+@pytest.mark.parametrize(("spec", "valid"), [
+    # as in a render (seed 990012, image 58): a box the localizer put between two tiles, read as a back
+    ("123m456p7?89s1122z 2z", True),
+    # backs side by side are a dead wall's or a closed kan's: never dropped
+    ("123m456p7??89s1122z 2z", False),
+])
+def test_a_lone_back_among_the_concealed_tiles_is_no_tile(spec: str, valid: bool) -> None:
+    r = read(layout_boxes(spec))
+    assert r.valid is valid
+    if valid:
+        assert r.best is not None and format_tiles(r.best.concealed) == "123m456p789s1122z"
+    else:
+        assert r.problems
+
+
 def test_not_a_winning_hand() -> None:
     r = read(layout_boxes("135m456p789s1122z 2z"))
     (p,) = r.problems

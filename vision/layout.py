@@ -1819,19 +1819,20 @@ def _in_a_hole(u: np.ndarray, along: float, pitch: float) -> bool:
 
 # ---------------------------------------------------------------------------------- entry point
 def analyse_layout(dets: Sequence[Detection], rules: str = "riichi", readmit: frozenset[int] = frozenset(),
-                   ) -> Layout:
+                   drop: frozenset[int] = frozenset()) -> Layout:
     """Rows, groups, melds, winning-tile candidates and tiles apart, from geometry alone.
 
     The ruleset only says which tile kinds are set aside (by the detections' top class).
     ``readmit``: detections to take as tiles though they overlap a surer one (see
-    :func:`row_duplicates`).
+    :func:`row_duplicates`). ``drop``: detections to take for no tile (see
+    :func:`vision.reading.read_hand`: a face-down box among the concealed tiles).
     """
     dets = tuple(dets)
     aside_kinds = set_aside_kinds(rules)
     if len(dets) < MIN_ROW_TILES:
         return Layout(dets, rules, (), (), aside_kinds)
     g = _geo(dets)
-    duplicates = _duplicates(dets) - readmit
+    duplicates = (_duplicates(dets) - readmit) | drop
     lines, _loose = _extract_lines(g, duplicates)
     is_aside = [d.cls != BACK and kind(d.cls) in aside_kinds for d in dets]
 

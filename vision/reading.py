@@ -813,6 +813,20 @@ def _within(dets: tuple[Detection, ...], allowed: frozenset[int] | None) -> tupl
     return tuple(out)
 
 
+def _lone_backs(res: _RowResult) -> frozenset[int]:
+    """The face-down tiles among a row's concealed tiles that no closed kan explains (the
+    ``face_down_tile`` problem's) with face-up tiles on both sides, two tiles or more from either
+    end of the row: a box the localizer put on the gap between two tiles, read as a back, breaks
+    the count. Backs side by side are a dead wall's; one by the row's last tile may be felt
+    beside the row: not dropped."""
+    tiles = res.hrow.row.tiles
+    at = {t.det: k for k, t in enumerate(tiles)}
+    named = {i for p in res.problems if p.code == "face_down_tile"
+             for key, value in p.details if key == "indices" for i in value}
+    return frozenset(i for i in named if i in at and 2 <= at[i] <= len(tiles) - 3
+                     and not tiles[at[i] - 1].back and not tiles[at[i] + 1].back)
+
+
 def read_hand(dets: Sequence[Detection], rules: str = "riichi", context: Mapping[str, Any] | None = None,
               max_readings: int = MAX_READINGS) -> Reading:
     """Read the hand a photo's detections show, under ``rules``.
@@ -844,6 +858,12 @@ def read_hand(dets: Sequence[Detection], rules: str = "riichi", context: Mapping
             and (readmit := row_duplicates(dets, chosen.hrow.row)):
         # the last resort: boxes taken for a tile's second one on the hand's line are tiles after all
         again = analyse_layout(seen, rules, readmit)
+        res, res_i, more, more_capped = _read_rows(again, rules, ctx, allowed, max_readings)
+        evaluated += more
+        if res.best is not None and res.best.valid:
+            layout, chosen, chosen_i, capped = again, res, res_i, capped or more_capped
+    if (not chosen.best or not chosen.best.valid) and (backs := _lone_backs(chosen)):
+        again = analyse_layout(seen, rules, drop=backs)
         res, res_i, more, more_capped = _read_rows(again, rules, ctx, allowed, max_readings)
         evaluated += more
         if res.best is not None and res.best.valid:
