@@ -294,6 +294,7 @@ def test_a_lone_back_among_the_concealed_tiles_is_no_tile(spec: str, valid: bool
     assert r.valid is valid
     if valid:
         assert r.best is not None and format_tiles(r.best.concealed) == "123m456p789s1122z"
+        assert any("taken for no tile" in note for note in r.notes)
     else:
         assert r.problems
 

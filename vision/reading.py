@@ -862,13 +862,17 @@ def read_hand(dets: Sequence[Detection], rules: str = "riichi", context: Mapping
         evaluated += more
         if res.best is not None and res.best.valid:
             layout, chosen, chosen_i, capped = again, res, res_i, capped or more_capped
+    dropped: frozenset[int] = frozenset()
     if (not chosen.best or not chosen.best.valid) and (backs := _lone_backs(chosen)):
         again = analyse_layout(seen, rules, drop=backs)
         res, res_i, more, more_capped = _read_rows(again, rules, ctx, allowed, max_readings)
         evaluated += more
         if res.best is not None and res.best.valid:
-            layout, chosen, chosen_i, capped = again, res, res_i, capped or more_capped
+            layout, chosen, chosen_i, capped, dropped = again, res, res_i, capped or more_capped, backs
     notes: list[str] = []
+    if dropped:
+        notes.append(f"face-down box(es) {', '.join(map(str, sorted(dropped)))} among the concealed tiles "
+                     "taken for no tile (the count fits without)")
     if capped:
         notes.append(f"enumeration capped (at most {max_readings} readings scored per row, {MAX_STATES} "
                      "combinations looked at): ambiguities may be incomplete")
