@@ -704,6 +704,22 @@ def test_a_dead_wall_goes_on_through_the_tiles_touching_it_to_its_last_back(
     assert "4z" not in names(dets, whole.tiles)
 
 
+@pytest.mark.parametrize(("faces", "wall"), [
+    (["4s", "6m", "5z", "8m", "7m"], True),  # the dora indicator and four for kans: the most there are
+    (["4s", "6m", "5z", "8m", "7m", "8m"], False),  # held-out render 990001/412: backs on into discards
+])
+def test_a_dead_wall_shows_at_most_five_faces(faces: list[str], wall: bool) -> None:
+    from vision.layout import _dead_walls, _geo, _Line
+
+    tiles = [(name, 2.0 + k * 1.02, 3.2) for k, name in enumerate(["1z", "1z", *faces])]
+    dets = layout_boxes("123m456p789s1122z 2z", extras=tiles, faces=True)
+    for k in (14, 15):  # face down
+        dets[k] = replace(dets[k], cls=37, topk=((37, 0.97),), face_angle=None)
+    members = list(range(14, len(dets)))
+    line = _Line(members, np.array([1.0, 0.0]), np.array(dets[14].centre), {})
+    assert len(_dead_walls(_geo(dets), [line])) == int(wall)
+
+
 def test_a_cluster_in_two_rows_is_a_pond() -> None:
     # indicators lie in the dead wall's one line; discards lie in rows of six
     pond = [(t, 8.0 + 1.05 * k, 4.0) for k, t in enumerate(["4s", "5s", "6s"])] + \

@@ -188,6 +188,10 @@ DEAD_WALL_MIN_TILES = 5
 #: discards laid beside the wall cut it into pieces, and the pieces' faces were lost to the pond
 #: (held-out render 990001/189: back, back, 6s, 2z, 6s, back, back in three lines)
 WALL_STEP_ALONG = (0.5, 1.6)
+#: ... and shows at most this many face-up tiles (the dora indicator and one per kan): a line from
+#: a wall's first backs on into someone's discards is no wall (held-out render 990001/412: two
+#: backs and seven discards, whose "indicators" were too many to read, so the real one was lost)
+DEAD_WALL_MAX_FACES = 5
 WALL_STEP_ACROSS = 0.35
 WALL_STEP_MAX = 6
 #: a cluster apart most of whose faces are turned from the hand's (sideways to it, or upside down
@@ -1714,7 +1718,7 @@ def _dead_walls(g: _Geo, lines: Sequence[_Line]) -> list[_DeadWall]:
     for line in lines:
         for run in _line_runs(g, line, lambda gap: gap >= DEAD_WALL_GAP):
             faces = frozenset(r.det for r in run if not r.back)
-            if sum(r.back for r in run) >= DEAD_WALL_BACKS and faces:
+            if sum(r.back for r in run) >= DEAD_WALL_BACKS and 0 < len(faces) <= DEAD_WALL_MAX_FACES:
                 out.append(_DeadWall(faces, tuple(r.det for r in run)))
     return out
 
