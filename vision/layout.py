@@ -188,12 +188,12 @@ DEAD_WALL_MIN_TILES = 5
 #: discards laid beside the wall cut it into pieces, and the pieces' faces were lost to the pond
 #: (held-out render 990001/189: back, back, 6s, 2z, 6s, back, back in three lines)
 WALL_STEP_ALONG = (0.5, 1.6)
-#: ... and shows at most this many face-up tiles (the dora indicator and one per kan): a line from
-#: a wall's first backs on into someone's discards is no wall (held-out render 990001/412: two
-#: backs and seven discards, whose "indicators" were too many to read, so the real one was lost)
-DEAD_WALL_MAX_FACES = 5
 WALL_STEP_ACROSS = 0.35
 WALL_STEP_MAX = 6
+#: a dead wall shows at most this many face-up tiles (the dora indicator and one per kan): a line
+#: from a wall's first backs on into someone's discards is no wall (held-out render 990001/412: two
+#: backs and seven discards, whose "indicators" were too many to read, so the real one was lost)
+DEAD_WALL_MAX_FACES = 5
 #: a cluster apart most of whose faces are turned from the hand's (sideways to it, or upside down
 #: with this certainty) is someone's pond, not indicators: players lay indicators facing them
 TURNED_SURE = 0.5

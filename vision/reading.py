@@ -854,21 +854,23 @@ def read_hand(dets: Sequence[Detection], rules: str = "riichi", context: Mapping
         return Reading(rules, dets, layout, None, problems=(
             Problem("no_hand_row", f"no row of tiles found among {len(dets)} detections"),), context=ctx_items)
     chosen, chosen_i, evaluated, capped = _read_rows(layout, rules, ctx, allowed, max_readings)
-    if (not chosen.best or not chosen.best.valid) and any(p.code == "wrong_tile_count" for p in chosen.problems) \
-            and (readmit := row_duplicates(dets, chosen.hrow.row)):
-        # the last resort: boxes taken for a tile's second one on the hand's line are tiles after all
-        again = analyse_layout(seen, rules, readmit)
+    dropped: frozenset[int] = frozenset()
+    for last_resort in ("readmit", "drop"):  # tried in turn while the hand reads as no winning hand
+        if chosen.best is not None and chosen.best.valid:
+            break
+        if last_resort == "readmit":  # boxes taken for a tile's second one on the hand's line are tiles
+            wrong_count = any(p.code == "wrong_tile_count" for p in chosen.problems)
+            kw = {"readmit": row_duplicates(dets, chosen.hrow.row) if wrong_count else frozenset()}
+        else:  # a lone face-down box among the concealed tiles is no tile
+            kw = {"drop": _lone_backs(chosen)}
+        if not any(kw.values()):
+            continue
+        again = analyse_layout(seen, rules, **kw)
         res, res_i, more, more_capped = _read_rows(again, rules, ctx, allowed, max_readings)
         evaluated += more
         if res.best is not None and res.best.valid:
             layout, chosen, chosen_i, capped = again, res, res_i, capped or more_capped
-    dropped: frozenset[int] = frozenset()
-    if (not chosen.best or not chosen.best.valid) and (backs := _lone_backs(chosen)):
-        again = analyse_layout(seen, rules, drop=backs)
-        res, res_i, more, more_capped = _read_rows(again, rules, ctx, allowed, max_readings)
-        evaluated += more
-        if res.best is not None and res.best.valid:
-            layout, chosen, chosen_i, capped, dropped = again, res, res_i, capped or more_capped, backs
+            dropped = kw.get("drop", frozenset())
     notes: list[str] = []
     if dropped:
         notes.append(f"face-down box(es) {', '.join(map(str, sorted(dropped)))} among the concealed tiles "
