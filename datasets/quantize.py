@@ -97,7 +97,33 @@ def quantize_localizer(src: Path, dst: Path, calibration: np.ndarray) -> Path:
     :data:`LOCALIZER_INT8_OPS`) but the head's outputs and box decoding (:func:`float_head_nodes`).
     ``calibration``: ``[N, 3, S, S]`` letterboxed photos, as :func:`vision.models.letterbox` makes
     them (renders and real photos alike: the ranges must cover both)."""
-    return _quantize(src, dst, calibration, 1, op_types=LOCALIZER_INT8_OPS, exclude=float_head_nodes(src))
+    _quantize(src, dst, calibration, 1, op_types=LOCALIZER_INT8_OPS, exclude=float_head_nodes(src))
+    return batch_dynamic(dst, dst)
+
+
+def batch_dynamic(src: Path, dst: Path) -> Path:
+    """Write ``src`` to ``dst`` with a symbolic batch dimension (``N``): the input's and outputs'
+    first dimension, and each constant ``Reshape`` shape's leading 1 made 0 (copy the input's).
+    An ultralytics export fixes the batch at 1; the runtime's zoom sends its windows through in
+    one run (:meth:`vision.models.Localizer.each`). The numbers computed are the same."""
+    import onnx
+    from onnx import numpy_helper
+
+    model = onnx.load(str(src))
+    constants = {t.name: t for t in model.graph.initializer}
+    constants.update({n.output[0]: a.t for n in model.graph.node if n.op_type == "Constant"
+                      for a in n.attribute if a.name == "value"})
+    for node in model.graph.node:
+        if node.op_type == "Reshape" and (shape := constants.get(node.input[1])) is not None:
+            value = numpy_helper.to_array(shape).copy()
+            if value.size and value[0] == 1:
+                value[0] = 0
+                shape.CopyFrom(numpy_helper.from_array(value, shape.name))
+    for tensor in (*model.graph.input, *model.graph.output):
+        tensor.type.tensor_type.shape.dim[0].dim_param = "N"
+    del model.graph.value_info[:]
+    onnx.save(model, str(dst))
+    return dst
 
 
 def localizer_calibration(images: Sequence[Path], size: int, limit: int = 64) -> np.ndarray:

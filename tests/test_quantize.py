@@ -10,7 +10,13 @@ import numpy as np
 import onnx
 import pytest
 
-from datasets.quantize import LOCALIZER_INT8_OPS, float_head_nodes, localizer_calibration, quantize_localizer
+from datasets.quantize import (
+    LOCALIZER_INT8_OPS,
+    batch_dynamic,
+    float_head_nodes,
+    localizer_calibration,
+    quantize_localizer,
+)
 from datasets.synth import SynthConfig, render_sample
 from vision.models import Localizer, letterbox, make_session
 
@@ -87,6 +93,26 @@ def test_quantize_localizer_writes_an_int8_copy_with_a_float_head(tmp_path: Path
     # the anchors the float model is sure of: the int8 copy is too
     sure = scores_ref > 0.6
     assert sure.sum() >= 10 and (scores_got[sure] > 0.4).mean() > 0.95
+    assert not isinstance(make_session(out).get_inputs()[0].shape[0], int)  # takes a batch (batch_dynamic)
+
+
+def test_a_batch_dynamic_copy_reads_a_batch_as_it_reads_each_image(tmp_path: Path) -> None:
+    assert make_session(FP32).get_inputs()[0].shape[0] == 1  # as ultralytics exports it
+    out = batch_dynamic(FP32, tmp_path / "batched.onnx")
+    x = np.concatenate([letterbox(render_sample(seed, "riichi", SynthConfig()).image, 384)[0] for seed in (14, 15, 16)])
+    fixed, batched = make_session(FP32), make_session(out)
+    one_by_one = np.concatenate([fixed.run(None, {"images": x[i:i + 1]})[0] for i in range(3)])
+    together = batched.run(None, {"images": x})[0]
+    assert together.shape == one_by_one.shape and np.allclose(together, one_by_one, atol=1e-4)
+
+
+def test_the_committed_localizer_finds_the_zoom_windows_tiles_in_one_run_as_one_by_one() -> None:
+    loc = Localizer(INT8, threads=1)
+    assert loc.batched
+    images = [render_sample(seed, "riichi", SynthConfig()).image for seed in (17, 18)]
+    together = loc.each(images)
+    loc.batched = False
+    assert together == loc.each(images) and all(together)
 
 
 def test_idle_onnx_workers_sleep() -> None:

@@ -198,6 +198,9 @@ class _BlobLocalizer:
         return [TileBox((float(x), float(y), float(x + w), float(y + h)), 0.9, False)
                 for x, y, w, h, _ in stats[1:n] if min(w, h) * scale >= self.min_px]
 
+    def each(self, images: list[np.ndarray]) -> list[list[TileBox]]:
+        return [self(bgr) for bgr in images]
+
     def in_windows(self, bgr: np.ndarray, windows: list[tuple[int, int, int, int]]) -> list[TileBox]:
         from vision.models import Localizer
 

@@ -272,12 +272,25 @@ class Localizer:
         inp = self.session.get_inputs()[0]
         self.input_name = inp.name
         self.size = int(inp.shape[2]) if isinstance(inp.shape[2], int) else 416
+        #: whether the model takes several images at once (a symbolic batch dimension): the zoom's
+        #: windows then go through in one run (two threads: two windows 23 ms against 28 ms one by
+        #: one, four 51 against 64; in the whole pipeline the zoom's median fell about 2 ms)
+        self.batched = not isinstance(inp.shape[0], int)
         self.conf, self.iou = conf, iou
 
     def __call__(self, bgr: np.ndarray) -> list[TileBox]:
-        x, lb = letterbox(bgr, self.size)
-        (out,) = self.session.run(None, {self.input_name: x})
-        return decode_yolo(out, lb, self.conf, self.iou, image_size=(bgr.shape[1], bgr.shape[0]))
+        return self.each([bgr])[0]
+
+    def each(self, images: Sequence[np.ndarray]) -> list[list[TileBox]]:
+        """The tiles of each image: in one run when the model is :attr:`batched`, else one by one."""
+        inputs = [letterbox(bgr, self.size) for bgr in images]
+        if self.batched and len(inputs) > 1:
+            (out,) = self.session.run(None, {self.input_name: np.concatenate([x for x, _ in inputs])})
+            outs = [out[i:i + 1] for i in range(len(inputs))]
+        else:
+            outs = [self.session.run(None, {self.input_name: x})[0] for x, _ in inputs]
+        return [decode_yolo(o, lb, self.conf, self.iou, image_size=(bgr.shape[1], bgr.shape[0]))
+                for o, (_, lb), bgr in zip(outs, inputs, images, strict=True)]
 
     def in_windows(self, bgr: np.ndarray, windows: Sequence[Window], edge: float = 2.0) -> list[TileBox]:
         """The tiles of ``bgr`` found window by window (see :func:`zoom_windows`), in image pixels.
@@ -285,8 +298,9 @@ class Localizer:
         shows it whole in a neighbour); the rest are merged by non-maximum suppression."""
         h, w = bgr.shape[:2]
         found: list[TileBox] = []
-        for xa, ya, xb, yb in windows:
-            for t in self(bgr[ya:yb, xa:xb]):
+        seen = self.each([bgr[ya:yb, xa:xb] for xa, ya, xb, yb in windows])
+        for (xa, ya, xb, yb), tiles in zip(windows, seen, strict=True):
+            for t in tiles:
                 bx = t.box
                 if ((bx[0] <= edge and xa > 0) or (bx[1] <= edge and ya > 0)
                         or (bx[2] >= xb - xa - edge and xb < w) or (bx[3] >= yb - ya - edge and yb < h)):
