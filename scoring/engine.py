@@ -41,6 +41,21 @@ class Ruleset:
     reds_are_plain: ClassVar[bool] = False
     #: dora indicators count (WSOM and Jun have no dora: theirs are ignored, with a warning)
     counts_dora: ClassVar[bool] = True
+    #: sets of indicators a table turns up: the dora and, for a riichi winner, the ura-dora
+    #: (Boo has no ura-dora: one set)
+    indicator_sets: ClassVar[int] = 2
+    #: each kan turns up one more indicator of each set (Boo: カンでドラは増えません)
+    kan_dora: ClassVar[bool] = True
+
+    def max_indicators(self, kans: int = 0) -> int:
+        """The most dora indicators the table shows for a hand with ``kans`` kans: what a photo
+        reader takes apart from the hand as indicators, and what the renderer lays out.
+
+        >>> from scoring.registry import get_ruleset
+        >>> get_ruleset("riichi").max_indicators(1), get_ruleset("boo").max_indicators(1)
+        (4, 1)
+        """
+        return self.indicator_sets * (1 + kans if self.kan_dora else 1)
 
     # ---------------------------------------------------------------- declarations
     def parse_options(self, raw: Mapping[str, Any] | None) -> Any:

@@ -350,6 +350,21 @@ def test_one_over_the_indicator_limit_only_for_a_small_cluster(n_apart: int, ind
     assert sorted(r.to_dict()["hand"]["dora_indicators"]) == sorted(expected)
 
 
+@pytest.mark.parametrize(("rules", "n_apart", "indicators"), [
+    ("riichi", 4, True),  # one kan: four indicators
+    ("boo", 4, False),  # Boo turns up one indicator, kan or not: four tiles are someone's discards
+    ("kansai_boo", 4, False),
+    ("boo", 2, True),  # one over Boo's one is still read, so the scorer can say only the first counts
+    ("kansai_boo", 1, True),
+])
+def test_the_indicator_limit_is_the_rulesets(rules: str, n_apart: int, indicators: bool) -> None:
+    apart = [(t, 2.0 + 1.05 * k, 3.0) for k, t in enumerate(["3p", "9m", "6s", "2z"][:n_apart])]
+    r = read(layout_boxes("123m456p78s11z 9s ~0.8 7'777z", extras=apart), rules, CTX_TSUMO)
+    assert r.valid and [m["type"] for m in r.to_dict()["hand"]["melds"]] == ["kan"]
+    expected = [t for t, _, _ in apart] if indicators else []
+    assert sorted(r.to_dict()["hand"]["dora_indicators"]) == sorted(expected)
+
+
 def test_three_indicators_without_a_kan_are_still_read() -> None:
     """One more than a hand without kans allows (dora and ura): read, so the extra one is shown."""
     apart = [("3p", 2.0, 3.0), ("9m", 3.05, 3.0), ("6s", 4.1, 3.0)]

@@ -15,7 +15,10 @@ import pytest
 from datasets.synth import SynthConfig, render_sample, write_dataset
 from datasets.synth import art as synth_art
 from datasets.synth.hands import _private_random_hand, full_set, hand_tiles
+from datasets.synth.hands import random_hand as synth_random_hand
 from datasets.synth.tiles import FACE_DOWN, kind_of, parse_tiles, to_mpsz
+from scoring.generate import random_hand as scoring_random_hand
+from scoring.registry import get_ruleset
 
 BG = (255, 0, 255)  # magenta: no tile colour is this
 PLAIN = SynthConfig(effects=False, background_color=BG, p_black_set=0.0, p_cut=0.0,
@@ -309,3 +312,25 @@ def test_fonts_in_the_folder_paiscan_fonts_dir_names_are_found(tmp_path: Path, m
     assert str(carried) not in installed
     monkeypatch.setenv("PAISCAN_FONTS_DIR", str(tmp_path / "fonts"))
     assert str(carried) in find_cjk_fonts()
+
+
+@pytest.mark.parametrize(("rules", "most_without_kans"), [
+    ("riichi", 2), ("totenko_balance", 2), ("boo", 1), ("kansai_boo", 1), ("wsom", 2), ("jun", 2),
+])
+def test_renders_show_the_indicators_the_rulesets_table_turns_up(rules: str, most_without_kans: int) -> None:
+    """Boo turns up one indicator, kan or not; elsewhere the dora and ura ones, one more per kan.
+    The cut keeps the rest of each hand (and so each seed's photo) as the generator drew it."""
+    drawn = random.Random(8)
+    shown = random.Random(8)
+    cut = 0
+    for _ in range(120):
+        full = scoring_random_hand(drawn, rules)
+        hand = synth_random_hand(shown, rules)
+        kans = sum(1 for m in hand["melds"] if m["type"] == "kan")
+        most = get_ruleset(rules).max_indicators(kans)
+        assert most == (most_without_kans * (1 + kans) if most_without_kans == 2 else 1)
+        assert hand["dora_indicators"] == full["dora_indicators"][:most]
+        assert {k: v for k, v in hand.items() if k != "dora_indicators"} == {
+            k: v for k, v in full.items() if k != "dora_indicators"}
+        cut += len(full["dora_indicators"]) > most
+    assert cut > 0  # the generator draws up to three indicators: some are cut

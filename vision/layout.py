@@ -536,6 +536,20 @@ def set_aside_kinds(rules: str) -> frozenset[int]:
     return frozenset(int(k) for k in declared or ())
 
 
+def max_indicators(rules: str, kans: int) -> int:
+    """The most dora indicators the ruleset's table shows for a hand with ``kans`` kans (Boo: one;
+    riichi: the dora and ura-dora ones, one more of each per kan), so that a cluster of someone's
+    discards is not read as indicators the table cannot show.
+
+    >>> max_indicators("kansai_boo", 2), max_indicators("totenko_balance", 1)
+    (1, 4)
+    """
+    try:
+        return get_ruleset(rules).max_indicators(kans)
+    except HandError:
+        return 2 * (1 + kans)
+
+
 # ---------------------------------------------------------------------------------- line search
 @dataclass
 class _Line:
@@ -1959,5 +1973,5 @@ def analyse_layout(dets: Sequence[Detection], rules: str = "riichi", readmit: fr
 
 __all__ = [
     "HandRow", "Layout", "MeldShape", "Row", "RowTile", "Structure", "analyse_layout", "loose_structures",
-    "row_duplicates", "set_aside_kinds", "split_apart",
+    "max_indicators", "row_duplicates", "set_aside_kinds", "split_apart",
 ]

@@ -49,6 +49,7 @@ from vision.layout import (
     Structure,
     analyse_layout,
     loose_structures,
+    max_indicators,
     row_duplicates,
     split_apart,
 )
@@ -76,8 +77,6 @@ PHOTO_FIELDS = frozenset({"hand", "melds", "win_tile", "rules"})
 #: with no yaku the tiles show is common (0.5 lost 3 of 200 selection renders to it)
 VALID_ERRORS = frozenset({"no_yaku"})
 NO_YAKU_COST = 0.2
-#: indicators a photo can show: the dora and ura-dora indicator, and one more of each per kan
-MAX_INDICATORS_PER_KAN = 2
 #: manzu apart read in their less likely role, gari or indicator (offered, not preferred; see
 #: :func:`_gari_or_indicator`)
 GARI_OR_INDICATOR_COST = 0.3
@@ -373,7 +372,7 @@ def _along_hand(s: Structure, hrow: HandRow) -> dict[int, float] | None:
     return u
 
 
-def _build(s: Structure, hrow: HandRow, choice: Mapping[int, int], aside: frozenset[int], cost: float,
+def _build(rules: str, s: Structure, hrow: HandRow, choice: Mapping[int, int], aside: frozenset[int], cost: float,
            as_dora: frozenset[int] = frozenset(), as_nuki: frozenset[int] = frozenset()) -> Candidate:
     roles: dict[int, str] = {}
     concealed = tuple(choice[d] for d in s.concealed)
@@ -403,7 +402,7 @@ def _build(s: Structure, hrow: HandRow, choice: Mapping[int, int], aside: frozen
     kans = sum(len(m.dets) == 4 for m in s.melds)
     along = _along_hand(s, hrow)
     shown = [along[d] for d in (*s.concealed, *(d for m in s.melds for d in m.dets)) if along and d in along]
-    dora_dets, nuki_dets = split_apart(groups, choice, aside, MAX_INDICATORS_PER_KAN * (1 + kans), hrow.walled,
+    dora_dets, nuki_dets = split_apart(groups, choice, aside, max_indicators(rules, kans), hrow.walled,
                                        along, indicator_shown=not as_nuki,
                                        hand_middle=(min(shown) + max(shown)) / 2 if shown else None)
     dora_dets = tuple(sorted((*dora_dets, *as_dora)))
@@ -466,11 +465,11 @@ def _kind_excess(cand: Candidate) -> list[str]:
     return [tile_name(k) for k, n in sorted(counts.items()) if n > 4]
 
 
-def _layout_problems(hrow: HandRow, dets: Sequence[Detection], top: Mapping[int, int],
+def _layout_problems(rules: str, hrow: HandRow, dets: Sequence[Detection], top: Mapping[int, int],
                      aside: frozenset[int]) -> list[Problem]:
     """Why a row has no count-consistent structure."""
     problems: list[Problem] = []
-    cand = _build(hrow.best_effort, hrow, top, aside, 0.0)
+    cand = _build(rules, hrow.best_effort, hrow, top, aside, 0.0)
     excess = _kind_excess(cand)
     if excess:
         problems.append(Problem("five_of_a_kind", f"more than four of {', '.join(excess)} in the photo",
@@ -501,8 +500,8 @@ def _arbitrate(layout: Layout, hrow: HandRow, rules: str, ctx: Mapping[str, Any]
     top = {i: dets[i].cls for i in used}
     problems: list[Problem] = []
     if not hrow.structures:
-        return _RowResult(hrow, _build(hrow.best_effort, hrow, top, aside, 0.0), [],
-                          _layout_problems(hrow, dets, top, aside), 0, False)
+        return _RowResult(hrow, _build(rules, hrow.best_effort, hrow, top, aside, 0.0), [],
+                          _layout_problems(rules, hrow, dets, top, aside), 0, False)
 
     variables = [i for i in used if len(options[i]) > 1]
     fixed_cost = sum(options[i][0][1] for i in used if i not in variables)  # a top class outside the set
@@ -532,7 +531,7 @@ def _arbitrate(layout: Layout, hrow: HandRow, rules: str, ctx: Mapping[str, Any]
         choice = {i: options[i][0][0] for i in used}
         for j, var in enumerate(variables):
             choice[var] = options[var][vec[j]][0]
-        cand = _build(hrow.structures[si], hrow, choice, aside, cost)
+        cand = _build(rules, hrow.structures[si], hrow, choice, aside, cost)
         if cand.key not in results:
             cand = _score(rules, ctx, cand)
             evaluated += 1
@@ -601,10 +600,10 @@ def _gari_or_indicator(results: Mapping[tuple[Any, ...], Candidate], hrow: HandR
     if dora_dets:
         if dora_dets & hrow.walled or any(kind(t) not in aside for t in best.dora_indicators):
             return None
-        return _score(rules, ctx, _build(best.structure, hrow, choice, aside, cost, as_nuki=dora_dets))
+        return _score(rules, ctx, _build(rules, best.structure, hrow, choice, aside, cost, as_nuki=dora_dets))
     if len(nuki_dets) != 1 or not any(tuple(g) == (nuki_dets[0],) for g in hrow.apart_groups):
         return None
-    return _score(rules, ctx, _build(best.structure, hrow, choice, aside, cost, as_dora=frozenset(nuki_dets)))
+    return _score(rules, ctx, _build(rules, best.structure, hrow, choice, aside, cost, as_dora=frozenset(nuki_dets)))
 
 
 def _doubtful_indicators(best: Candidate, competitive: Sequence[Candidate], hrow: HandRow, rules: str,
@@ -628,7 +627,7 @@ def _doubtful_indicators(best: Candidate, competitive: Sequence[Candidate], hrow
         nxt = next(((c, cost) for c, cost in options.get(d, ()) if c != choice[d]), None)
         if nxt is None:
             continue
-        cand = _score(rules, ctx, _build(best.structure, hrow, {**choice, d: nxt[0]}, aside, best.cost + nxt[1]))
+        cand = _score(rules, ctx, _build(rules, best.structure, hrow, {**choice, d: nxt[0]}, aside, best.cost + nxt[1]))
         if cand.valid:
             out.append(cand)
     return out
@@ -645,7 +644,7 @@ def _dropped_indicators(best: Candidate, hrow: HandRow, rules: str, ctx: Mapping
     for d in best.structure.excluded:  # a doubtful one has no role in any reading (see _build)
         if d not in hrow.row.doubtful or dets[d].candidates()[0][1] < DROPPED_INDICATOR_P:
             continue
-        cand = _score(rules, ctx, _build(best.structure, hrow, choice, aside, best.cost, as_dora=frozenset({d})))
+        cand = _score(rules, ctx, _build(rules, best.structure, hrow, choice, aside, best.cost, as_dora=frozenset({d})))
         if cand.valid:
             out.append(cand)
     return out
@@ -702,7 +701,8 @@ def _missing_indicator(best: Candidate, hrow: HandRow, rules: str, ctx: Mapping[
     if nearest is None or nearest_dist > MISSING_INDICATOR_UNITS:
         return []
     choice = {**top, **dict(best.classes), nearest: dets[nearest].cls}
-    cand = _score(rules, ctx, _build(best.structure, hrow, choice, aside, best.cost, as_dora=frozenset({nearest})))
+    cand = _score(rules, ctx, _build(rules, best.structure, hrow, choice, aside, best.cost,
+                                     as_dora=frozenset({nearest})))
     return [cand] if cand.valid else []
 
 

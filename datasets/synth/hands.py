@@ -13,6 +13,9 @@ import random
 from collections import Counter
 from typing import Any
 
+from scoring.errors import HandError
+from scoring.registry import get_ruleset
+
 from .tiles import RED_IDS, kind_of, parse_tiles, sort_key, to_mpsz
 
 RED_FIVES: dict[str, dict[int, int]] = {
@@ -197,7 +200,26 @@ def random_hand(rng: random.Random, rules: str = "riichi") -> dict[str, Any]:
         try:
             hand = dict(scoring_random_hand(rng, rules))
             hand_tiles(hand)  # must parse
-            return hand
+            return shown_indicators(hand)
         except Exception:
             rng.setstate(state)
-    return _private_random_hand(rng, rules)
+    return shown_indicators(_private_random_hand(rng, rules))
+
+
+def shown_indicators(hand: dict[str, Any]) -> dict[str, Any]:
+    """The hand with no more dora indicators than its ruleset's table turns up (Boo: one, riichi:
+    the dora and ura-dora ones, one more of each per kan), as players lay them out. The cut is made
+    after the hand is drawn, so every other hand of a seed stays the same.
+
+    >>> shown_indicators({"rules": "boo", "melds": [], "dora_indicators": ["1p", "2p"]})["dora_indicators"]
+    ['1p']
+    """
+    try:
+        ruleset = get_ruleset(str(hand.get("rules", "riichi")))
+    except HandError:
+        return hand
+    kans = sum(1 for m in hand.get("melds", []) if m.get("type") == "kan")
+    most = ruleset.max_indicators(kans)
+    if len(hand.get("dora_indicators", [])) <= most:
+        return hand
+    return {**hand, "dora_indicators": list(hand["dora_indicators"][:most])}

@@ -358,6 +358,9 @@ class Boo(HanFuRuleset):
         "riichi", "double_riichi", "haitei", "rinshan", "rinshan_after_daiminkan", "chankan",
         "tenhou", "chiihou", "dealer_first_discard_ron",
     })
+    #: one dora indicator: no ura-dora, and a kan turns up none (§2; Kansai Boo the same)
+    indicator_sets: ClassVar[int] = 1
+    kan_dora: ClassVar[bool] = False
     #: 十点単位: every price is a multiple of this
     unit: ClassVar[int] = 10
     _tables: dict[Any, tuple[Yaku, ...]]
