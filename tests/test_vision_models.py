@@ -310,6 +310,46 @@ def test_an_unsure_tile_is_read_again_from_more_crops_and_the_readings_averaged(
     assert probs[1, 7] == pytest.approx(0.95)
 
 
+def test_an_unsure_tile_with_a_known_angle_is_also_read_upright() -> None:
+    from vision.models import RECHECK_CROPS, UPRIGHT_SCALES
+
+    sure_three = np.full(38, -10.0, np.float32)
+    sure_three[3] = 10.0
+    session = _CountingSession(sure_three)
+    clf: Any = _classifier_over(session)
+    probs = np.zeros((2, 38), np.float32)
+    probs[0, [7, 3]] = 0.5, 0.4
+    probs[1, 7] = 0.95
+    img = np.full((100, 100, 3), 128, np.uint8)
+    boxes = [(10.0, 10.0, 40.0, 40.0), (50.0, 10.0, 74.0, 42.0)]
+    assert clf.recheck(img, boxes, probs, below=0.7, angles=[45.0, 0.0]) == 1
+    assert session.shown == len(RECHECK_CROPS) + len(UPRIGHT_SCALES)
+    boxed = (0.4 + len(RECHECK_CROPS)) / (1 + len(RECHECK_CROPS))  # class 3 over the box's crops
+    assert probs[0, 3] == pytest.approx((boxed + 1.0) / 2, abs=1e-3)  # the upright readings count half
+    assert probs[1, 7] == pytest.approx(0.95)
+
+
+@pytest.mark.parametrize("angle", [90.0, -90.0, 45.0, 180.0])
+def test_upright_tile_turns_the_faces_top_up(angle: float) -> None:
+    """A face whose top points at ``angle`` (a mark at its top end) comes out with the mark on top."""
+    import cv2
+
+    from vision.models import upright_tile
+
+    face = np.zeros((40, 30, 3), np.uint8)
+    face[4:12, 8:22] = 255  # the mark at the top
+    face[14:36, 12:18] = 90  # the rest of the face
+    img = np.zeros((200, 200, 3), np.uint8)
+    img[80:120, 85:115] = face
+    turn = cv2.getRotationMatrix2D((100.0, 100.0), -angle, 1.0)  # clockwise by the angle
+    img = cv2.warpAffine(img, turn, (200, 200))
+    ys, xs = np.nonzero(img[:, :, 0])
+    box = (float(xs.min()), float(ys.min()), float(xs.max() + 1), float(ys.max() + 1))
+    out = upright_tile(img, box, angle, (30, 40), scale=1.0)[:, :, 0]
+    rows = np.nonzero((out > 200).any(axis=1))[0]
+    assert len(rows) and rows.max() < 20  # the mark in the upper half
+
+
 def test_only_the_least_sure_tiles_are_read_again_up_to_the_limit() -> None:
     from vision.models import RECHECK_CROPS
 

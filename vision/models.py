@@ -236,6 +236,45 @@ RECHECK_CROPS: tuple[tuple[float, float, float], ...] = (
     (0.02, 0.0, 0.0), (0.10, 0.0, 0.0), (0.06, 0.04, 0.0), (0.06, -0.04, 0.0), (0.06, 0.0, 0.04), (0.06, 0.0, -0.04))
 
 
+#: a face's width over its height, to size a turned tile from its box (:func:`upright_tile`)
+FACE_ASPECT = 0.75
+#: the sizes an unsure tile with a known face angle is also cut upright at (:func:`upright_tile`),
+#: in shares of the face's height estimated from its box; the box holds the tile's side and its
+#: neighbours' corners too, so the best crops are larger than the face (on 990 unsure tiles of
+#: the fresh renders 990015-19, 1.35 alone read 4 % more right than 1.0, and the three together
+#: averaged with the plain crops 8 % more than the plain crops alone)
+UPRIGHT_SCALES: tuple[float, ...] = (1.2, 1.35, 1.5)
+
+
+def upright_tile(bgr: np.ndarray, box: Sequence[float], angle_deg: float, size: tuple[int, int],
+                 scale: float = 1.35, margin: float = CROP_MARGIN) -> np.ndarray:
+    """The tile turned so that its face's top (``angle_deg``: 0 = up, clockwise positive) points
+    up, cut at ``size`` = (width, height), the classifier's input: a tile at 45° fills its box's
+    corners with felt and neighbours, and reads better turned upright.
+
+    The face's height ``h`` comes from the box and the angle (a ``FACE_ASPECT`` face turned by
+    ``a`` spans ``h (r |cos a| + |sin a|)`` by ``h (r |sin a| + |cos a|)``); the cut is
+    ``scale`` times the face, plus ``margin`` each side.
+
+    >>> img = np.zeros((100, 100, 3), np.uint8); img[45:55, 35:65] = 255  # a bar lying across
+    >>> out = upright_tile(img, (30, 30, 70, 70), 90.0, (30, 40))[:, :, 0] > 128
+    >>> int(out.any(axis=0).sum()) < int(out.any(axis=1).sum())  # standing: narrower than tall
+    True
+    """
+    x1, y1, x2, y2 = box
+    cx, cy = (x1 + x2) / 2, (y1 + y2) / 2
+    a = math.radians(angle_deg)
+    c, s = abs(math.cos(a)), abs(math.sin(a))
+    h = scale * ((x2 - x1) + (y2 - y1)) / ((FACE_ASPECT + 1) * (c + s))
+    cut_w, cut_h = FACE_ASPECT * h * (1 + 2 * margin), h * (1 + 2 * margin)
+    turn = cv2.getRotationMatrix2D((cx, cy), angle_deg, 1.0)  # counter-clockwise by the face's angle
+    turn[0, 2] += cut_w / 2 - cx
+    turn[1, 2] += cut_h / 2 - cy
+    out = cv2.warpAffine(bgr, turn, (max(2, round(cut_w)), max(2, round(cut_h))), flags=cv2.INTER_LINEAR,
+                         borderMode=cv2.BORDER_REPLICATE)
+    return cv2.resize(out, size, interpolation=cv2.INTER_AREA)
+
+
 def crop_tile(bgr: np.ndarray, box: Sequence[float], size: tuple[int, int], margin: float = CROP_MARGIN) -> np.ndarray:
     """:func:`cut_tile` resized to ``size`` = (width, height), the classifier's input."""
     crop = cut_tile(bgr, box, (margin,) * 4)
@@ -337,11 +376,15 @@ class Classifier:
         return [self.session.run(None, {self.input_name: x[i:i + self.batch]}) for i in range(0, len(x), self.batch)]
 
     def recheck(self, bgr: np.ndarray, boxes: Sequence[Sequence[float]], probs: np.ndarray, below: float,
-                limit: int = 12) -> int:
+                limit: int = 12, angles: Sequence[float] | None = None) -> int:
         """Read again, from :data:`RECHECK_CROPS` (the crop a little wider, tighter and shifted,
         as the training's crops were jittered), the tiles whose best class is under ``below`` (the
         ``limit`` least sure of them: a tray of unfamiliar tiles must not cost seconds), and
-        average their probabilities in ``probs`` (in place); how many were read again."""
+        average their probabilities in ``probs`` (in place); how many were read again.
+
+        Given the faces' ``angles`` (degrees, as :func:`face_angles`), each such tile is also cut
+        upright at :data:`UPRIGHT_SCALES` (:func:`upright_tile`), and the mean of those readings
+        counts as much as the box's crops together."""
         best = probs.max(1)
         low = sorted((i for i in range(len(boxes)) if best[i] < below), key=lambda i: float(best[i]))[:limit]
         if not low:
@@ -353,10 +396,17 @@ class Classifier:
             for m, dx, dy in RECHECK_CROPS:
                 shifted.append((x1 + dx * w, y1 + dy * h, x2 + dx * w, y2 + dy * h))
                 margins.append(m)
-        p = softmax(np.concatenate([r[0] for r in self._logits(self.crops(bgr, shifted, margins))]))
-        p = p.reshape(len(low), len(RECHECK_CROPS), -1)
+        x = self.crops(bgr, shifted, margins)
+        if angles is not None:
+            turned = [upright_tile(bgr, boxes[i], float(angles[i]), (self.width, self.height), scale)
+                      for i in low for scale in UPRIGHT_SCALES]
+            x = np.concatenate([x, np.asarray(cv2.dnn.blobFromImages(turned, 1.0 / 255.0, swapRB=True), np.float32)])
+        p = softmax(np.concatenate([r[0] for r in self._logits(x)]))
+        boxed = p[:len(shifted)].reshape(len(low), len(RECHECK_CROPS), -1)
+        upright = p[len(shifted):].reshape(len(low), len(UPRIGHT_SCALES), -1) if angles is not None else None
         for n, i in enumerate(low):
-            probs[i, self.classes] = (probs[i, self.classes] + p[n].sum(0)) / (1 + len(RECHECK_CROPS))
+            mean = (probs[i, self.classes] + boxed[n].sum(0)) / (1 + len(RECHECK_CROPS))
+            probs[i, self.classes] = mean if upright is None else (mean + upright[n].mean(0)) / 2
         return len(low)
 
     def __call__(self, bgr: np.ndarray, boxes: Sequence[Sequence[float]]) -> np.ndarray:
@@ -388,11 +438,12 @@ class Classifier:
         runs = self._logits(x)
         probs = np.zeros((len(x), max(N_CLASSES, max(self.classes) + 1)), np.float32)
         probs[:, self.classes] = softmax(np.concatenate([r[0] for r in runs]))
+        angles = None
+        if self.has_orientation:
+            size = (bgr.shape[1], bgr.shape[0])
+            turned = [cut_window(b, (CROP_MARGIN,) * 4, size)[4] for b in boxes]
+            angles = face_angles(np.concatenate([r[1] for r in runs]), turned)
         if recheck_below > 0:
-            self.recheck(bgr, boxes, probs, recheck_below, recheck_limit)
-        probs = np.ascontiguousarray(probs[:, :N_CLASSES])
-        if not self.has_orientation:
-            return probs, None
-        size = (bgr.shape[1], bgr.shape[0])
-        turned = [cut_window(b, (CROP_MARGIN,) * 4, size)[4] for b in boxes]
-        return probs, face_angles(np.concatenate([r[1] for r in runs]), turned)
+            self.recheck(bgr, boxes, probs, recheck_below, recheck_limit,
+                         None if angles is None else angles[:, 0])
+        return np.ascontiguousarray(probs[:, :N_CLASSES]), angles
