@@ -376,7 +376,7 @@ class Classifier:
         return [self.session.run(None, {self.input_name: x[i:i + self.batch]}) for i in range(0, len(x), self.batch)]
 
     def recheck(self, bgr: np.ndarray, boxes: Sequence[Sequence[float]], probs: np.ndarray, below: float,
-                limit: int = 12, angles: Sequence[float] | None = None) -> int:
+                limit: int = 12, angles: Sequence[float] | np.ndarray | None = None) -> int:
         """Read again, from :data:`RECHECK_CROPS` (the crop a little wider, tighter and shifted,
         as the training's crops were jittered), the tiles whose best class is under ``below`` (the
         ``limit`` least sure of them: a tray of unfamiliar tiles must not cost seconds), and
