@@ -329,6 +329,18 @@ def test_an_unsure_tile_with_a_known_angle_is_also_read_upright() -> None:
     assert probs[1, 7] == pytest.approx(0.95)
 
 
+def test_a_tile_the_frame_cuts_is_not_read_upright() -> None:
+    from vision.models import RECHECK_CROPS
+
+    session = _CountingSession(np.zeros(38, np.float32))
+    clf: Any = _classifier_over(session)
+    probs = np.zeros((1, 38), np.float32)
+    probs[0, 3] = 0.4
+    img = np.full((100, 100, 3), 128, np.uint8)
+    assert clf.recheck(img, [(70.0, 10.0, 100.0, 40.0)], probs, below=0.7, angles=[45.0]) == 1
+    assert session.shown == len(RECHECK_CROPS)  # the box's crops only
+
+
 @pytest.mark.parametrize("angle", [90.0, -90.0, 45.0, 180.0])
 def test_upright_tile_turns_the_faces_top_up(angle: float) -> None:
     """A face whose top points at ``angle`` (a mark at its top end) comes out with the mark on top."""

@@ -246,6 +246,12 @@ FACE_ASPECT = 0.75
 UPRIGHT_SCALES: tuple[float, ...] = (1.2, 1.35, 1.5)
 
 
+def _inside(box: Sequence[float], shape: tuple[int, ...], edge: float) -> bool:
+    """Whether ``box`` keeps ``edge`` pixels from the frame of an image of ``shape`` (h, w, ...)."""
+    x1, y1, x2, y2 = box
+    return x1 >= edge and y1 >= edge and x2 <= shape[1] - edge and y2 <= shape[0] - edge
+
+
 def upright_tile(bgr: np.ndarray, box: Sequence[float], angle_deg: float, size: tuple[int, int],
                  scale: float = 1.35, margin: float = CROP_MARGIN) -> np.ndarray:
     """The tile turned so that its face's top (``angle_deg``: 0 = up, clockwise positive) points
@@ -397,16 +403,20 @@ class Classifier:
                 shifted.append((x1 + dx * w, y1 + dy * h, x2 + dx * w, y2 + dy * h))
                 margins.append(m)
         x = self.crops(bgr, shifted, margins)
-        if angles is not None:
+        # a tile the frame cuts is not turned: its box is not the tile's, and the cut would fill
+        # the missing part with the edge's pixels
+        inside = [] if angles is None else [i for i in low if _inside(boxes[i], bgr.shape, 1.0)]
+        if angles is not None and inside:
             turned = [upright_tile(bgr, boxes[i], float(angles[i]), (self.width, self.height), scale)
-                      for i in low for scale in UPRIGHT_SCALES]
+                      for i in inside for scale in UPRIGHT_SCALES]
             x = np.concatenate([x, np.asarray(cv2.dnn.blobFromImages(turned, 1.0 / 255.0, swapRB=True), np.float32)])
         p = softmax(np.concatenate([r[0] for r in self._logits(x)]))
         boxed = p[:len(shifted)].reshape(len(low), len(RECHECK_CROPS), -1)
-        upright = p[len(shifted):].reshape(len(low), len(UPRIGHT_SCALES), -1) if angles is not None else None
+        upright = {i: p[len(shifted) + n * len(UPRIGHT_SCALES):len(shifted) + (n + 1) * len(UPRIGHT_SCALES)]
+                   for n, i in enumerate(inside)}
         for n, i in enumerate(low):
             mean = (probs[i, self.classes] + boxed[n].sum(0)) / (1 + len(RECHECK_CROPS))
-            probs[i, self.classes] = mean if upright is None else (mean + upright[n].mean(0)) / 2
+            probs[i, self.classes] = (mean + upright[i].mean(0)) / 2 if i in upright else mean
         return len(low)
 
     def __call__(self, bgr: np.ndarray, boxes: Sequence[Sequence[float]]) -> np.ndarray:
