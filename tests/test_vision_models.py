@@ -341,6 +341,24 @@ def test_a_tile_the_frame_cuts_is_not_read_upright() -> None:
     assert session.shown == len(RECHECK_CROPS)  # the box's crops only
 
 
+@pytest.mark.parametrize(("neighbours", "turned"), [(2, True), (3, False)])
+def test_a_tile_in_a_heap_is_not_read_upright(neighbours: int, turned: bool) -> None:
+    """In a row a tile touches two others; in a heap or a pond more, and a wider turned cut holds
+    more of them."""
+    from vision.models import RECHECK_CROPS, UPRIGHT_SCALES
+
+    session = _CountingSession(np.zeros(38, np.float32))
+    clf: Any = _classifier_over(session)
+    around = [(25.0, 40.0, 45.0, 60.0), (55.0, 40.0, 75.0, 60.0), (40.0, 25.0, 60.0, 45.0)][:neighbours]
+    boxes = [(40.0, 40.0, 60.0, 60.0), *around]
+    probs = np.zeros((len(boxes), 38), np.float32)
+    probs[0, 3] = 0.4
+    probs[1:, 3] = 0.99
+    assert clf.recheck(np.full((100, 100, 3), 128, np.uint8), boxes, probs, below=0.7,
+                       angles=[45.0] * len(boxes)) == 1
+    assert session.shown == len(RECHECK_CROPS) + (len(UPRIGHT_SCALES) if turned else 0)
+
+
 @pytest.mark.parametrize("angle", [90.0, -90.0, 45.0, 180.0])
 def test_upright_tile_turns_the_faces_top_up(angle: float) -> None:
     """A face whose top points at ``angle`` (a mark at its top end) comes out with the mark on top."""
