@@ -136,6 +136,7 @@ def test_train_classifier_options_override_only_what_they_name(tmp_path: Path, m
         real_runtime_boxes=True)
     assert recipe("classifier", "--data", str(tmp_path), "--device", "0", "--workers", "14") == tc.ClassifierRecipe(
         device="0", workers=14)
+    assert recipe("classifier", "--data", str(tmp_path), "--manzu-weight", "2") == tc.ClassifierRecipe(manzu_weight=2)
 
 
 def test_the_commands_and_the_service_default_to_the_readers_thread_count() -> None:
