@@ -401,7 +401,8 @@ class Classifier:
 
         Given the faces' ``angles`` (degrees, as :func:`face_angles`), each such tile is also cut
         upright at :data:`UPRIGHT_SCALES` (:func:`upright_tile`), and the mean of those readings
-        counts as much as the box's crops together."""
+        counts as much as the box's crops together; not a tile the frame cuts, nor one in a heap
+        (:data:`CROWDED_TOUCHING`)."""
         best = probs.max(1)
         low = sorted((i for i in range(len(boxes)) if best[i] < below), key=lambda i: float(best[i]))[:limit]
         if not low:
