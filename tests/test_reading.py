@@ -299,6 +299,23 @@ def test_a_lone_back_among_the_concealed_tiles_is_no_tile(spec: str, valid: bool
         assert r.problems
 
 
+@pytest.mark.parametrize(("spec", "read_by_boxes"), [
+    ("123m456p789s11222z", True),  # no gap before the winning tile: read, and the winning tile asked
+    ("123m456p789s1122z 2z", False),  # ... with one, there is nothing to ask: refused, not silently read
+])
+def test_a_face_angle_that_breaks_the_hand_gives_way_to_the_boxes(spec: str, read_by_boxes: bool) -> None:
+    """A concealed tile whose face angle reads sideways (a call mark no meld can use) leaves no
+    winning hand; the boxes alone read one, taken only with a question to ask."""
+    dets = layout_boxes(spec, faces=True)
+    dets[4] = replace(dets[4], face_angle=90.0, face_sure=0.95)
+    r = read(dets)
+    assert r.valid is read_by_boxes
+    assert any("boxes alone" in n for n in r.notes) is read_by_boxes
+    if read_by_boxes:
+        assert r.ambiguities and r.to_dict()["hand"]["hand"] == "123m456p789s1122z"
+    assert read(layout_boxes(spec, faces=True)).valid  # the faces agreeing with the boxes read it
+
+
 def test_not_a_winning_hand() -> None:
     r = read(layout_boxes("135m456p789s1122z 2z"))
     (p,) = r.problems

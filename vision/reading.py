@@ -855,26 +855,36 @@ def read_hand(dets: Sequence[Detection], rules: str = "riichi", context: Mapping
             Problem("no_hand_row", f"no row of tiles found among {len(dets)} detections"),), context=ctx_items)
     chosen, chosen_i, evaluated, capped = _read_rows(layout, rules, ctx, allowed, max_readings)
     dropped: frozenset[int] = frozenset()
-    for last_resort in ("readmit", "drop"):  # tried in turn while the hand reads as no winning hand
+    by_boxes = False
+    # tried in turn while the hand reads as no winning hand
+    for last_resort in ("readmit", "drop", "boxes"):
         if chosen.best is not None and chosen.best.valid:
             break
+        looked_at, kw = seen, {}
         if last_resort == "readmit":  # boxes taken for a tile's second one on the hand's line are tiles
-            wrong_count = any(p.code == "wrong_tile_count" for p in chosen.problems)
-            kw = {"readmit": row_duplicates(dets, chosen.hrow.row) if wrong_count else frozenset()}
-        else:  # a lone face-down box among the concealed tiles is no tile
+            if any(p.code == "wrong_tile_count" for p in chosen.problems):
+                kw = {"readmit": row_duplicates(dets, chosen.hrow.row)}
+        elif last_resort == "drop":  # a lone face-down box among the concealed tiles is no tile
             kw = {"drop": _lone_backs(chosen)}
-        if not any(kw.values()):
+        else:  # the boxes alone say which tiles lie sideways (the faces' angles may be wrong)
+            looked_at = tuple(replace(d, face_angle=None, face_sure=0.0) for d in seen)
+        if not any(kw.values()) and looked_at == seen:
             continue
-        again = analyse_layout(seen, rules, **kw)
+        again = analyse_layout(looked_at, rules, **kw)
         res, res_i, more, more_capped = _read_rows(again, rules, ctx, allowed, max_readings)
         evaluated += more
-        if res.best is not None and res.best.valid:
+        # ... a reading from the boxes alone is taken only with a question to ask: never silently
+        if res.best is not None and res.best.valid and (last_resort != "boxes" or _ambiguities(res.competitive)):
             layout, chosen, chosen_i, capped = again, res, res_i, capped or more_capped
             dropped = kw.get("drop", frozenset())
+            by_boxes = last_resort == "boxes"
     notes: list[str] = []
     if dropped:
         notes.append(f"face-down box(es) {', '.join(map(str, sorted(dropped)))} among the concealed tiles "
                      "taken for no tile (the count fits without)")
+    if by_boxes:
+        notes.append("sideways tiles judged from the boxes alone (with the faces' angles no reading made "
+                     "a winning hand): check the melds")
     if capped:
         notes.append(f"enumeration capped (at most {max_readings} readings scored per row, {MAX_STATES} "
                      "combinations looked at): ambiguities may be incomplete")
