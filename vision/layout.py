@@ -52,7 +52,7 @@ import math
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any, Literal
 
 import numpy as np
@@ -536,10 +536,12 @@ def set_aside_kinds(rules: str) -> frozenset[int]:
     return frozenset(int(k) for k in declared or ())
 
 
+@lru_cache(maxsize=64)
 def max_indicators(rules: str, kans: int) -> int:
     """The most dora indicators the ruleset's table shows for a hand with ``kans`` kans (Boo: one;
     riichi: the dora and ura-dora ones, one more of each per kan), so that a cluster of someone's
-    discards is not read as indicators the table cannot show.
+    discards is not read as indicators the table cannot show. Cached: every reading a photo's
+    enumeration builds asks.
 
     >>> max_indicators("kansai_boo", 2), max_indicators("totenko_balance", 1)
     (1, 4)
