@@ -866,9 +866,9 @@ def read_hand(dets: Sequence[Detection], rules: str = "riichi", context: Mapping
                 kw = {"readmit": row_duplicates(dets, chosen.hrow.row)}
         elif last_resort == "drop":  # a lone face-down box among the concealed tiles is no tile
             kw = {"drop": _lone_backs(chosen)}
-        else:  # the boxes alone say which tiles lie sideways (the faces' angles may be wrong)
+        elif any(d.face_angle is not None for d in seen):  # the boxes alone say which tiles lie sideways
             looked_at = tuple(replace(d, face_angle=None, face_sure=0.0) for d in seen)
-        if not any(kw.values()) and looked_at == seen:
+        if not any(kw.values()) and looked_at is seen:
             continue
         again = analyse_layout(looked_at, rules, **kw)
         res, res_i, more, more_capped = _read_rows(again, rules, ctx, allowed, max_readings)
