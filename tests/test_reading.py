@@ -299,6 +299,24 @@ def test_a_lone_back_among_the_concealed_tiles_is_no_tile(spec: str, valid: bool
         assert r.problems
 
 
+@pytest.mark.parametrize(("offset", "readmitted"), [
+    (0.3, True),  # a clipped box off its neighbour's centre, past the row's end: the tile the frame cuts
+    (0.05, False),  # ... on the neighbour's centre: its second box, no tile
+])
+def test_a_tile_the_frame_cuts_at_the_rows_end_is_readmitted(offset: float, readmitted: bool) -> None:
+    """The first tile, cut by the frame, gets a clipped box lying mostly inside its neighbour's and
+    read as it: when the count lacks a tile, the box is a tile after all, read from its top-k."""
+    dets = layout_boxes("123m456p789s1122z 2z")
+    x1, y1, x2, y2 = dets[1].box
+    w = x2 - x1
+    centre = x1 + w / 2 - offset * w
+    dets[0] = Detection(1, 0.4, (centre - 0.25 * w, y1, centre + 0.25 * w, y2), False, ((1, 0.5), (0, 0.3)))
+    r = read(dets)
+    assert r.valid is readmitted
+    if readmitted:
+        assert r.to_dict()["hand"] == shape(CLOSED, "2z")
+
+
 @pytest.mark.parametrize(("spec", "read_by_boxes"), [
     ("123m456p789s11222z", True),  # no gap before the winning tile: read, and the winning tile asked
     ("123m456p789s1122z 2z", False),  # ... with one, there is nothing to ask: refused, not silently read

@@ -1794,7 +1794,8 @@ def row_duplicates(dets: Sequence[Detection], row: Row) -> frozenset[int]:
     past its ends) and read as another tile than every row tile they overlap, or lie in a hole of
     the row (:func:`_in_a_hole`: two equal tiles side by side): seen steeply, neighbours in a
     packed row overlap in the photo as much as one tile's two boxes do, and the row then lacks a
-    tile. For the reader's last resort when the row's count fits no hand."""
+    tile; or lie past an end of the row (:func:`_past_an_end`: a tile the frame cuts). For the
+    reader's last resort when the row's count fits no hand."""
     if not row.tiles or len(dets) < 2:
         return frozenset()
     g = _geo(dets)
@@ -1816,9 +1817,21 @@ def row_duplicates(dets: Sequence[Detection], row: Row) -> frozenset[int]:
         if (abs(float(rel @ normal)) <= ROW_REFINE_TOL * size
                 and u.min() - READMIT_BEYOND * row.unit <= along <= u.max() + READMIT_BEYOND * row.unit
                 and (not any(dets[i].cls == dets[j].cls and _overlap(dets[i], dets[j]) for i in inside)
-                     or _in_a_hole(u, along, pitch))):
+                     or _in_a_hole(u, along, pitch) or _past_an_end(u, along, pitch))):
             out.add(j)
     return frozenset(out)
+
+
+def _past_an_end(u: np.ndarray, along: float, pitch: float) -> bool:
+    """``along`` lies past an end of the row's tiles (at ``u``) by at least ``READMIT_OFFSET`` of
+    a pitch: a tile the frame cuts beyond the row's last one gets a clipped box that lies mostly
+    inside its neighbour's, but off its centre (a tile's second box lies on the tile).
+
+    >>> u = np.array([0.0, 1.0, 2.0])
+    >>> _past_an_end(u, -0.4, 1.0), _past_an_end(u, 2.3, 1.0), _past_an_end(u, 2.1, 1.0)
+    (True, True, False)
+    """
+    return along <= float(u.min()) - READMIT_OFFSET * pitch or along >= float(u.max()) + READMIT_OFFSET * pitch
 
 
 def _in_a_hole(u: np.ndarray, along: float, pitch: float) -> bool:
