@@ -250,6 +250,11 @@ UPRIGHT_SCALES: tuple[float, ...] = (1.2, 1.35, 1.5)
 CROWDED_TOUCHING = 3
 
 
+def _batch(tiles: Sequence[np.ndarray]) -> np.ndarray:
+    """BGR crops of the classifier's size as its input ``[B, 3, H, W]``, RGB in 0..1."""
+    return np.asarray(cv2.dnn.blobFromImages(tiles, 1.0 / 255.0, swapRB=True), np.float32)
+
+
 def _touching(boxes: Sequence[Sequence[float]], i: int) -> int:
     """How many other boxes overlap box ``i``."""
     x1, y1, x2, y2 = boxes[i]
@@ -387,7 +392,7 @@ class Classifier:
             return np.zeros((0, 3, self.height, self.width), np.float32)
         ms = margins if margins is not None else [CROP_MARGIN] * len(boxes)
         tiles = [crop_tile(bgr, b, (self.width, self.height), m) for b, m in zip(boxes, ms, strict=True)]
-        return np.asarray(cv2.dnn.blobFromImages(tiles, 1.0 / 255.0, swapRB=True), np.float32)
+        return _batch(tiles)
 
     def _logits(self, x: np.ndarray) -> list[list[np.ndarray]]:
         return [self.session.run(None, {self.input_name: x[i:i + self.batch]}) for i in range(0, len(x), self.batch)]
@@ -422,11 +427,11 @@ class Classifier:
         if angles is not None and inside:
             turned = [upright_tile(bgr, boxes[i], float(angles[i]), (self.width, self.height), scale)
                       for i in inside for scale in UPRIGHT_SCALES]
-            x = np.concatenate([x, np.asarray(cv2.dnn.blobFromImages(turned, 1.0 / 255.0, swapRB=True), np.float32)])
+            x = np.concatenate([x, _batch(turned)])
         p = softmax(np.concatenate([r[0] for r in self._logits(x)]))
-        boxed = p[:len(shifted)].reshape(len(low), len(RECHECK_CROPS), -1)
-        upright = {i: p[len(shifted) + n * len(UPRIGHT_SCALES):len(shifted) + (n + 1) * len(UPRIGHT_SCALES)]
-                   for n, i in enumerate(inside)}
+        boxed = p[:len(shifted)].reshape(len(low), len(RECHECK_CROPS), p.shape[1])
+        upright = dict(zip(inside, p[len(shifted):].reshape(len(inside), len(UPRIGHT_SCALES), p.shape[1]),
+                           strict=True))
         for n, i in enumerate(low):
             mean = (probs[i, self.classes] + boxed[n].sum(0)) / (1 + len(RECHECK_CROPS))
             probs[i, self.classes] = (mean + upright[i].mean(0)) / 2 if i in upright else mean
