@@ -57,6 +57,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from scoring.engine import Ruleset
 from scoring.errors import HandError
 from scoring.registry import get_ruleset
 from scoring.tiles import BACK, kind
@@ -549,7 +550,7 @@ def max_indicators(rules: str, kans: int) -> int:
     try:
         return get_ruleset(rules).max_indicators(kans)
     except HandError:
-        return 2 * (1 + kans)
+        return Ruleset().max_indicators(kans)  # the base ruleset's table
 
 
 # ---------------------------------------------------------------------------------- line search
