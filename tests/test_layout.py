@@ -16,7 +16,7 @@ from test_layout_helpers import layout_boxes, names, shuffled
 from scoring.registry import available
 from scoring.tiles import parse_tiles
 from vision.detection import Detection
-from vision.layout import SAME_UPSIDE_DOWN, HandRow, Layout, analyse_layout, set_aside_kinds
+from vision.layout import SAME_UPSIDE_DOWN, HandRow, Layout, RowTile, analyse_layout, set_aside_kinds
 from vision.reading import read_hand
 
 PON_HAND = "123m456p78s11z 9s ~0.8 5'55z"  # 10 concealed, 9s apart, pon of 5z from the left
@@ -511,19 +511,31 @@ def test_dead_wall_in_line_with_the_hand_is_cut_off_and_shows_the_indicator() ->
     assert names(dets, [hr.structures[0].win]) == ["2z"]
 
 
-def test_a_dead_wall_whose_indicator_looks_barely_sideways_is_still_cut_off() -> None:
+def test_a_dead_wall_whose_indicator_looks_sideways_is_still_cut_off() -> None:
     # as in renders (seed 990012, images 109 and 195): seen askew, the wall's indicator reads a
-    # few degrees past 45° from the hand's faces; a call mark that unsure does not keep the wall
-    # in the hand's row (where its backs would refuse the hand), a sure one still does
+    # few degrees past 45° from the hand's faces; and (selection render 990011/780) a misread
+    # indicator's face may read turned outright. Between backs it is no call mark: a called meld
+    # shows three or four face-up tiles in a row
     dets = layout_boxes("??5p???? ~2 123m456p789s1122z 2z", faces=True)
     five = next(i for i, d in enumerate(dets) if d.name == "5p")
-    askew = list(dets)
-    askew[five] = replace(dets[five], face_angle=50.0)
-    hr = hand_row(askew)
-    assert hr.n_tiles == 14 and names(askew, hr.indicators) == ["5p"]
-    sure = list(dets)
-    sure[five] = replace(dets[five], face_angle=90.0)
-    assert names(sure, hand_row(sure).indicators) != ["5p"]
+    for angle in (50.0, 90.0):
+        askew = list(dets)
+        askew[five] = replace(dets[five], face_angle=angle)
+        hr = hand_row(askew)
+        assert hr.n_tiles == 14 and names(askew, hr.indicators) == ["5p"]
+
+
+def test_a_sure_call_mark_among_three_faces_keeps_a_run_of_backs_in_the_hand() -> None:
+    # closed kans and a pon a gap beyond the concealed tiles: the pon's sideways tile says melds
+    from vision.layout import _wall_like
+
+    def run(backs: str, sideways: int | None) -> list[RowTile]:
+        return [RowTile(k, float(k), 0.0, 1.0, 0.75, k == sideways, c == "?",
+                        side_margin=3.0 if k == sideways else -3.0) for k, c in enumerate(backs)]
+
+    assert _wall_like(run("??x???", 2))  # an indicator turned, between backs
+    assert not _wall_like(run("?xx??xxx", 5))  # face–back–back–face... then a pon, called from the left
+    assert not _wall_like(run("??xxx?", 2))
 
 
 def test_a_pond_beyond_a_dead_wall_is_not_indicators() -> None:

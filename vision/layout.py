@@ -183,6 +183,11 @@ WALL_LEAD_FACES = 3
 CLOSED_KAN_BACKS = ([True, False, False, True], [False, True, True, False])
 #: ... and a dead wall laid touching the hand has at least this many tiles in view
 DEAD_WALL_MIN_TILES = 5
+#: a called meld shows this many face-up tiles in a row or more: a sideways tile among fewer (between
+#: a wall's backs) is no call mark but an indicator seen askew or misread, and does not keep a dead
+#: wall in the hand's row (selection renders 990011/780 and 990012/184, refused before; the fresh
+#: and held-out renders read the same)
+MELD_MIN_FACES = 3
 #: a dead wall goes on past its line's run through tiles that touch it in its own direction (the
 #: next centre within these pitches along it and ``WALL_STEP_ACROSS`` tile sizes across), to its
 #: last face-down tile: the face-up tiles between are indicators too. Lines found among someone's
@@ -894,10 +899,25 @@ def _closed_kans_only(run: Sequence[RowTile]) -> bool:
 
 def _wall_like(run: Sequence[RowTile]) -> bool:
     """``run`` can be a dead wall: over ``DEAD_WALL_BACKS`` face-down tiles, two of them side by
-    side, no call marks, and not a split into closed kans."""
+    side, no stacked tile, no call mark (a sideways tile among ``MELD_MIN_FACES`` face-up ones),
+    and not a split into closed kans."""
     backs = [t.back for t in run]
     return (sum(backs) > DEAD_WALL_BACKS and any(a and b for a, b in itertools.pairwise(backs))
-            and not any(_surely_sideways(t) or t.stacked is not None for t in run) and not _closed_kans_only(run))
+            and not any(t.stacked is not None for t in run) and not _closed_kans_only(run)
+            and not any(_surely_sideways(t) and _face_up_run(backs, k) >= MELD_MIN_FACES for k, t in enumerate(run)))
+
+
+def _face_up_run(backs: Sequence[bool], k: int) -> int:
+    """How many face-up tiles in a row (``backs`` false) hold position ``k``."""
+    if backs[k]:
+        return 0
+    a = k
+    while a > 0 and not backs[a - 1]:
+        a -= 1
+    b = k
+    while b + 1 < len(backs) and not backs[b + 1]:
+        b += 1
+    return b - a + 1
 
 
 def _surely_sideways(t: RowTile) -> bool:
