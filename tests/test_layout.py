@@ -983,3 +983,27 @@ def test_only_sure_tops_of_faces_that_look_alike_upside_down_make_a_pond(
     hr = hand_row(dets)
     assert sorted(names(dets, hr.indicators)) == ([] if pond else sorted(faces))
     assert all(t.cls in SAME_UPSIDE_DOWN for t in dets[-3:]) == (faces[0] == "5p")
+
+
+@pytest.mark.parametrize(("shift", "joins"), [
+    (0.0, True),  # the pon's called tile fills the hole it left, the kan goes on past the end
+    (40.0, False),  # ... not from a tile's height across the row
+])
+def test_a_line_that_starts_in_a_hole_near_the_hands_end_and_runs_on_past_it_joins(shift: float, joins: bool) -> None:
+    # as in a render (seed 990012, image 124): the hand's first line skipped a pon's sideways tile
+    # (its box lower than the row's) and stopped before a kan; the called tile and the kan made a
+    # second line that begins inside the first's span, which the merge used to refuse
+    import numpy as np
+
+    from vision.layout import _geo, _Line, _merge_continuations
+
+    dets = layout_boxes("1222p 3p 123m 3'33s 9999s")
+    called = 8  # the sideways 3s; 11-14 the kan
+    x1, y1, x2, y2 = dets[called].box
+    dets[called] = replace(dets[called], box=(x1, y1 + shift, x2, y2 + shift))
+    hand = _Line([t for t in range(11) if t != called], np.array([1.0, 0.0]), np.array(dets[5].centre), {})
+    other = _Line([called, 11, 12, 13, 14], np.array([1.0, 0.0]), np.array(dets[12].centre), {})
+    merged, _ = _merge_continuations(_geo(dets), [hand, other], [])
+    assert (len(merged) == 1) == joins
+    if joins:
+        assert sorted(merged[0].members) == list(range(15))
