@@ -1007,3 +1007,21 @@ def test_a_line_that_starts_in_a_hole_near_the_hands_end_and_runs_on_past_it_joi
     assert (len(merged) == 1) == joins
     if joins:
         assert sorted(merged[0].members) == list(range(15))
+
+
+@pytest.mark.parametrize(("shrink", "touches"), [(1.0, True), (0.6, False)])
+def test_touching_discards_is_measured_in_their_own_size(shrink: float, touches: bool) -> None:
+    # as in a selection render (seed 990012, image 279): someone's discards lie farther from the
+    # camera than the indicator beside the hand, their tiles smaller and so the gaps between them:
+    # a lone indicator a gap away from them touched them when measured in the hand's tile widths
+    from vision.layout import _geo, _touches
+
+    strays = [(t, 1.0 + 1.05 * k, 4.45) for k, t in enumerate(["1s", "2s", "3s", "4s"])]
+    dets = layout_boxes("123m456p789s1122z 2z", extras=[("3p", 2.05, 3.0), *strays], faces=True)
+    for k in range(15, 19):
+        x1, y1, x2, y2 = dets[k].box
+        cx, cy, hw, hh = (x1 + x2) / 2, (y1 + y2) / 2, (x2 - x1) / 2 * shrink, (y2 - y1) / 2 * shrink
+        dets[k] = replace(dets[k], box=(cx - hw, cy - hh, cx + hw, cy + hh))
+    g = _geo(dets)
+    hand_size = float(np.median(g.size[:14]))
+    assert _touches(g, (14,), set(range(15, 19)), 40.0, hand_size) == touches

@@ -1615,7 +1615,7 @@ def _pond_like(g: _Geo, group: Sequence[int], row: Row, background: Sequence[set
     return not any(j in walled or is_aside[j] for j in group) and (
         _turned_away(g, group, row) or _in_rows(g, group)
         or _beside_background(g, group, background, row.unit, med_size)
-        or _touches(g, group, strays, row.unit))
+        or _touches(g, group, strays, row.unit, med_size))
 
 
 def _near_line(g: _Geo, group: Sequence[int], line: _Line) -> tuple[int, ...]:
@@ -1704,13 +1704,16 @@ def _beside_background(g: _Geo, group: Sequence[int], background: Sequence[set[i
     return False
 
 
-def _touches(g: _Geo, group: Sequence[int], strays: set[int], unit: float) -> bool:
+def _touches(g: _Geo, group: Sequence[int], strays: set[int], unit: float, ref_size: float | None = None) -> bool:
     """A tile of ``group`` touches (``CLUSTER_UNITS``) one of ``strays``: face-up tiles beyond
     the near zone (or of another size) that are no background line. A group that runs on into
     them is the near end of someone's discards; indicators lie alone or in the dead wall. On the
     selection renders: 449 of 500 read exactly against 447, totenko/kansai_boo 196 of 250 against
-    195. Doubtful tiles (:func:`_doubtful`) do not count."""
-    return bool(strays) and _nearest(g, strays, group) <= CLUSTER_UNITS * unit
+    195. Doubtful tiles (:func:`_doubtful`) do not count. With ``ref_size`` (the hand's tile size)
+    "touching" is measured in the tiles' own size, as by :func:`_beside_background`: discards
+    farther away are smaller and so are their gaps (selection render 990012/279 read exactly, no
+    other reading changed on the 5,100 renders)."""
+    return bool(strays) and _nearest(g, strays, group, ref_size) <= CLUSTER_UNITS * unit
 
 
 def _cut_by_the_edge(g: _Geo, inside: list[int], outside: list[int], unit: float,
