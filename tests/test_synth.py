@@ -334,3 +334,23 @@ def test_renders_show_the_indicators_the_rulesets_table_turns_up(rules: str, mos
             k: v for k, v in full.items() if k != "dora_indicators"}
         cut += len(full["dora_indicators"]) > most
     assert cut > 0  # the generator draws up to three indicators: some are cut
+
+
+@pytest.mark.parametrize(("rules", "manzu_in_ponds"), [("totenko_balance", False), ("riichi", True)])
+def test_someone_s_discards_hold_no_tile_the_rules_set_aside(rules: str, manzu_in_ponds: bool) -> None:
+    """Totenko sets every manzu aside as a gari the moment it is drawn: no pond shows one (they
+    confused the gari by a pond with the pond). Elsewhere manzu are discarded like any tile."""
+    from dataclasses import replace
+
+    from datasets.synth.scene import TileDims, layout_hand
+
+    cfg = replace(SynthConfig(), p_background=1.0)
+    pond_kinds: Counter[int] = Counter()
+    hand_rng = random.Random(3)
+    for seed in range(40):
+        hand = synth_random_hand(hand_rng, rules)
+        for t in layout_hand(hand, np.random.default_rng(seed), cfg, TileDims(), rules):
+            if t.group == "background":
+                pond_kinds[kind_of(t.cls)] += 1
+    assert sum(pond_kinds.values()) > 200
+    assert any(pond_kinds[k] for k in range(9)) == manzu_in_ponds

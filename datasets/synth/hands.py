@@ -72,6 +72,20 @@ def remaining_pool(hand: dict[str, Any], rules: str) -> list[int]:
     return sorted(left.elements())
 
 
+def discardable(tiles: list[int], rules: str) -> list[int]:
+    """``tiles`` less those someone's discards never hold: the kinds the ruleset sets aside when
+    drawn (Totenko's manzu: every one is a gari, set aside by the player who draws it; spec §1),
+    in order.
+
+    >>> discardable([0, 4, 9, 34, 27], "totenko_balance"), discardable([0, 9], "riichi")
+    ([9, 27], [0, 9])
+    """
+    from vision.layout import set_aside_kinds
+
+    aside = set_aside_kinds(rules)
+    return [t for t in tiles if kind_of(t) not in aside]
+
+
 class _Pool:
     def __init__(self, rules: str, rng: random.Random) -> None:
         self.rng = rng

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from .config import SynthConfig
-from .hands import remaining_pool
+from .hands import discardable, remaining_pool
 from .tiles import FACE_DOWN, parse_tiles
 
 RED_FIVES_FROM = 34  # contract ids 34..36 are the red fives
@@ -171,7 +171,7 @@ def layout_hand(hand: dict[str, Any], rng: np.random.Generator, config: SynthCon
                                    jitter_yaw(), group="nuki", group_index=j))
     # an unrelated pond of discards further away
     if rng.random() < config.p_background and rng_pool:
-        _layout_pond(tiles, rng_pool, rng, dims, row_end)
+        _layout_pond(tiles, discardable(rng_pool, rules), rng, dims, row_end)
     return tiles
 
 
