@@ -1025,3 +1025,16 @@ def test_touching_discards_is_measured_in_their_own_size(shrink: float, touches:
     g = _geo(dets)
     hand_size = float(np.median(g.size[:14]))
     assert _touches(g, (14,), set(range(15, 19)), 40.0, hand_size) == touches
+
+
+@pytest.mark.parametrize(("v", "indicators"), [(3.45, ["3p"]), (4.7, [])])
+def test_an_indicator_laid_off_a_ponds_near_corner_is_parted_from_it(v: float, indicators: list[str]) -> None:
+    # as in a selection render (seed 990011, image 844): the indicator touches the pond's first
+    # tile diagonally, a little over a tile's size nearer the hand than the pond's first row; laid
+    # in that row it is the pond's
+    pond = [(t, 8.0 + 1.05 * k, 4.7) for k, t in enumerate(["4s", "5s", "6s", "7s"])] + \
+           [(t, 8.0 + 1.05 * k, 6.05) for k, t in enumerate(["8s", "9s"])]
+    dets = layout_boxes("123m456p789s1122z 2z", extras=[*pond, ("3p", 7.2 if v < 4 else 6.95, v)], faces=True)
+    hr = hand_row(dets)
+    assert names(dets, hr.indicators) == indicators
+    assert {"4s", "5s", "6s", "7s", "8s", "9s"} <= set(names(dets, hr.unused))

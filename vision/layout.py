@@ -221,10 +221,14 @@ SAME_UPSIDE_DOWN_SURE = 0.5
 PEEL_MAX = 2
 #: ... and only those not touching a turned one (side by side ~1.05 tile widths, one above the other ~1.35)
 PEEL_MIN_GAP = 1.45
-#: :func:`_near_line`
+#: :func:`_near_line`. A pond's rows lie about 1.2 tile sizes apart, so its own rows part at 1.2;
+#: at 1.0 an indicator laid diagonally off a pond's near corner parts too (selection renders
+#: 990011/844, 990012/695, fresh 990015/749, 990019/121 read exactly; none read otherwise; 0.85
+#: lost one). A short row that is a pond's own nearest the hand faces away from it (someone
+#: across fills rows towards the player, turned from the hand's faces) and stays the pond's
 NEAR_LINE_BAND = 0.5
 NEAR_LINE_MAX = 3
-NEAR_LINE_BEYOND = 1.2
+NEAR_LINE_BEYOND = 1.0
 #: a cluster apart whose tiles stray from one line by more than this share of a tile's size lies in
 #: rows (a pond); so does one touching a background line (``CLUSTER_UNITS``)
 POND_ROW_SPREAD = 0.5
