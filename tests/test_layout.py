@@ -1038,3 +1038,18 @@ def test_an_indicator_laid_off_a_ponds_near_corner_is_parted_from_it(v: float, i
     hr = hand_row(dets)
     assert names(dets, hr.indicators) == indicators
     assert {"4s", "5s", "6s", "7s", "8s", "9s"} <= set(names(dets, hr.unused))
+
+
+@pytest.mark.parametrize(("cut", "indicators"), [(2, ["3p"]), (1, ["3p", "5m", "2s"])])
+def test_a_cluster_running_on_into_doubtful_tiles_in_its_line_is_a_row_of_discards(
+        cut: int, indicators: list[str]) -> None:
+    # as in fresh renders (seeds 990015, image 18; 990016, image 186): someone's row of discards
+    # runs out of the frame; its last tiles, cut, are read doubtfully and left out, and the two
+    # whole ones beside them looked like a second set of indicators. With one cut tile, three in
+    # a line are no row of discards
+    row = [("5m", 6.0, 3.4), ("2s", 7.05, 3.4), ("2m", 8.1, 3.4), ("8p", 9.15, 3.4)][:2 + cut]
+    dets = layout_boxes("123m456p789s1122z 2z", extras=[("3p", 1.0, 3.2), *row], faces=True)
+    for k in range(17, 17 + cut):  # the frame cuts them: read with little confidence
+        dets[k] = replace(dets[k], confidence=0.05)
+    hr = hand_row(dets)
+    assert sorted(names(dets, hr.indicators)) == sorted(indicators)

@@ -1613,13 +1613,34 @@ def _peel_upright(g: _Geo, group: Sequence[int], row: Row) -> list[tuple[int, ..
 
 
 def _pond_like(g: _Geo, group: Sequence[int], row: Row, background: Sequence[set[int]], strays: set[int],
-               med_size: float, walled: set[int], is_aside: Sequence[bool]) -> bool:
+               med_size: float, walled: set[int], is_aside: Sequence[bool],
+               doubtful: frozenset[int] = frozenset()) -> bool:
     """A cluster apart that is someone's discards, not indicators (none of it in a dead wall or set
-    aside): turned away, in rows, beside a background line, or touching stray tiles."""
+    aside): turned away, in rows, beside a background line, touching stray tiles, or running on
+    into doubtful ones in its line."""
     return not any(j in walled or is_aside[j] for j in group) and (
         _turned_away(g, group, row) or _in_rows(g, group)
         or _beside_background(g, group, background, row.unit, med_size)
-        or _touches(g, group, strays, row.unit, med_size))
+        or _touches(g, group, strays, row.unit, med_size)
+        or _line_into_doubtful(g, group, doubtful, row.unit))
+
+
+def _line_into_doubtful(g: _Geo, group: Sequence[int], doubtful: frozenset[int], unit: float) -> bool:
+    """``group`` runs on, in one line (``POND_ROW_SPREAD``), into ``doubtful`` tiles touching it
+    to ``BACKGROUND_RUN_TILES`` tiles or more: someone's row of discards that the frame cuts, its
+    cut tiles read doubtfully (a sliver even as a back) and so left out, the whole ones beside them
+    looking like indicators (fresh renders 990015/18 and 990016/186 read exactly; nothing else
+    read otherwise on the 5,100 renders, nor on the real rack photos, which show no indicator)."""
+    if not doubtful:
+        return False
+    grown = list(group)
+    _take_near(g, sorted(doubtful), grown, grown, CLUSTER_UNITS * unit, lambda j: True)
+    if len(grown) == len(group) or len(grown) < BACKGROUND_RUN_TILES:
+        return False
+    pts = g.pts[grown]
+    centred = pts - pts.mean(axis=0)
+    _, _, vt = np.linalg.svd(centred, full_matrices=False)
+    return float(np.abs(centred @ vt[1]).max()) <= POND_ROW_SPREAD * float(np.median(g.size[grown]))
 
 
 def _near_line(g: _Geo, group: Sequence[int], line: _Line) -> tuple[int, ...]:
@@ -1986,10 +2007,14 @@ def analyse_layout(dets: Sequence[Detection], rules: str = "riichi", readmit: fr
         strays = {j for j in unused if j not in mine and j not in dups and j not in walled
                   and dets[j].cls != BACK and not _doubtful(dets[j])
                   and not any(j in bg for bg in others)}
-        ponds = [grp for grp in groups if _pond_like(g, grp, row, others, strays, med_size, walled, is_aside)]
+        doubtful = frozenset(j for j in range(len(dets)) if j not in mine and j not in dups and j not in walled
+                             and _doubtful(dets[j]))
+        ponds = [grp for grp in groups
+                 if _pond_like(g, grp, row, others, strays, med_size, walled, is_aside, doubtful)]
         if ponds and len(ponds) == len(groups):  # no indicator in view: perhaps laid against a pond
             near_parts = [nearest_line for grp in ponds if (nearest_line := _near_line(g, grp, line))
-                          and not _pond_like(g, nearest_line, row, others, strays, med_size, walled, is_aside)]
+                          and not _pond_like(g, nearest_line, row, others, strays, med_size, walled, is_aside,
+                                             doubtful)]
             taken = {j for part in near_parts for j in part}
             ponds = [rest for grp in ponds if (rest := tuple(j for j in grp if j not in taken))]
             groups = tuple(sorted(near_parts, key=lambda grp: _nearest(g, line.members, grp)))
