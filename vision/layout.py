@@ -1635,12 +1635,7 @@ def _line_into_doubtful(g: _Geo, group: Sequence[int], doubtful: frozenset[int],
         return False
     grown = list(group)
     _take_near(g, sorted(doubtful), grown, grown, CLUSTER_UNITS * unit, lambda j: True)
-    if len(grown) == len(group) or len(grown) < BACKGROUND_RUN_TILES:
-        return False
-    pts = g.pts[grown]
-    centred = pts - pts.mean(axis=0)
-    _, _, vt = np.linalg.svd(centred, full_matrices=False)
-    return float(np.abs(centred @ vt[1]).max()) <= POND_ROW_SPREAD * float(np.median(g.size[grown]))
+    return len(grown) > len(group) and len(grown) >= BACKGROUND_RUN_TILES and not _in_rows(g, grown)
 
 
 def _near_line(g: _Geo, group: Sequence[int], line: _Line) -> tuple[int, ...]:
