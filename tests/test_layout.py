@@ -1053,3 +1053,17 @@ def test_a_cluster_running_on_into_doubtful_tiles_in_its_line_is_a_row_of_discar
         dets[k] = replace(dets[k], confidence=0.05)
     hr = hand_row(dets)
     assert sorted(names(dets, hr.indicators)) == sorted(indicators)
+
+
+@totenko
+@pytest.mark.parametrize("rules", ["totenko_balance", "riichi"])
+def test_gari_laid_on_past_a_line_of_discards_are_no_discards(rules: str) -> None:
+    # as in a fresh render (seed 990016, image 34): the gari lie on past someone's row of discards,
+    # in its line. Totenko sets every manzu aside the moment it is drawn, so no discards hold one;
+    # elsewhere a manzu is a discard like any tile
+    pond = [(t, 3.0 + 1.05 * k, 3.2) for k, t in enumerate(["2s", "4p", "6p", "7s", "3z", "5p"])]
+    gari = [("1m", 9.3, 3.2), ("9m", 10.35, 3.2)]
+    dets = layout_boxes("340s567s234p67p99p 8p", extras=[*pond, *gari])
+    hr = hand_row(dets, rules)
+    assert names(dets, hr.set_aside) == (["1m", "9m"] if rules == "totenko_balance" else [])
+    assert {"2s", "4p", "6p", "7s", "3z", "5p"} <= set(names(dets, hr.unused))
