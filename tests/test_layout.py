@@ -1067,3 +1067,16 @@ def test_gari_laid_on_past_a_line_of_discards_are_no_discards(rules: str) -> Non
     hr = hand_row(dets, rules)
     assert names(dets, hr.set_aside) == (["1m", "9m"] if rules == "totenko_balance" else [])
     assert {"2s", "4p", "6p", "7s", "3z", "5p"} <= set(names(dets, hr.unused))
+
+
+@pytest.mark.parametrize(("spec", "kinds"), [
+    ("123m456p789s1z 1z ~0.8 ?2'2z?", ["closed_kan"]),  # a face between backs reads turned
+    ("123m1z 1z ~0.8 ?2'2z? ?3'3z? 5'55p", ["closed_kan", "closed_kan", "call"]),  # ... a pon's mark stays
+])
+def test_a_face_between_backs_that_reads_sideways_is_no_call_mark(spec: str, kinds: list[str]) -> None:
+    # as in a fresh render (seed 990015, image 916): a closed kan's face, seen steeply, read as
+    # lying sideways, and no reading of the row was left. A called meld shows three face-up tiles
+    # in a row; between backs fewer are a closed kan's (or a dead wall's)
+    dets = layout_boxes(spec)
+    hr = hand_row(dets)
+    assert hr.structures and [m.kind for m in hr.structures[0].melds] == kinds

@@ -186,7 +186,7 @@ DEAD_WALL_MIN_TILES = 5
 #: a called meld shows this many face-up tiles in a row or more: a sideways tile among fewer (between
 #: a wall's backs) is no call mark but an indicator seen askew or misread, and does not keep a dead
 #: wall in the hand's row (selection renders 990011/780 and 990012/184, refused before; the fresh
-#: and held-out renders read the same)
+#: and held-out renders read the same); nor does it break a closed kan (:func:`_sideways_variants`)
 MELD_MIN_FACES = 3
 #: a dead wall goes on past its line's run through tiles that touch it in its own direction (the
 #: next centre within these pitches along it and ``WALL_STEP_ACROSS`` tile sizes across), to its
@@ -924,6 +924,11 @@ def _face_up_run(backs: Sequence[bool], k: int) -> int:
     return b - a + 1
 
 
+def _between_backs(backs: Sequence[bool], k: int) -> bool:
+    """A face-down tile lies on each side of position ``k`` (not necessarily next to it)."""
+    return any(backs[:k]) and any(backs[k + 1:])
+
+
 def _surely_sideways(t: RowTile) -> bool:
     """Sideways beyond ``UNSURE_MARGIN``: a call mark, where a tile barely sideways may be a dead
     wall's indicator seen askew."""
@@ -1387,8 +1392,18 @@ def _structures(row: Row, top_aside: Sequence[bool], loose: bool = False) -> lis
 
 
 def _sideways_variants(row: Row) -> list[tuple[Row, float]]:
-    """The row as judged, and with its least certain sideways judgements reversed (at most
+    """The row as judged (a sideways face between backs, with too few face-up tiles for a meld,
+    taken upright), and with its least certain sideways judgements reversed (at most
     ``MAX_UNSURE`` tiles within ``UNSURE_MARGIN`` of the threshold), each with its cost."""
+    # a sideways face among fewer than MELD_MIN_FACES face-up tiles, backs on both sides, marks no
+    # call: a closed kan's face seen steeply (fresh render 990015/916 had no reading left). At the
+    # row's end it may still be a call whose other tiles were missed: it stays as judged
+    backs = [t.back for t in row.tiles]
+    lone = [p for p, t in enumerate(row.tiles) if t.sideways and _between_backs(backs, p)
+            and _face_up_run(backs, p) < MELD_MIN_FACES]
+    if lone:
+        upright = _with_gaps([replace(t, sideways=False) if p in lone else t for p, t in enumerate(row.tiles)])
+        row = replace(row, tiles=tuple(upright), split_gap=_split_gap(upright))
     unsure: list[tuple[float, int]] = []
     for p, t in enumerate(row.tiles):
         if t.back or t.stacked is not None:
