@@ -1080,3 +1080,13 @@ def test_a_face_between_backs_that_reads_sideways_is_no_call_mark(spec: str, kin
     dets = layout_boxes(spec)
     hr = hand_row(dets)
     assert hr.structures and [m.kind for m in hr.structures[0].melds] == kinds
+
+
+def test_a_closed_kan_a_little_apart_from_the_dead_wall_beyond_it_is_the_hands() -> None:
+    # as in a fresh render (seed 990015, image 287): the kan, then under a tile's width further the
+    # dead wall, all in the hand's line; the wall was cut off with the kan, whose faces became
+    # indicators
+    dets = layout_boxes("123m456p789s1z 1z ~1.03 ?66m? ~0.8 ??2z????")
+    hr = hand_row(dets)
+    assert names(dets, hr.indicators) == ["2z"]
+    assert hr.n_tiles == 15 and [m.kind for m in hr.structures[0].melds] == ["closed_kan"]

@@ -970,7 +970,8 @@ def _split_dead_wall(g: _Geo, line: _Line) -> list[_Line]:
     two of them side by side, no call marks and no split into closed kans (:func:`_wall_like`):
     either a whole run (gaps under ``DEAD_WALL_GAP``) a gap away from the rest, or the end of a
     run when it was laid touching the hand (:func:`_wall_tail`; also where the run a gap parts is
-    led by ``WALL_LEAD_FACES`` face-up tiles). What stays must still be able to hold a hand.
+    led by ``WALL_LEAD_FACES`` face-up tiles, or by closed kans). What stays must still be able to
+    hold a hand.
     """
     runs = _line_runs(g, line, lambda gap: gap >= DEAD_WALL_GAP)
     out: list[_Line] = []
@@ -987,6 +988,10 @@ def _split_dead_wall(g: _Geo, line: _Line) -> list[_Line]:
         start = _wall_tail(ordered)
         led = start > 0 and not any(t.back for t in ordered[:WALL_LEAD_FACES])
         parted = k + 1 < len(inward) and _wall_like(ordered) and not led  # a gap parts them from the rest
+        if parted and start and _closed_kans_only(ordered[:start]):
+            # closed kans under DEAD_WALL_GAP from the wall beyond them are the hand's (fresh render
+            # 990015/287: the kan went with the wall, its faces read as indicators)
+            parted = False
         wall = ordered if parted else ordered[start:] if start else []
         if not wall or len(line.members) - len(wall) < HAND_MIN_TILES:
             continue
