@@ -1958,8 +1958,8 @@ def analyse_layout(dets: Sequence[Detection], rules: str = "riichi", readmit: fr
     ]
     walls = [_extend_wall(g, wall, duplicates) for wall in _dead_walls(g, lines)]
     walled: set[int] = set().union(*(w.faces for w in walls))
-    # ... and no discards hold a tile the ruleset sets aside (Totenko's manzu, gari the moment
-    # they are drawn): such tiles in a line of discards are gari laid on past it
+    # no discards hold a tile the ruleset sets aside (Totenko's manzu, gari the moment they are
+    # drawn): such tiles in a line of discards are gari laid on past it (fresh render 990016/34)
     background = [{j for j in bg - walled if not is_aside[j]} for bg in background]
     rows = [_make_row(g, line, (), orient=False) for line in lines]
     order = [i for i, line in enumerate(lines) if HAND_MIN_TILES <= len(line.members) <= HAND_MAX_TILES]
