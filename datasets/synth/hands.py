@@ -15,6 +15,7 @@ from typing import Any
 
 from scoring.errors import HandError
 from scoring.registry import get_ruleset
+from vision.layout import set_aside_kinds
 
 from .tiles import RED_IDS, kind_of, parse_tiles, sort_key, to_mpsz
 
@@ -80,8 +81,6 @@ def discardable(tiles: list[int], rules: str) -> list[int]:
     >>> discardable([0, 4, 9, 34, 27], "totenko_balance"), discardable([0, 9], "riichi")
     ([9, 27], [0, 9])
     """
-    from vision.layout import set_aside_kinds
-
     aside = set_aside_kinds(rules)
     return [t for t in tiles if kind_of(t) not in aside]
 
@@ -175,10 +174,11 @@ def _private_random_hand(rng: random.Random, rules: str) -> dict[str, Any]:
     dora = [to_mpsz([pool.take_any()]) for _ in range(min(n_dora, 5))]
     nuki: list[int] = []
     if three:
+        gari = set_aside_kinds(rules)  # the ruleset's own: Totenko's 1m 5m 9m
         n_nuki = rng.choices([0, 1, 2, 3, 4], weights=[25, 30, 25, 12, 8])[0]
         for _ in range(n_nuki):
-            if any(kind_of(t) in (0, 4, 8) for t in pool.tiles):
-                nuki.append(pool.take_any({0, 4, 8}))
+            if any(kind_of(t) in gari for t in pool.tiles):
+                nuki.append(pool.take_any(set(gari)))
         nuki.sort(key=sort_key)
     closed = all(not m.get("open", True) for m in melds)
     seat = rng.choice(_WINDS[:3] if three else _WINDS)
