@@ -620,6 +620,34 @@ def test_an_upright_face_among_many_sideways_ones_stays_upright() -> None:
     assert sorted(m["tiles"] for m in hand["melds"]) == ["2222s", "678m", "678m", "888s"]
 
 
+# fresh render 990015/776 as the models read it: a pon of 3z at the row's end, its called tile's
+# face measured 26° off its neighbours' (truly 50°, the camera tilted 60°); its box, wider along the
+# row and turned by the crop, says sideways
+STEEP_PON = [
+    ("5p", (81, 528, 200, 627), 54.0, True), ("6p", (165, 544, 271, 643), 31.0, False),
+    ("7p", (243, 561, 344, 660), 27.0, False), ("8p", (322, 576, 416, 675), 24.0, False),
+    ("6s", (398, 589, 489, 691), 19.0, False), ("6s", (475, 608, 562, 706), 14.0, False),
+    ("7s", (547, 622, 632, 722), 12.0, False), ("7s", (622, 637, 706, 738), 7.0, False),
+    ("8s", (690, 652, 775, 752), -9.0, False), ("8s", (761, 666, 846, 768), -12.0, False),
+    ("0p", (865, 691, 958, 789), -41.0, False), ("3z", (979, 729, 1098, 818), -50.0, True),
+    ("3z", (1063, 740, 1167, 832), -24.0, False), ("3z", (1127, 756, 1233, 849), -29.0, False),
+]
+
+
+def test_a_box_that_looks_sideways_tips_a_face_read_a_little_turned() -> None:
+    dets = [Detection(parse_tiles(n)[0], 0.9, tuple(map(float, box)), rot, ((parse_tiles(n)[0], 0.9),), face, 0.8)
+            for n, box, face, rot in STEEP_PON]
+    # (the first tile's box and face lean the same way, unsurely: the reading weighs it and keeps it)
+    assert [t.det for t in hand_row(dets).row.tiles if t.sideways] == [0, 11]
+    hand = read_hand(dets).hand_dict()
+    assert hand is not None and hand["win_tile"] == "0p" and [m["tiles"] for m in hand["melds"]] == ["333z"]
+    assert hand["hand"] == "5678p667788s"
+    # the same face read upright (its box square too) is no call mark: the hand then has no meld
+    upright = [*dets[:11], replace(dets[11], box=(1000.0, 729.0, 1090.0, 818.0), rotated=False, face_angle=-30.0),
+               *dets[12:]]
+    assert [t.det for t in hand_row(upright).row.tiles if t.sideways] == [0]
+
+
 @pytest.mark.parametrize(("angles", "sideways"), [
     # MANY_CALLS' faces: the 8m (7) between two sideways tiles has four sideways neighbours of
     # eight, which pulled the mean of their axes 45° off; the axis most of them share stays upright
