@@ -1118,3 +1118,23 @@ def test_a_closed_kan_a_little_apart_from_the_dead_wall_beyond_it_is_the_hands()
     hr = hand_row(dets)
     assert names(dets, hr.indicators) == ["2z"]
     assert hr.n_tiles == 15 and [m.kind for m in hr.structures[0].melds] == ["closed_kan"]
+
+
+@pytest.mark.parametrize(("pond_faces", "beside"), [
+    ([0.0, 180.0, 0.0, 180.0, 10.0, 350.0], True),  # half one way, half the other: it looks no way
+    ([0.0] * 6, False),  # it looks up the photo, the two below it the other way: not its next row
+])
+def test_a_background_line_whose_faces_disagree_says_nothing_of_the_way_beside_it(
+        pond_faces: list[float], beside: bool) -> None:
+    # as in a fresh render (seed 990015, image 561): two tiles of a pond's near row, read upside
+    # down, were parted from the rest of its row, whose faces' mean top was 0.02 long and a hair
+    # the other way; the two were read as dora indicators
+    from vision.layout import _beside_background, _geo
+
+    pond = [(t, 6.0 + 1.05 * k, 5.0) for k, t in enumerate(["2s", "8s", "9p", "6s", "3p", "8p"])]
+    dets = layout_boxes("123m456p789s1122z 2z", extras=[("5m", 3.9, 4.6), ("1p", 4.95, 4.8), *pond], faces=True)
+    dets[14:16] = [replace(d, face_angle=180.0, face_sure=0.9) for d in dets[14:16]]
+    dets[16:] = [replace(d, face_angle=a, face_sure=0.6) for d, a in zip(dets[16:], pond_faces, strict=True)]
+    g = _geo(dets)
+    unit = float(np.median(g.w[:14]))
+    assert _beside_background(g, (14, 15), [set(range(16, 22))], unit) == beside

@@ -241,6 +241,13 @@ POND_ROW_SPREAD = 0.5
 #: tiles apart whose centres are this many tile widths apart touch (side by side ~1.05, one above
 #: the other ~1.35)
 CLUSTER_UNITS = 1.6
+#: a background line whose faces' tops, averaged (unit vectors), fall shorter than this looks no
+#: way at all: half its faces read one way and half the other, as a far pond's do, and so it says
+#: nothing of which way the cluster beside it faces (:func:`_beside_background`). Fresh render
+#: 990015/561: two of a pond's tiles read as indicators as its line's mean top was 0.02 long and a
+#: hair the other way. On 4,600 selection and fresh renders 3 more read exactly and none fewer
+#: (0.3–0.5 alike; 0.6 lost one)
+FACES_DISAGREE = 0.4
 #: two boxes overlapping this much are one tile detected twice (the less confident is dropped):
 #: neighbours in a row overlap far less, even on a diagonal (about 0.2); on the selection renders
 #: 0.45 read 0.645 of the hands exactly against 0.615 at 0.6 (0.35-0.45 all alike). Localizer
@@ -1739,8 +1746,9 @@ def _nearest(g: _Geo, a: Iterable[int], b: Iterable[int], ref_size: float | None
 def _beside_background(g: _Geo, group: Sequence[int], background: Sequence[set[int]], unit: float,
                        ref_size: float | None = None) -> bool:
     """A tile of ``group`` touches a background line's (``CLUSTER_UNITS``) and its faces do not
-    look the other way: the pond's next row (indicators may lie by someone else's pond). Only the
-    tops the classifier is sure of (``TURNED_SURE``) count: a far or cut tile's top is a guess.
+    look the other way (a line whose faces disagree, ``FACES_DISAGREE``, looks no way): the pond's
+    next row (indicators may lie by someone else's pond). Only the tops the classifier is sure of
+    (``TURNED_SURE``) count: a far or cut tile's top is a guess.
     With ``ref_size`` (the hand's tile size) "touching" is measured in the tiles' own size: the
     pond lies farther than the hand, its tiles smaller and its gaps too (on 1,000 fresh selection
     renders 874 read exactly against 870; with the true detections 33 wrong against 36)."""
@@ -1749,7 +1757,7 @@ def _beside_background(g: _Geo, group: Sequence[int], background: Sequence[set[i
         if not bg or _nearest(g, bg, group, ref_size) > CLUSTER_UNITS * unit:
             continue
         theirs = _mean_top(g, bg)
-        if top is None or theirs is None or float(top @ theirs) > 0:
+        if top is None or theirs is None or float(np.linalg.norm(theirs)) < FACES_DISAGREE or float(top @ theirs) > 0:
             return True
     return False
 
