@@ -569,6 +569,18 @@ def test_totenko_doubtful_gari_is_asked_about() -> None:
 
 
 @totenko
+@pytest.mark.parametrize(("last", "nuki"), [("9m", "119m"), ("3s", "11m")])
+def test_totenko_unsure_gari_in_line_beside_sure_ones_is_gari(last: str, nuki: str) -> None:
+    # as in selection renders (seed 990013, images 67, 191 and 232): three gari laid in line past
+    # the hand, the last read under DOUBTFUL_END_CONF; a doubtful end tile has no role (felt, a
+    # rack's edge), and the score was one gari short. A doubtful tile of another kind stays none
+    dets = layout_boxes(f"340s567s234p67p99p 8p 11m{last}")
+    dets[-1] = replace(dets[-1], confidence=0.25)
+    r = read(dets, "totenko_balance", TOTENKO_CTX)
+    assert r.valid and r.to_dict()["hand"]["nuki"] == nuki
+
+
+@totenko
 def test_totenko_indicator_and_gari_apart() -> None:
     dets = layout_boxes("340s567s234p67p99p 8p", extras=[("1m", 2.0, 3.2), ("9m", 3.05, 3.2), ("3s", 7.0, 3.2)])
     r = read(dets, "totenko_balance", TOTENKO_CTX)
