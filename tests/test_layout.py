@@ -472,6 +472,12 @@ def test_face_angle_round_trips_and_is_optional() -> None:
     assert "face_angle" not in Detection(5, 0.9, (0.0, 0.0, 30.0, 40.0)).to_dict()
 
 
+def test_a_cut_tile_round_trips_and_only_cut_tiles_say_so() -> None:
+    d = Detection(5, 0.9, (0.0, 0.0, 30.0, 40.0), cut=True)
+    assert d.to_dict()["cut"] is True and Detection.from_dict(d.to_dict()) == d
+    assert "cut" not in replace(d, cut=False).to_dict()
+
+
 @pytest.mark.parametrize("angle", [0.0, 30.0, 45.0, -45.0, 180.0])
 def test_face_angles_find_the_sideways_tile_whatever_the_boxes(angle: float) -> None:
     # 45°: the boxes cannot be de-rotated, so without faces the call mark is invisible
@@ -1138,3 +1144,17 @@ def test_a_background_line_whose_faces_disagree_says_nothing_of_the_way_beside_i
     g = _geo(dets)
     unit = float(np.median(g.w[:14]))
     assert _beside_background(g, (14, 15), [set(range(16, 22))], unit) == beside
+
+
+@pytest.mark.parametrize("cut", [False, True])
+def test_a_tile_the_frame_cuts_marks_a_call_only_unsurely(cut: bool) -> None:
+    # as in a fresh render (seed 990017, image 94): the frame cuts the row's first tile, whose
+    # face, read on part of it, looked 98° off its neighbours'; as a sure call mark it made the
+    # concealed tiles a meld, and no reading fitted
+    dets = layout_boxes("22p55z 5z 2'22z 4'44m 3'33z", faces=True)
+    x1, y1, x2, y2 = dets[0].box
+    dets[0] = replace(dets[0], box=(x1 + (x2 - x1) * 0.3, y1, x2, y2), face_angle=-98.0, face_sure=0.46, cut=cut)
+    hand = read_hand(dets).hand_dict()
+    assert hand is not None
+    read_right = hand["hand"] == "22p55z" and sorted(m["tiles"] for m in hand["melds"]) == ["222z", "333z", "444m"]
+    assert read_right == cut

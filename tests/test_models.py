@@ -20,7 +20,7 @@ import pytest
 from datasets.evaluate import evaluate_folder, paiscan_detector, same_structure
 from datasets.synth import write_dataset
 from scoring.tiles import parse_tiles
-from vision.pipeline import PhotoReader, VisionSettings
+from vision.pipeline import FRAME_EDGE_SHARE, PhotoReader, VisionSettings
 
 ROOT = Path(__file__).resolve().parents[1]
 HELDOUT_SEED = 990001  # never used by a training run
@@ -198,3 +198,24 @@ def test_the_localizers_overlap_setting_decides_which_boxes_survive(reader: Phot
     assert strict.localizer.iou == 0.02 and reader.localizer.iou == VisionSettings().localizer_iou
     img = cv2.imread(str(sorted((heldout / "images").iterdir())[0]))
     assert 0 < len(strict.localizer(img)) < len(reader.localizer(img))
+
+
+def test_only_tiles_whose_boxes_touch_the_frame_are_marked_cut(reader: PhotoReader, heldout: Path) -> None:
+    # the layout trusts a cut tile's box and face only unsurely; the renders say which tiles the
+    # frame cuts (``truncated``), and every such tile's box reaches the frame
+    cut_seen = 0
+    for meta_path in sorted((heldout / "meta").glob("*.json")):
+        meta = json.loads(meta_path.read_text())
+        decoded, dets = reader.detect_photo(reader.decode((heldout / "images" / f"{meta_path.stem}.jpg").read_bytes()))
+        h, w = decoded.bgr.shape[:2]
+        edge = FRAME_EDGE_SHARE * max(h, w)
+        for d in dets:
+            x1, y1, x2, y2 = d.box
+            assert d.cut == (x1 < edge or y1 < edge or x2 > w - edge or y2 > h - edge)
+        cut_seen += sum(d.cut for d in dets)
+        truncated = [b["box"] for b in meta["boxes"] if b["truncated"] > 0.3]
+        for box in truncated:  # a tile a third cut off is found marked cut, if found at all
+            near = [d for d in dets if abs(d.centre[0] - (box[0] + box[2]) / 2 * decoded.scale) < 10
+                    and abs(d.centre[1] - (box[1] + box[3]) / 2 * decoded.scale) < 10]
+            assert all(d.cut for d in near)
+    assert cut_seen > 0

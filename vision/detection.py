@@ -41,6 +41,8 @@ class Detection:
       the box looks; its direction tells which side of the row the player sits.
     * ``face_sure``: how sure the classifier is of top against bottom (0..1; a face that looks the
       same upside down gets a low value, its axis is still good).
+    * ``cut``: the box touches the photo's frame, so the tile may be cut: its box's proportions and
+      its face's angle are measured on part of it.
     """
 
     cls: int
@@ -50,6 +52,7 @@ class Detection:
     topk: tuple[tuple[int, float], ...] = ()
     face_angle: float | None = None
     face_sure: float = 0.0
+    cut: bool = False
 
     def __post_init__(self) -> None:
         if not 0 <= self.cls < N_CLASSES:
@@ -121,6 +124,8 @@ class Detection:
         if self.face_angle is not None:
             out["face_angle"] = round(float(self.face_angle), 1)
             out["face_sure"] = round(float(self.face_sure), 3)
+        if self.cut:
+            out["cut"] = True
         return out
 
     @classmethod
@@ -135,7 +140,8 @@ class Detection:
         topk = tuple((tile_id(c), float(p)) for c, p in data.get("topk", []))
         angle = data.get("face_angle")
         return cls(cid, float(data.get("confidence", 1.0)), (x1, y1, x2, y2), bool(data.get("rotated", False)),
-                   topk, None if angle is None else float(angle), float(data.get("face_sure", 0.0)))
+                   topk, None if angle is None else float(angle), float(data.get("face_sure", 0.0)),
+                   bool(data.get("cut", False)))
 
 
 __all__ = ["Box", "Detection"]

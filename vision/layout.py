@@ -99,6 +99,14 @@ FACE_MARGIN_DEG = 60.0
 #: face is ~25° rougher (fresh render 990015/776: 26° off). On 4,600 selection and fresh renders
 #: 7 more read exactly and none fewer; 22° lost one, 30° gained 4
 SIDEWAYS_BOX_OFF_DEG = 25.0
+#: a tile the frame cuts (``Detection.cut``) is sideways or upright only unsurely: its box and its
+#: face's angle are measured on part of it (fresh render 990017/94: a cut 2p's face read 98° off
+#: made a call mark, and the concealed tiles a meld). Its margin is kept within this, inside
+#: ``UNSURE_MARGIN``, so the row is also read with it reversed. On 4,600 selection and fresh renders
+#: 5 more read exactly and none fewer (half of ``UNSURE_MARGIN`` alike); two refused before read
+#: wrong, each through a tile read under 0.15 likely, which the reading now asks about
+#: (``vision.reading.UNLIKELY_CLASS_P``)
+CUT_MARGIN = 0.9 * UNSURE_MARGIN
 MIN_FACE_NEIGHBOURS = 3
 #: neighbours' axes within this of each other share one (see :func:`_local_axis_offsets`)
 AXIS_CLUSTER_DEG = 30.0
@@ -828,6 +836,8 @@ def _measure_row(g: _Geo, line: _Line) -> tuple[list[RowTile], float, bool]:
     refs = _local_refs(along / across, u)
     margins = np.where(g.backs[idx], -math.inf, _side_margins(along, across, g.flags[idx], degenerate, refs,
                                                               g.angles[idx], d, u))
+    cut = np.array([g.dets[j].cut for j in idx], dtype=bool)
+    margins = np.where(cut & np.isfinite(margins), np.clip(margins, -CUT_MARGIN, CUT_MARGIN), margins)
     side = _sideways(margins)
     order = np.argsort(u)
     tiles = [RowTile(int(idx[i]), float(u[i]), float(v[i]), float(along[i]), float(across[i]), bool(side[i]),

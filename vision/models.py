@@ -262,8 +262,12 @@ def _touching(boxes: Sequence[Sequence[float]], i: int) -> int:
                if j != i and min(x2, a2) > max(x1, a1) and min(y2, b2) > max(y1, b1))
 
 
-def _inside(box: Sequence[float], shape: tuple[int, ...], edge: float) -> bool:
-    """Whether ``box`` keeps ``edge`` pixels from the frame of an image of ``shape`` (h, w, ...)."""
+def inside_frame(box: Sequence[float], shape: tuple[int, ...], edge: float) -> bool:
+    """Whether ``box`` keeps ``edge`` pixels from the frame of an image of ``shape`` (h, w, ...).
+
+    >>> inside_frame((1.0, 5.0, 20.0, 30.0), (40, 60, 3), 1.0), inside_frame((0.5, 5.0, 20.0, 30.0), (40, 60, 3), 1.0)
+    (True, False)
+    """
     x1, y1, x2, y2 = box
     return x1 >= edge and y1 >= edge and x2 <= shape[1] - edge and y2 <= shape[0] - edge
 
@@ -422,7 +426,7 @@ class Classifier:
         x = self.crops(bgr, shifted, margins)
         # a tile the frame cuts is not turned: its box is not the tile's, and the cut would fill
         # the missing part with the edge's pixels
-        inside = [] if angles is None else [i for i in low if _inside(boxes[i], bgr.shape, 1.0)
+        inside = [] if angles is None else [i for i in low if inside_frame(boxes[i], bgr.shape, 1.0)
                                             and _touching(boxes, i) < CROWDED_TOUCHING]
         if angles is not None and inside:
             turned = [upright_tile(bgr, boxes[i], float(angles[i]), (self.width, self.height), scale)

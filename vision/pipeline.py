@@ -17,7 +17,7 @@ import numpy as np
 from scoring.tiles import BACK, parse_tiles
 from vision.detection import Detection
 from vision.image import DecodedImage, decode_image, redecode
-from vision.models import MODELS_DIR, Classifier, Localizer, TileBox, zoom_windows
+from vision.models import MODELS_DIR, Classifier, Localizer, TileBox, inside_frame, zoom_windows
 from vision.reading import Reading, read_hand
 
 #: faces that look alike turned by 90° (the one of circles, the blank white dragon)
@@ -27,6 +27,10 @@ ROUND_FACES = frozenset(parse_tiles("1p5z"))
 class ModelsMissing(RuntimeError):
     """The ONNX files are not where the settings say."""
 
+
+#: a box nearer the photo's frame than this share of its longer side (5 px at 1,280) may hold a tile
+#: the frame cuts (``Detection.cut``): the localizer's box for one often stops a pixel or two short
+FRAME_EDGE_SHARE = 0.004
 
 @dataclass(frozen=True)
 class VisionSettings:
@@ -176,8 +180,9 @@ class PhotoReader:
         for t in tiles:
             x1, y1, x2, y2 = t.box
             rotated = (x2 - x1) > (y2 - y1) * 1.15
+            cut = not inside_frame(t.box, bgr.shape, FRAME_EDGE_SHARE * max(bgr.shape[:2]))
             if t.face_down and not read_all:
-                dets.append(Detection(BACK, t.confidence, t.box, rotated, ((BACK, t.confidence),)))
+                dets.append(Detection(BACK, t.confidence, t.box, rotated, ((BACK, t.confidence),), cut=cut))
                 continue
             i = next(row_iter)
             p = probs[i]
@@ -188,7 +193,7 @@ class PhotoReader:
             min_sure = self.settings.min_axis_sure_round if best in ROUND_FACES else self.settings.min_axis_sure
             if angles is not None and best != BACK and angles[i, 2] >= min_sure:
                 angle, sure = float(angles[i, 0]), float(angles[i, 1])
-            dets.append(Detection(best, float(p[best]) * t.confidence, t.box, rotated, topk, angle, sure))
+            dets.append(Detection(best, float(p[best]) * t.confidence, t.box, rotated, topk, angle, sure, cut))
         return dets
 
     def sharpen(self, decoded: DecodedImage, tiles: Sequence[TileBox],
