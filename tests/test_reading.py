@@ -523,6 +523,20 @@ def test_a_valid_row_wins_over_a_larger_invalid_one() -> None:
     assert r.valid and r.to_dict()["hand"] == shape(CLOSED, "2z")
 
 
+@pytest.mark.parametrize(("p_3m", "asked"), [(0.08, True), (0.3, False)])
+def test_a_class_the_scoring_core_picks_against_the_classifier_is_asked_about(p_3m: float, asked: bool) -> None:
+    # as in a selection render (seed 990011, image 770): a tile the frame cuts, read 0.16 as 2s,
+    # made a winning hand only as a class far down its list, and was scored so with no question
+    dets = layout_boxes(f"{CLOSED} 2z")
+    dets[2] = replace(dets[2], cls=31, topk=((31, 0.6), (2, p_3m)))  # looks like 5z; only 3m wins
+    r = read(dets)
+    assert r.valid and r.to_dict()["hand"] == shape(CLOSED, "2z")
+    questions = [a for a in r.ambiguities if a.kind == "tile"]
+    assert bool(questions) == asked
+    if asked:
+        assert questions[0].candidates == ("3m", "5z") and r.detections[questions[0].index].box == dets[2].box
+
+
 # ---------------------------------------------------------------------------------- three-player
 totenko = pytest.mark.skipif("totenko_balance" not in available(), reason="the totenko_balance ruleset is not built")
 TOTENKO_CTX = {"win": "tsumo", "seat_wind": "south", "flags": ["riichi"]}
