@@ -1158,3 +1158,27 @@ def test_a_tile_the_frame_cuts_marks_a_call_only_unsurely(cut: bool) -> None:
     assert hand is not None
     read_right = hand["hand"] == "22p55z" and sorted(m["tiles"] for m in hand["melds"]) == ["222z", "333z", "444m"]
     assert read_right == cut
+
+
+# fresh render 990016/174 as the models read it (Totenko): an added kan of 8p at the row's end
+# under a steep camera; the stacked 8p (the last box) lies a little along the row from its base,
+# as the table's depth runs askew to the row's normal in the image
+STEEP_ADDED_KAN = [
+    ("8s", (209, 772, 332, 916), -27), ("8s", (275, 719, 398, 858), -33), ("8s", (339, 670, 460, 803), -31),
+    ("2z", (404, 619, 521, 748), -36), ("2z", (466, 566, 584, 692), -42), ("2z", (526, 519, 644, 643), -44),
+    ("3z", (583, 473, 701, 592), -45), ("3z", (655, 413, 771, 533), -50), ("?", (755, 336, 871, 446), 0),
+    ("7z", (805, 294, 918, 405), -48), ("7z", (855, 252, 969, 360), -57), ("?", (906, 211, 1022, 317), 0),
+    ("8p", (972, 155, 1090, 253), -57), ("8p", (1041, 112, 1150, 211), 59), ("8p", (1084, 70, 1197, 159), -64),
+    ("8p", (988, 90, 1097, 185), 64), ("1m", (144, 492, 244, 598), -25),
+]
+
+
+def test_a_stacked_tile_is_sought_along_the_tables_depth_not_the_rows_normal() -> None:
+    # measured along the row's normal it lay 0.40 of its base's width along the row, past
+    # STACK_U_TOL; along the neighbours' faces (the table's depth) 0.1: the kan read as a pon
+    dets = render_dets(STEEP_ADDED_KAN)
+    row = hand_row(dets, "totenko_balance").row
+    assert {t.det: t.stacked for t in row.tiles if t.stacked is not None} == {13: 15}
+    hand = read_hand(dets, rules="totenko_balance").hand_dict()
+    assert hand is not None and hand["hand"] == "888s2223z" and hand["dora_indicators"] == ["1m"]
+    assert sorted((m["tiles"], m["added"]) for m in hand["melds"]) == [("7777z", False), ("8888p", True)]
