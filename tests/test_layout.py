@@ -1182,3 +1182,27 @@ def test_a_stacked_tile_is_sought_along_the_tables_depth_not_the_rows_normal() -
     hand = read_hand(dets, rules="totenko_balance").hand_dict()
     assert hand is not None and hand["hand"] == "888s2223z" and hand["dora_indicators"] == ["1m"]
     assert sorted((m["tiles"], m["added"]) for m in hand["melds"]) == [("7777z", False), ("8888p", True)]
+
+
+# fresh render 990019/97 as the models read it: an added kan of 4z whose stacked tile (the 4z
+# at (560, 515)) lies so near its base under a steep camera that the hand's line takes it in, and
+# a third box (the last) on the pair
+STACKED_IN_THE_LINE = [
+    ("6p", (221, 659, 281, 734), 1), ("6p", (268, 641, 332, 719), -1), ("7z", (803, 445, 872, 518), -34),
+    ("8m", (319, 621, 386, 698), -1), ("8m", (119, 692, 182, 771), 10), ("4z", (666, 497, 734, 571), -25),
+    ("6p", (169, 675, 231, 756), 8), ("?", (711, 480, 777, 551), 0), ("7z", (759, 462, 825, 535), -32),
+    ("3z", (452, 575, 516, 650), 164), ("3z", (408, 590, 470, 665), -18), ("2m", (933, 359, 1005, 425), -43),
+    ("?", (848, 429, 923, 501), 0), ("3z", (502, 561, 574, 631), 68), ("4z", (619, 514, 684, 588), -29),
+    ("4z", (562, 541, 630, 609), 68), ("4z", (560, 515, 628, 578), 72), ("4z", (575, 522, 655, 596), 86),
+]
+
+
+def test_a_stacked_tile_the_hands_line_took_in_is_taken_off_it_onto_its_base() -> None:
+    # both sideways 4z were row tiles side by side: a call of 3z, 4z, 4z read as five 4z in all
+    dets = render_dets(STACKED_IN_THE_LINE)
+    row = hand_row(dets).row
+    assert 16 not in row.dets and {t.det: t.stacked for t in row.tiles}.get(15) == 16
+    hand = read_hand(dets).hand_dict()
+    assert hand is not None and hand["hand"] == "8m666p" and hand["win_tile"] == "8m"
+    assert sorted((m["tiles"], m["added"]) for m in hand["melds"]) == [("333z", False), ("4444z", True),
+                                                                       ("7777z", False)]
