@@ -537,6 +537,21 @@ def test_a_class_the_scoring_core_picks_against_the_classifier_is_asked_about(p_
         assert questions[0].candidates == ("3m", "5z") and r.detections[questions[0].index].box == dets[2].box
 
 
+@pytest.mark.parametrize(("indicators", "dora", "asked"), [
+    ("2p2m9p", ["2p", "2m", "9p"], "tile"),  # between two sure indicators: one of them, its class asked
+    ("2p2m", ["2p"], "role"),  # at the end: perhaps felt, offered as an indicator and asked about
+])
+def test_a_doubtful_tile_between_two_indicators_in_line_is_one(indicators: str, dora: list[str], asked: str) -> None:
+    # as in a fresh render (seed 990015, image 181): three indicators laid in line past the melds,
+    # the middle one read under DOUBTFUL_END_CONF; a doubtful end tile has no role (felt, a
+    # rack's edge), and the hand was scored a dora short with no question
+    dets = layout_boxes(f"123m456p1z 1z 7'77z ?22s? ~1.5 {indicators}")
+    dets[16] = replace(dets[16], confidence=0.18, topk=((1, 0.2), (0, 0.18)))
+    r = read(dets)
+    assert r.valid and sorted(r.to_dict()["hand"]["dora_indicators"]) == sorted(dora)
+    assert [a.kind for a in r.ambiguities] == [asked]
+
+
 # ---------------------------------------------------------------------------------- three-player
 totenko = pytest.mark.skipif("totenko_balance" not in available(), reason="the totenko_balance ruleset is not built")
 TOTENKO_CTX = {"win": "tsumo", "seat_wind": "south", "flags": ["riichi"]}

@@ -402,7 +402,7 @@ def _build(rules: str, s: Structure, hrow: HandRow, choice: Mapping[int, int], a
         else:
             melds.append(ReadMeld("pon", tuple(tiles), True, False, m.from_, m.dets))
     # end tiles left out of the row: indicators laid in line, unless doubtful (felt, the rack's edge)
-    excluded = [d for d in s.excluded if d not in hrow.row.doubtful or _gari_run(d, s, hrow, choice, aside)]
+    excluded = [d for d in s.excluded if d not in hrow.row.doubtful or _in_a_run_left_out(d, s, hrow, choice, aside)]
     groups = _excluded_groups(hrow, excluded) + hrow.apart_groups
     groups = tuple(g for g in (tuple(d for d in grp if d not in as_dora | as_nuki) for grp in groups) if g)
     kans = sum(len(m.dets) == 4 for m in s.melds)
@@ -422,15 +422,18 @@ def _build(rules: str, s: Structure, hrow: HandRow, choice: Mapping[int, int], a
                      tuple((d, choice[d]) for d in used), tuple((d, roles[d]) for d in used), s, cost)
 
 
-def _gari_run(d: int, s: Structure, hrow: HandRow, choice: Mapping[int, int], aside: frozenset[int]) -> bool:
-    """A doubtful end tile ``d`` of a kind the ruleset sets aside, beside a sure one left out of
-    the row: a gari laid in line with the others (Totenko), read a little unsurely, not felt or a
-    rack's edge. The selection renders 990013/067, /191 and /232 each lost one gari so."""
-    if not aside or kind(choice[d]) not in aside:
-        return False
+def _in_a_run_left_out(d: int, s: Structure, hrow: HandRow, choice: Mapping[int, int], aside: frozenset[int]) -> bool:
+    """A doubtful end tile ``d`` that is no felt or rack's edge, as it lies in a run of tiles left
+    out of the row: between two sure ones (an indicator among others, read unsurely; fresh render
+    990015/181 was scored silently a dora short), or beside a sure one of a kind the ruleset sets
+    aside, itself of such a kind (a gari laid in line with the others, Totenko: selection renders
+    990013/067, /191 and /232 each lost one gari so)."""
     pos = {t.det: k for k, t in enumerate(hrow.row.tiles)}
-    beside = {hrow.row.tiles[k].det for k in (pos[d] - 1, pos[d] + 1) if 0 <= k < len(hrow.row.tiles)}
-    return any(e in s.excluded and e not in hrow.row.doubtful and kind(choice[e]) in aside for e in beside)
+    beside = [hrow.row.tiles[k].det for k in (pos[d] - 1, pos[d] + 1) if 0 <= k < len(hrow.row.tiles)]
+    sure = [e for e in beside if e in s.excluded and e not in hrow.row.doubtful]
+    if len(sure) == 2:
+        return True
+    return kind(choice[d]) in aside and any(kind(choice[e]) in aside for e in sure)
 
 
 def _score(rules: str, ctx: Mapping[str, Any], cand: Candidate) -> Candidate:
@@ -658,7 +661,7 @@ def _dropped_indicators(best: Candidate, hrow: HandRow, rules: str, ctx: Mapping
     in silence."""
     out: list[Candidate] = []
     choice = {**top, **dict(best.classes)}
-    for d in best.structure.excluded:  # a doubtful one has no role in any reading but a gari's (see _build)
+    for d in best.structure.excluded:  # a doubtful one has no role unless in a run (see _build)
         if d not in hrow.row.doubtful or dets[d].candidates()[0][1] < DROPPED_INDICATOR_P:
             continue
         cand = _score(rules, ctx, _build(rules, best.structure, hrow, choice, aside, best.cost, as_dora=frozenset({d})))
