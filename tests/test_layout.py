@@ -1206,3 +1206,39 @@ def test_a_stacked_tile_the_hands_line_took_in_is_taken_off_it_onto_its_base() -
     assert hand is not None and hand["hand"] == "8m666p" and hand["win_tile"] == "8m"
     assert sorted((m["tiles"], m["added"]) for m in hand["melds"]) == [("333z", False), ("4444z", True),
                                                                        ("7777z", False)]
+
+
+# selection render 990013/30 as the models read it (Totenko): three gari laid in a line above
+# the pon, on a steep diagonal row whose unit (a tile's extent along it) is 31 px for tiles 75 px
+# in size; each gari was a cluster of its own, and the first was read as the dora indicator
+GARI_BY_A_DIAGONAL_ROW = [
+    ("0m", (997, 406, 1076, 488), -126), ("6p", (356, 157, 439, 260), 19), ("1m", (951, 374, 1028, 454), 31),
+    ("5s", (955, 609, 1059, 726), -155), ("7p", (449, 227, 536, 332), 16), ("5s", (892, 566, 998, 679), 28),
+    ("1m", (906, 344, 983, 422), 30), ("4p", (225, 63, 304, 162), 18), ("4p", (723, 434, 825, 547), 38),
+    ("7p", (495, 262, 587, 370), -158), ("0s", (820, 524, 930, 633), -60), ("6s", (646, 375, 742, 487), 30),
+    ("6p", (401, 190, 489, 297), 21), ("8p", (545, 299, 638, 407), 26), ("6s", (594, 337, 690, 445), 28),
+    ("0p", (311, 125, 392, 227), 15), ("4p", (268, 93, 350, 195), 22),
+]
+
+
+@totenko
+def test_gari_laid_in_a_line_are_one_cluster_however_short_the_rows_unit() -> None:
+    dets = render_dets(GARI_BY_A_DIAGONAL_ROW)
+    hr = hand_row(dets, "totenko_balance")
+    assert sorted(map(sorted, hr.apart_groups)) == [[0, 2, 6]]
+    hand = read_hand(dets, rules="totenko_balance").hand_dict()
+    assert hand is not None and hand["dora_indicators"] == [] and hand["nuki"] == "110m"
+
+
+def test_an_indicator_laid_off_a_run_of_gari_stays_apart() -> None:
+    # as in a fresh render (seed 990016, image 145): a 0m indicator diagonally off three gari
+    from vision.layout import GARI_JOIN_SIZE, _geo, _join_set_aside, _Line
+
+    dets = render_dets([("0m", (942, 238, 1004, 300), 0), ("1m", (995, 180, 1053, 240), 0),
+                        ("0m", (1032, 171, 1090, 231), 0), ("9m", (1072, 162, 1130, 222), 0),
+                        ("1p", (470, 560, 530, 640), 0)])  # a hand tile, the line's member
+    line = _Line([4], np.array([1.0, 0.0]), np.array([500.0, 600.0]), {})
+    g = _geo(dets)
+    unit = max(45.0, GARI_JOIN_SIZE * float(np.median(g.size[:4])))  # as the layout measures them
+    joined = _join_set_aside(g, ((0,), (1,), (2,), (3,)), [True] * 4 + [False], unit, line)
+    assert sorted(map(sorted, joined)) == [[0], [1, 2, 3]]

@@ -257,6 +257,16 @@ POND_ROW_SPREAD = 0.5
 #: tiles apart whose centres are this many tile widths apart touch (side by side ~1.05, one above
 #: the other ~1.35)
 CLUSTER_UNITS = 1.6
+#: set-aside tiles apart (Totenko's gari) laid in a run are one cluster when their centres lie within
+#: ``CLUSTER_UNITS`` of this share of the tiles' size (the row's unit, a tile's extent along the
+#: row, shrinks on a steep diagonal row: 31 px for tiles 75 px in size on selection render
+#: 990013/30, whose three gari in a line, 57 px apart, were three clusters and the first read as
+#: the indicator) and stray from one line by at most ``GARI_JOIN_SPREAD`` sizes (an indicator of
+#: a set-aside kind laid diagonally off the run stays apart: fresh render 990016/145). On 4,600
+#: selection and fresh renders 2 more read exactly and none fewer (0.85–1.2 alike; a larger unit
+#: for every cluster apart lost 2 to 18)
+GARI_JOIN_SIZE = 0.85
+GARI_JOIN_SPREAD = 0.25
 #: a background line whose faces' tops, averaged (unit vectors), fall shorter than this looks no
 #: way at all: half its faces read one way and half the other, as a far pond's do, and so it says
 #: nothing of which way the cluster beside it faces (:func:`_beside_background`). Fresh render
@@ -1614,6 +1624,23 @@ def _clusters(g: _Geo, idx: Sequence[int], unit: float) -> tuple[tuple[int, ...]
     return tuple(tuple(v) for v in out.values())
 
 
+def _join_set_aside(g: _Geo, groups: tuple[tuple[int, ...], ...], is_aside: Sequence[bool], unit: float,
+                    line: _Line) -> tuple[tuple[int, ...], ...]:
+    """``groups`` with the clusters of set-aside tiles only that touch within ``unit`` joined,
+    where the joined ones lie in one line (``GARI_JOIN_SPREAD``); nearest the hand's ``line`` first."""
+    aside = [grp for grp in groups if all(is_aside[j] for j in grp)]
+    if len(aside) < 2:
+        return groups
+    joined: list[tuple[int, ...]] = []
+    for cl in _clusters(g, [j for grp in aside for j in grp], unit):
+        if _line_spread(g, cl) > GARI_JOIN_SPREAD:
+            joined += [grp for grp in aside if grp[0] in cl]
+        else:
+            joined.append(cl)
+    rest = [grp for grp in groups if grp not in aside]
+    return tuple(sorted([*rest, *joined], key=lambda grp: _nearest(g, line.members, grp)))
+
+
 def _one_set(max_indicators: int) -> int:
     """One set of indicators in an allowance of ``max_indicators`` (dora and ura-dora, one more of
     each per kan): the dora ones, or the ura-dora ones."""
@@ -1788,13 +1815,18 @@ def _in_rows(g: _Geo, group: Sequence[int]) -> bool:
     """The tiles of ``group`` lie in more than one line (their centres stray from the best line
     through them by over ``POND_ROW_SPREAD`` tile sizes): rows of discards, not indicators, which
     lie in the dead wall's one line."""
+    return _line_spread(g, group) > POND_ROW_SPREAD
+
+
+def _line_spread(g: _Geo, group: Sequence[int]) -> float:
+    """How far the centres of ``group`` stray from the best line through them, in tile sizes (0
+    for fewer than three)."""
     if len(group) < 3:
-        return False
+        return 0.0
     pts = g.pts[list(group)]
     centred = pts - pts.mean(axis=0)
     _, _, vt = np.linalg.svd(centred, full_matrices=False)
-    spread = np.abs(centred @ vt[1])
-    return float(spread.max()) > POND_ROW_SPREAD * float(np.median(g.size[list(group)]))
+    return float(np.abs(centred @ vt[1]).max()) / float(np.median(g.size[list(group)]))
 
 
 def _mean_top(g: _Geo, dets: Iterable[int], min_sure: float = 0.0) -> np.ndarray | None:
@@ -2116,6 +2148,7 @@ def analyse_layout(dets: Sequence[Detection], rules: str = "riichi", readmit: fr
         groups = tuple(sorted((part for grp in _clusters(g, apart, row.unit) for part in _peel_upright(g, grp, row)
                                for part in _split_near_line(g, part, line, row)),
                               key=lambda grp: _nearest(g, line.members, grp)))  # nearest the hand first
+        groups = _join_set_aside(g, groups, is_aside, max(row.unit, GARI_JOIN_SIZE * med_size), line)
         others = [bg for bg in background if not bg & mine]
         strays = {j for j in unused if j not in mine and j not in dups and j not in walled
                   and dets[j].cls != BACK and not _doubtful(dets[j])
