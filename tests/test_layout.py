@@ -1240,5 +1240,5 @@ def test_an_indicator_laid_off_a_run_of_gari_stays_apart() -> None:
     line = _Line([4], np.array([1.0, 0.0]), np.array([500.0, 600.0]), {})
     g = _geo(dets)
     unit = max(45.0, GARI_JOIN_SIZE * float(np.median(g.size[:4])))  # as the layout measures them
-    joined = _join_set_aside(g, ((0,), (1,), (2,), (3,)), [True] * 4 + [False], unit, line)
+    joined = _join_set_aside(g, ((0,), (1, 2, 3)), [True] * 4 + [False], unit, line)  # the run one cluster already
     assert sorted(map(sorted, joined)) == [[0], [1, 2, 3]]
