@@ -1242,3 +1242,28 @@ def test_an_indicator_laid_off_a_run_of_gari_stays_apart() -> None:
     unit = max(45.0, GARI_JOIN_SIZE * float(np.median(g.size[:4])))  # as the layout measures them
     joined = _join_set_aside(g, ((0,), (1, 2, 3)), [True] * 4 + [False], unit, line)  # the run one cluster already
     assert sorted(map(sorted, joined)) == [[0], [1, 2, 3]]
+
+
+# selection render 990011/937 as the models read it: a row near 45° (the boxes cannot be turned),
+# the 1p of a chi with no face angle (a round face has no axis) and the rotated flag as its only
+# mark; judged surely from the flag, no reading made a winning hand
+DIAGONAL_ROUND_CALL = [
+    ("6s", (340, 611, 431, 705), -40, False), ("7s", (387, 572, 479, 665), -55, False),
+    ("8s", (479, 496, 571, 584), -50, False), ("8s", (546, 440, 639, 527), -41, False),
+    ("4m", (109, 733, 202, 828), -29, False), ("3p", (918, 142, 1003, 221), 42, False),
+    ("8s", (432, 531, 523, 624), -56, False), ("4m", (776, 257, 863, 340), -127, False),
+    ("2p", (991, 79, 1080, 149), -64, True), ("3m", (858, 188, 949, 264), -61, True),
+    ("8m", (712, 307, 800, 390), -56, False), ("6m", (623, 383, 716, 470), -133, False),
+    ("7m", (668, 340, 757, 424), -60, False), ("2m", (819, 215, 909, 297), -59, False),
+    ("1p", (955, 104, 1044, 180), None, True),
+]
+
+
+def test_in_a_row_near_45_degrees_a_face_without_an_angle_is_judged_unsurely() -> None:
+    dets = [Detection(c := parse_tiles(n)[0], 0.9, tuple(map(float, box)), rot, ((c, 0.9),), face, 0.8)
+            for n, box, face, rot in DIAGONAL_ROUND_CALL]
+    row = hand_row(dets).row
+    assert row.degenerate and abs({t.det: t.side_margin for t in row.tiles}[14]) < 0.25
+    hand = read_hand(dets).hand_dict()
+    assert hand is not None and hand["hand"] == "6788s" and hand["dora_indicators"] == ["4m"]
+    assert sorted(m["tiles"] for m in hand["melds"]) == ["123p", "234m", "678m"]
