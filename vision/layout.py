@@ -916,15 +916,8 @@ def _attach_stacked(g: _Geo, line: _Line, pool: list[int], spare: set[int] | Non
         for j in range(len(idx)):
             if not side[j] or g.backs[idx[j]] or int(idx[j]) in line.stacked.values():
                 continue
-            du, dv = abs(u[j] - base.u), abs(v[j] - base.v)
-            if depth is not None:
-                off = g.pts[idx[j]] - g.pts[base.det]
-                du = abs(float(np.linalg.solve(np.column_stack([d, depth]), off)[0]))
-            if du > STACK_U_TOL * base.along or not STACK_V_MIN * base.across <= dv <= STACK_V_MAX * base.across:
-                continue
-            if not SIZE_RATIO[0] <= g.size[idx[j]] / g.size[base.det] <= SIZE_RATIO[1]:
-                continue
-            if not _may_match(g.dets[base.det], g.dets[idx[j]]):
+            dv = abs(v[j] - base.v)
+            if not _lies_on(g, base, int(idx[j]), abs(u[j] - base.u), dv, d, depth):
                 continue
             if dv < best_dist:
                 best, best_dist = int(idx[j]), dv
@@ -954,22 +947,25 @@ def _detach_stacked(g: _Geo, line: _Line) -> None:
         if a.det in taken or b.det in taken:
             continue
         base, top = sorted((a, b), key=lambda t: abs(t.v - ref_v))
-        dv = abs(top.v - base.v)
-        if not STACK_V_MIN * base.across <= dv <= STACK_V_MAX * base.across:
-            continue
-        depth = _depth_near(g, tiles, base, up)
-        du = abs(top.u - base.u)
-        if depth is not None:
-            du = abs(float(np.linalg.solve(np.column_stack([d, depth]), g.pts[top.det] - g.pts[base.det])[0]))
-        if du > STACK_U_TOL * base.along:
-            continue
-        if not SIZE_RATIO[0] <= g.size[top.det] / g.size[base.det] <= SIZE_RATIO[1]:
-            continue
-        if not _may_match(g.dets[base.det], g.dets[top.det]):
+        if not _lies_on(g, base, top.det, abs(top.u - base.u), abs(top.v - base.v), d,
+                        _depth_near(g, tiles, base, up)):
             continue
         line.members.remove(top.det)
         line.stacked[base.det] = top.det
         taken |= {base.det, top.det}
+
+
+def _lies_on(g: _Geo, base: RowTile, j: int, du: float, dv: float, direction: np.ndarray,
+             depth: np.ndarray | None) -> bool:
+    """Tile ``j`` lies stacked on ``base``: ``du`` along the row (measured across the table's
+    ``depth`` where known, see ``STACK_DEPTH_NEAR``) within ``STACK_U_TOL`` of the base, ``dv``
+    across it ``STACK_V_MIN`` to ``STACK_V_MAX``, of a size and a kind that may match."""
+    if depth is not None:
+        off = g.pts[j] - g.pts[base.det]
+        du = abs(float(np.linalg.solve(np.column_stack([direction, depth]), off)[0]))
+    return (du <= STACK_U_TOL * base.along and STACK_V_MIN * base.across <= dv <= STACK_V_MAX * base.across
+            and SIZE_RATIO[0] <= g.size[j] / g.size[base.det] <= SIZE_RATIO[1]
+            and _may_match(g.dets[base.det], g.dets[j]))
 
 
 def _depth_near(g: _Geo, tiles: Sequence[RowTile], base: RowTile, up: np.ndarray) -> np.ndarray | None:
