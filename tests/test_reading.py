@@ -610,6 +610,16 @@ def test_totenko_unsure_gari_in_line_beside_sure_ones_is_gari(last: str, nuki: s
 
 
 @totenko
+def test_totenko_a_doubtful_manzu_at_the_row_end_is_offered_as_a_gari_too() -> None:
+    # a tile the ruleset sets aside, left out as doubtful: it may be a gari as well as the indicator
+    dets = layout_boxes("340s567s234p67p99p 8p 9m")
+    dets[-1] = replace(dets[-1], confidence=0.25, topk=((8, 0.5), (4, 0.1)))
+    r = read(dets, "totenko_balance", TOTENKO_CTX)
+    assert r.valid and r.to_dict()["hand"]["nuki"] == ""
+    assert [set(a.candidates) for a in r.ambiguities if a.kind == "role"] == [{"other", "nuki", "dora"}]
+
+
+@totenko
 def test_totenko_indicator_and_gari_apart() -> None:
     dets = layout_boxes("340s567s234p67p99p 8p", extras=[("1m", 2.0, 3.2), ("9m", 3.05, 3.2), ("3s", 7.0, 3.2)])
     r = read(dets, "totenko_balance", TOTENKO_CTX)

@@ -656,17 +656,22 @@ def _doubtful_indicators(best: Candidate, competitive: Sequence[Candidate], hrow
 def _dropped_indicators(best: Candidate, hrow: HandRow, rules: str, ctx: Mapping[str, Any],
                         aside: frozenset[int], top: Mapping[int, int], dets: Sequence[Detection]) -> list[Candidate]:
     """The best reading again with a doubtful end tile it left out (felt, the rack's edge, or a
-    badly lit indicator laid in line with the row) read as an indicator, when its best class is at
-    least ``DROPPED_INDICATOR_P`` likely: so it is asked about (a ``role`` ambiguity), not dropped
-    in silence."""
+    badly lit indicator laid in line with the row) read as an indicator (one of a kind the ruleset
+    sets aside as a gari too), when its best class is at least ``DROPPED_INDICATOR_P`` likely: so
+    it is asked about (a ``role`` ambiguity), not dropped in silence."""
     out: list[Candidate] = []
     choice = {**top, **dict(best.classes)}
+    has = dict(best.roles)
     for d in best.structure.excluded:  # a doubtful one has no role unless in a run (see _build)
         if d not in hrow.row.doubtful or dets[d].candidates()[0][1] < DROPPED_INDICATOR_P:
             continue
-        cand = _score(rules, ctx, _build(rules, best.structure, hrow, choice, aside, best.cost, as_dora=frozenset({d})))
-        if cand.valid:
-            out.append(cand)
+        for role in ("nuki", "dora") if kind(choice[d]) in aside else ("dora",):
+            if has.get(d) == role:
+                continue
+            as_role = {"as_nuki" if role == "nuki" else "as_dora": frozenset({d})}
+            cand = _score(rules, ctx, _build(rules, best.structure, hrow, choice, aside, best.cost, **as_role))
+            if cand.valid:
+                out.append(cand)
     return out
 
 
