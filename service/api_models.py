@@ -130,6 +130,8 @@ class Detection(BaseModel):
     face_angle: float | None = Field(default=None, description="where the face's top points, degrees (0 = up, "
                                      "clockwise); absent for face-down tiles")
     face_sure: float | None = Field(default=None, description="how sure the top is the top (0..1)")
+    cut: bool = Field(default=False, description="the box touches the photo's frame: the tile may be cut, its "
+                      "box and face measured on part of it (present only when true)")
 
 
 class ReadOut(BaseModel):
