@@ -83,6 +83,9 @@ class VisionSettings:
     #: 1 of 5,970 read right wrong (a 0m read 0.53 taken for a back); at most this many a photo,
     #: 0 turns it off (~3 ms for two)
     recheck_roles_limit: int = 8
+    #: ... only those read under this (the surest are right: none of the 6 put right was read
+    #: over 0.92)
+    recheck_roles_below: float = 0.95
     #: a face angle whose axis the classifier is less sure of than this is not reported (the
     #: layout then judges the tile from its box). On the selection renders (seed 990004) 44 of the
     #: 219 faces under 0.6 had their axis wrong (turned ~90°: blank white dragons, ones of
@@ -207,14 +210,15 @@ class PhotoReader:
         """``dets`` with the dora indicators and gari of ``reading`` that were read surely (not yet
         read again, see :attr:`VisionSettings.recheck_roles_limit`) read again from more crops; the
         same list when none changed its best class."""
-        limit = self.settings.recheck_roles_limit
+        s = self.settings
+        limit = s.recheck_roles_limit
         sure = [i for i, role in enumerate(reading.roles()) if role in ("dora", "nuki") and dets[i].cls != BACK
-                and dets[i].topk and dets[i].topk[0][1] >= self.settings.recheck_below][:limit]
+                and dets[i].topk and s.recheck_below <= dets[i].topk[0][1] < s.recheck_roles_below][:limit]
         if not sure:
             return dets
         probs, _ = self.classifier.classify(bgr, [dets[i].box for i in sure], 1.0 + 1e-6, limit)
         out = list(dets)
-        k = self.settings.topk
+        k = s.topk
         for i, p in zip(sure, probs, strict=True):
             order = np.argsort(-p)[:k]
             if int(order[0]) == dets[i].cls:
