@@ -32,6 +32,12 @@ class ModelsMissing(RuntimeError):
 #: the frame cuts (``Detection.cut``): the localizer's box for one often stops a pixel or two short
 FRAME_EDGE_SHARE = 0.004
 
+def _topk(p: np.ndarray, k: int) -> tuple[tuple[int, float], ...]:
+    """The ``k`` likeliest classes of probabilities ``p`` over 0, with theirs, best first."""
+    order = np.argsort(-p)[:k]
+    return tuple((int(c), float(p[c])) for c in order if p[c] > 0)
+
+
 @dataclass(frozen=True)
 class VisionSettings:
     """Where the models are and how to run them."""
@@ -79,9 +85,10 @@ class VisionSettings:
     #: the dora indicators and gari the reading finds, read surely at first (at ``recheck_below``
     #: or more, so not read again), are read again as unsure tiles are, and the hand read again if
     #: a class changed: nothing in the hand can check them, and the classifier is sometimes sure
-    #: and wrong. On the 4,600 selection and fresh renders this put 6 of 64 misread ones right and
-    #: 1 of 5,970 read right wrong (a 0m read 0.53 taken for a back); at most this many a photo,
-    #: 0 turns it off (~3 ms for two)
+    #: and wrong. Read again, all of them, on the 4,600 selection and fresh renders: 6 of 64 misread
+    #: went right, 1 of 5,970 read right went wrong (a 0m read 0.53, which is read again anyway);
+    #: so, 2 more hands read exactly on each set (held-out: one fewer). At most this many a photo,
+    #: 0 turns it off (~2.5 ms)
     recheck_roles_limit: int = 8
     #: ... only those read under this (the surest are right: none of the 6 put right was read
     #: over 0.92)
@@ -196,9 +203,8 @@ class PhotoReader:
                 continue
             i = next(row_iter)
             p = probs[i]
-            order = np.argsort(-p)[:k]
-            topk = tuple((int(c), float(p[c])) for c in order if p[c] > 0)
-            best = int(order[0])
+            topk = _topk(p, k)
+            best = topk[0][0] if topk else int(np.argmax(p))
             angle, sure = (None, 0.0)
             min_sure = self.settings.min_axis_sure_round if best in ROUND_FACES else self.settings.min_axis_sure
             if angles is not None and best != BACK and angles[i, 2] >= min_sure:
@@ -218,14 +224,12 @@ class PhotoReader:
             return dets
         probs, _ = self.classifier.classify(bgr, [dets[i].box for i in sure], 1.0 + 1e-6, limit)
         out = list(dets)
-        k = s.topk
         for i, p in zip(sure, probs, strict=True):
-            order = np.argsort(-p)[:k]
-            if int(order[0]) == dets[i].cls:
+            topk = _topk(p, s.topk)
+            if not topk or topk[0][0] == dets[i].cls:
                 continue
             found = dets[i].confidence / dets[i].topk[0][1]  # the localizer's confidence
-            topk = tuple((int(c), float(p[c])) for c in order if p[c] > 0)
-            out[i] = replace(dets[i], cls=int(order[0]), confidence=float(p[order[0]]) * found, topk=topk)
+            out[i] = replace(dets[i], cls=topk[0][0], confidence=topk[0][1] * found, topk=topk)
         return out if out != dets else dets
 
     def sharpen(self, decoded: DecodedImage, tiles: Sequence[TileBox],

@@ -668,8 +668,10 @@ def _dropped_indicators(best: Candidate, hrow: HandRow, rules: str, ctx: Mapping
         for role in ("nuki", "dora") if kind(choice[d]) in aside else ("dora",):
             if has.get(d) == role:
                 continue
-            as_role = {"as_nuki" if role == "nuki" else "as_dora": frozenset({d})}
-            cand = _score(rules, ctx, _build(rules, best.structure, hrow, choice, aside, best.cost, **as_role))
+            one = frozenset({d})
+            cand = _score(rules, ctx, _build(rules, best.structure, hrow, choice, aside, best.cost,
+                                             as_dora=one if role == "dora" else frozenset(),
+                                             as_nuki=one if role == "nuki" else frozenset()))
             if cand.valid:
                 out.append(cand)
     return out
