@@ -1267,3 +1267,30 @@ def test_in_a_row_near_45_degrees_a_face_without_an_angle_is_judged_unsurely() -
     hand = read_hand(dets).hand_dict()
     assert hand is not None and hand["hand"] == "6788s" and hand["dora_indicators"] == ["4m"]
     assert sorted(m["tiles"] for m in hand["melds"]) == ["123p", "234m", "678m"]
+
+
+# selection render 990011/299 as the models read it: a pon of white dragons called from the left
+# at the row's end, its called tile's face read upright (-70°, with its neighbours): a blank face
+# has no axis to read, and the guess is often wrong; judged surely, no reading made a winning hand
+WHITE_DRAGON_CALL = [
+    ("4s", (247, 341, 321, 420), -37, False), ("6p", (203, 373, 282, 455), -36, False),
+    ("3p", (198, 683, 307, 786), -91, False), ("3p", (309, 586, 414, 684), -60, False),
+    ("1z", (689, 241, 784, 326), -62, False), ("6s", (255, 633, 364, 732), -56, False),
+    ("6s", (441, 469, 535, 568), -35, False), ("7z", (551, 361, 647, 454), -61, False),
+    ("7z", (613, 257, 703, 340), 40, False), ("1z", (778, 164, 867, 242), -72, True),
+    ("6s", (365, 537, 465, 635), -46, False), ("7z", (597, 326, 691, 417), -61, False),
+    ("1z", (741, 204, 833, 287), -140, False), ("5z", (887, 55, 986, 132), -62, True),
+    ("7z", (652, 284, 746, 372), -136, False), ("5z", (820, 134, 909, 207), -70, True),
+    ("5z", (855, 89, 948, 168), -68, True),
+]
+
+
+def test_a_blank_faces_guessed_axis_marks_a_call_only_unsurely() -> None:
+    dets = [Detection(c := parse_tiles(n)[0], 0.9, tuple(map(float, box)), rot, ((c, 0.9),), face, 0.8)
+            for n, box, face, rot in WHITE_DRAGON_CALL]
+    margins = {t.det: t.side_margin for t in hand_row(dets).row.tiles}
+    assert all(abs(margins[j]) < 0.25 for j in (13, 15, 16))  # the white dragons
+    hand = read_hand(dets).hand_dict()
+    assert hand is not None and hand["hand"] == "33p66s" and hand["win_tile"] == "6s"
+    assert sorted((m["tiles"], m["added"]) for m in hand["melds"]) == [("111z", False), ("555z", False),
+                                                                       ("7777z", True)]

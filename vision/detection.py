@@ -25,6 +25,11 @@ from scoring.tiles import BACK, N_CLASSES, parse_tiles, tile_name
 Box = tuple[float, float, float, float]
 
 
+#: faces that look alike turned by 90° (the one of circles, the blank white dragon): the
+#: classifier's axis for them is a guess far more often (see ``VisionSettings.min_axis_sure_round``)
+ROUND_FACES = frozenset(parse_tiles("1p5z"))
+
+
 @dataclass(frozen=True)
 class Detection:
     """A tile in the photo.
@@ -144,4 +149,4 @@ class Detection:
                    bool(data.get("cut", False)))
 
 
-__all__ = ["Box", "Detection"]
+__all__ = ["ROUND_FACES", "Box", "Detection"]

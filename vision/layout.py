@@ -38,7 +38,7 @@ skewed or rotated photo and under mild perspective:
    ``from``; a stacked or doubled sideways pair: added kan; back–face–face–back: closed kan), whose
    tile count fits (``13 - 3·melds`` concealed), each with a geometric cost (see ``*_COST``).
 
->>> from vision.detection import Detection
+>>> from vision.detection import ROUND_FACES, Detection
 >>> dets = [Detection(c, 0.99, (i * 30.0, 0.0, i * 30.0 + 28.0, 40.0)) for i, c in enumerate(range(3))]
 >>> lay = analyse_layout(dets)
 >>> [t.det for t in lay.rows[0].tiles], lay.rows[0].oriented_by
@@ -61,7 +61,7 @@ from scoring.engine import Ruleset
 from scoring.errors import HandError
 from scoring.registry import get_ruleset
 from scoring.tiles import BACK, kind
-from vision.detection import Detection
+from vision.detection import ROUND_FACES, Detection
 
 # ---------------------------------------------------------------------------------- thresholds
 #: half-width of a row band, in tile sizes (sqrt of box area): sideways tiles sit ~0.15 off
@@ -105,7 +105,10 @@ SIDEWAYS_BOX_OFF_DEG = 25.0
 #: ``UNSURE_MARGIN``, so the row is also read with it reversed. On 4,600 selection and fresh renders
 #: 5 more read exactly and none fewer (half of ``UNSURE_MARGIN`` alike); two refused before read
 #: wrong, each through a tile read under 0.15 likely, which the reading now asks about
-#: (``vision.reading.UNLIKELY_CLASS_P``)
+#: (``vision.reading.UNLIKELY_CLASS_P``). So is a face whose axis the classifier often guesses
+#: (``ROUND_FACES``: a blank white dragon, a one of circles): 4 more read exactly, none fewer, and
+#: one refused before read silently wrong (selection 990011/851: an added kan of white dragons,
+#: its stacked tile missed, read as a pon)
 CUT_MARGIN = 0.9 * UNSURE_MARGIN
 #: in a row near 45° (its boxes say nothing) a tile whose face's angle is unknown (a blank white
 #: dragon has no axis) is sideways or upright by the rotated flag only unsurely, by this margin,
@@ -861,8 +864,8 @@ def _measure_row(g: _Geo, line: _Line) -> tuple[list[RowTile], float, bool]:
     refs = _local_refs(along / across, u)
     margins = np.where(g.backs[idx], -math.inf, _side_margins(along, across, g.flags[idx], degenerate, refs,
                                                               g.angles[idx], d, u))
-    cut = np.array([g.dets[j].cut for j in idx], dtype=bool)
-    margins = np.where(cut & np.isfinite(margins), np.clip(margins, -CUT_MARGIN, CUT_MARGIN), margins)
+    unsure = np.array([g.dets[j].cut or g.dets[j].cls in ROUND_FACES for j in idx], dtype=bool)
+    margins = np.where(unsure & np.isfinite(margins), np.clip(margins, -CUT_MARGIN, CUT_MARGIN), margins)
     side = _sideways(margins)
     order = np.argsort(u)
     tiles = [RowTile(int(idx[i]), float(u[i]), float(v[i]), float(along[i]), float(across[i]), bool(side[i]),

@@ -14,14 +14,11 @@ from typing import Any
 
 import numpy as np
 
-from scoring.tiles import BACK, parse_tiles
-from vision.detection import Detection
+from scoring.tiles import BACK
+from vision.detection import ROUND_FACES, Detection
 from vision.image import DecodedImage, decode_image, redecode
 from vision.models import MODELS_DIR, Classifier, Localizer, TileBox, inside_frame, zoom_windows
 from vision.reading import Reading, read_hand
-
-#: faces that look alike turned by 90° (the one of circles, the blank white dragon)
-ROUND_FACES = frozenset(parse_tiles("1p5z"))
 
 
 class ModelsMissing(RuntimeError):
