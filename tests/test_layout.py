@@ -1232,15 +1232,13 @@ def test_gari_laid_in_a_line_are_one_cluster_however_short_the_rows_unit() -> No
 
 def test_an_indicator_laid_off_a_run_of_gari_stays_apart() -> None:
     # as in a fresh render (seed 990016, image 145): a 0m indicator diagonally off three gari
-    from vision.layout import GARI_JOIN_SIZE, _geo, _join_set_aside, _Line
+    from vision.layout import GARI_JOIN_SIZE, _geo, _join_set_aside
 
     dets = render_dets([("0m", (942, 238, 1004, 300), 0), ("1m", (995, 180, 1053, 240), 0),
-                        ("0m", (1032, 171, 1090, 231), 0), ("9m", (1072, 162, 1130, 222), 0),
-                        ("1p", (470, 560, 530, 640), 0)])  # a hand tile, the line's member
-    line = _Line([4], np.array([1.0, 0.0]), np.array([500.0, 600.0]), {})
+                        ("0m", (1032, 171, 1090, 231), 0), ("9m", (1072, 162, 1130, 222), 0)])
     g = _geo(dets)
-    unit = max(45.0, GARI_JOIN_SIZE * float(np.median(g.size[:4])))  # as the layout measures them
-    joined = _join_set_aside(g, ((0,), (1, 2, 3)), [True] * 4 + [False], unit, line)  # the run one cluster already
+    unit = max(45.0, GARI_JOIN_SIZE * float(np.median(g.size)))  # as the layout measures them
+    joined = _join_set_aside(g, ((0,), (1, 2, 3)), [True] * 4, unit)  # the run one cluster already
     assert sorted(map(sorted, joined)) == [[0], [1, 2, 3]]
 
 

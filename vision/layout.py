@@ -38,7 +38,7 @@ skewed or rotated photo and under mild perspective:
    ``from``; a stacked or doubled sideways pair: added kan; back–face–face–back: closed kan), whose
    tile count fits (``13 - 3·melds`` concealed), each with a geometric cost (see ``*_COST``).
 
->>> from vision.detection import ROUND_FACES, Detection
+>>> from vision.detection import Detection
 >>> dets = [Detection(c, 0.99, (i * 30.0, 0.0, i * 30.0 + 28.0, 40.0)) for i, c in enumerate(range(3))]
 >>> lay = analyse_layout(dets)
 >>> [t.det for t in lay.rows[0].tiles], lay.rows[0].oriented_by
@@ -99,22 +99,21 @@ FACE_MARGIN_DEG = 60.0
 #: face is ~25° rougher (fresh render 990015/776: 26° off). On 4,600 selection and fresh renders
 #: 7 more read exactly and none fewer; 22° lost one, 30° gained 4
 SIDEWAYS_BOX_OFF_DEG = 25.0
-#: a tile the frame cuts (``Detection.cut``) is sideways or upright only unsurely: its box and its
-#: face's angle are measured on part of it (fresh render 990017/94: a cut 2p's face read 98° off
-#: made a call mark, and the concealed tiles a meld). Its margin is kept within this, inside
-#: ``UNSURE_MARGIN``, so the row is also read with it reversed. On 4,600 selection and fresh renders
-#: 5 more read exactly and none fewer (half of ``UNSURE_MARGIN`` alike); two refused before read
-#: wrong, each through a tile read under 0.15 likely, which the reading now asks about
-#: (``vision.reading.UNLIKELY_CLASS_P``). So is a face whose axis the classifier often guesses
-#: (``ROUND_FACES``: a blank white dragon, a one of circles): 4 more read exactly, none fewer, and
-#: one refused before read silently wrong (selection 990011/851: an added kan of white dragons,
-#: its stacked tile missed, read as a pon)
-CUT_MARGIN = 0.9 * UNSURE_MARGIN
-#: in a row near 45° (its boxes say nothing) a tile whose face's angle is unknown (a blank white
-#: dragon has no axis) is sideways or upright by the rotated flag only unsurely, by this margin,
-#: where ``MIN_FACE_NEIGHBOURS`` faces or more judge the others: a sure verdict there read a
-#: called white dragon upright. On 4,600 selection and fresh renders 1 more read exactly, none fewer
-DEGENERATE_UNKNOWN_MARGIN = 0.9 * UNSURE_MARGIN
+#: a tile whose sideways judgement rests on a guess is sideways or upright only unsurely: its margin
+#: is kept within this, inside ``UNSURE_MARGIN``, so the row is also read with it reversed. Three
+#: such tiles:
+#: - one the frame cuts (``Detection.cut``): its box and its face's angle are measured on part of
+#:   it (fresh render 990017/94: a cut 2p's face read 98° off made a call mark, and the concealed
+#:   tiles a meld). On 4,600 selection and fresh renders 5 more read exactly and none fewer (half
+#:   of ``UNSURE_MARGIN`` alike); two refused before read wrong, each through a tile read under
+#:   0.15 likely, which the reading now asks about (``vision.reading.UNLIKELY_CLASS_P``);
+#: - a face whose axis the classifier often guesses (``ROUND_FACES``: a blank white dragon, a one
+#:   of circles): 4 more read exactly, none fewer, and one refused before read silently wrong
+#:   (selection 990011/851: an added kan of white dragons, its stacked tile missed, read as a pon);
+#: - in a row near 45° (its boxes say nothing), a face with no angle, judged by the rotated flag
+#:   where ``MIN_FACE_NEIGHBOURS`` faces or more judge the others: a sure verdict there read a
+#:   called white dragon upright (1 more read exactly, none fewer)
+GUESSED_MARGIN = 0.9 * UNSURE_MARGIN
 MIN_FACE_NEIGHBOURS = 3
 #: neighbours' axes within this of each other share one (see :func:`_local_axis_offsets`)
 AXIS_CLUSTER_DEG = 30.0
@@ -782,7 +781,7 @@ def _side_margins(along: np.ndarray, across: np.ndarray, flags: np.ndarray, dege
     if degenerate:  # the box cannot say: the rotated flag, as a sure judgement
         margin = np.where(flags_rel, math.inf, -math.inf)
         if (~np.isnan(angles)).sum() >= MIN_FACE_NEIGHBOURS:  # ... but faces judge the rest: unsure
-            margin = np.where(flags_rel, DEGENERATE_UNKNOWN_MARGIN, -DEGENERATE_UNKNOWN_MARGIN)
+            margin = np.where(flags_rel, GUESSED_MARGIN, -GUESSED_MARGIN)
     else:
         margin = np.log(np.maximum(ratio, 1e-6) / refs) - math.log(SIDEWAYS_RATIO)
         maybe = (ratio > SIDEWAYS_FLAG_BAND * refs) & flags_rel
@@ -865,7 +864,7 @@ def _measure_row(g: _Geo, line: _Line) -> tuple[list[RowTile], float, bool]:
     margins = np.where(g.backs[idx], -math.inf, _side_margins(along, across, g.flags[idx], degenerate, refs,
                                                               g.angles[idx], d, u))
     unsure = np.array([g.dets[j].cut or g.dets[j].cls in ROUND_FACES for j in idx], dtype=bool)
-    margins = np.where(unsure & np.isfinite(margins), np.clip(margins, -CUT_MARGIN, CUT_MARGIN), margins)
+    margins = np.where(unsure & np.isfinite(margins), np.clip(margins, -GUESSED_MARGIN, GUESSED_MARGIN), margins)
     side = _sideways(margins)
     order = np.argsort(u)
     tiles = [RowTile(int(idx[i]), float(u[i]), float(v[i]), float(along[i]), float(across[i]), bool(side[i]),
@@ -1630,21 +1629,20 @@ def _clusters(g: _Geo, idx: Sequence[int], unit: float) -> tuple[tuple[int, ...]
     return tuple(tuple(v) for v in out.values())
 
 
-def _join_set_aside(g: _Geo, groups: tuple[tuple[int, ...], ...], is_aside: Sequence[bool], unit: float,
-                    line: _Line) -> tuple[tuple[int, ...], ...]:
+def _join_set_aside(g: _Geo, groups: Sequence[tuple[int, ...]], is_aside: Sequence[bool],
+                    unit: float) -> list[tuple[int, ...]]:
     """``groups`` with the clusters of set-aside tiles only that touch within ``unit`` joined,
-    where the joined ones lie in one line (``GARI_JOIN_SPREAD``); nearest the hand's ``line`` first."""
+    where the joined ones lie in one line (``GARI_JOIN_SPREAD``)."""
     aside = [grp for grp in groups if all(is_aside[j] for j in grp)]
     if len(aside) < 2:
-        return groups
+        return list(groups)
     joined: list[tuple[int, ...]] = []
     for cl in _clusters(g, [j for grp in aside for j in grp], unit):
         if _line_spread(g, cl) > GARI_JOIN_SPREAD:
             joined += [grp for grp in aside if grp[0] in cl]
         else:
             joined.append(cl)
-    rest = [grp for grp in groups if grp not in aside]
-    return tuple(sorted([*rest, *joined], key=lambda grp: _nearest(g, line.members, grp)))
+    return [*(grp for grp in groups if grp not in aside), *joined]
 
 
 def _one_set(max_indicators: int) -> int:
@@ -2151,10 +2149,10 @@ def analyse_layout(dets: Sequence[Detection], rules: str = "riichi", readmit: fr
             structures = _merge(_row_structures(row, top_aside, True))
         n = len(row.tiles)
         count_fit = 1.0 if 13 <= n <= 22 else 0.6
-        groups = tuple(sorted((part for grp in _clusters(g, apart, row.unit) for part in _peel_upright(g, grp, row)
-                               for part in _split_near_line(g, part, line, row)),
+        parts = [part for grp in _clusters(g, apart, row.unit) for part in _peel_upright(g, grp, row)
+                 for part in _split_near_line(g, part, line, row)]
+        groups = tuple(sorted(_join_set_aside(g, parts, is_aside, max(row.unit, GARI_JOIN_SIZE * med_size)),
                               key=lambda grp: _nearest(g, line.members, grp)))  # nearest the hand first
-        groups = _join_set_aside(g, groups, is_aside, max(row.unit, GARI_JOIN_SIZE * med_size), line)
         others = [bg for bg in background if not bg & mine]
         strays = {j for j in unused if j not in mine and j not in dups and j not in walled
                   and dets[j].cls != BACK and not _doubtful(dets[j])
