@@ -340,6 +340,21 @@ def test_not_a_winning_hand() -> None:
     assert p.code == "no_valid_reading" and "not_a_winning_hand" in p.to_dict()["errors"]
 
 
+def test_seven_pairs_at_a_boo_table_are_shown_with_the_option_that_scores_them() -> None:
+    # Boo adopts seven pairs only with enable_chiitoitsu: no reading wins; the winning tile read
+    # a little likelier as 2s (no complete hand) than 4s (seven pairs) is shown as the 4s
+    dets = with_topk(layout_boxes("33m3344p1146699s 4s"), 13, [("2s", 0.43), ("4s", 0.38)])
+    r = read(dets, "boo")
+    (p,) = r.problems
+    assert p.code == "no_valid_reading" and "enable_chiitoitsu" in p.message
+    assert r.hand_dict() is not None and r.hand_dict()["win_tile"] == "4s"
+    with_option = read(dets, "boo", {"options": {"enable_chiitoitsu": True}})
+    assert with_option.valid and with_option.hand_dict()["win_tile"] == "4s"
+    # far less likely, it is not put ahead of the tiles as read
+    unlikely = with_topk(layout_boxes("33m3344p1146699s 4s"), 13, [("2s", 0.8), ("4s", 0.15)])
+    assert read(unlikely, "boo").hand_dict()["win_tile"] == "2s"
+
+
 def test_unknown_ruleset_and_no_row() -> None:
     r = read_hand(layout_boxes("123m456p789s1122z 2z"), rules="nope")
     assert [p.code for p in r.problems] == ["unknown_ruleset"] and r.hand_dict() is None

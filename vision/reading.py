@@ -82,6 +82,10 @@ PHOTO_FIELDS = frozenset({"hand", "melds", "win_tile", "rules"})
 #: less than the geometry's preference for the last tile as the winning one (0.3), since a hand
 #: with no yaku the tiles show is common (0.5 lost 3 of 200 selection renders to it)
 VALID_ERRORS = frozenset({"no_yaku"})
+#: a complete hand in a shape the ruleset's options switch off (Boo's seven pairs without
+#: ``enable_chiitoitsu``): when no reading wins, such a reading within ``DELTA`` of the likeliest
+#: is shown, so the structure is right and the problem names the option that would score it
+COMPLETE_BUT_REFUSED = frozenset({"yaku_not_adopted"})
 NO_YAKU_COST = 0.2
 #: manzu apart read in their less likely role, gari or indicator (offered, not preferred; see
 #: :func:`_gari_or_indicator`)
@@ -582,6 +586,9 @@ def _arbitrate(layout: Layout, hrow: HandRow, rules: str, ctx: Mapping[str, Any]
         asked += _missing_indicator(best, hrow, rules, ctx, aside, top, dets)
         return _RowResult(hrow, best, competitive + asked, [], evaluated + len(asked), capped)
     assert first is not None
+    complete = [c for c in results.values() if c.error_code in COMPLETE_BUT_REFUSED and c.cost <= first.cost + DELTA]
+    if complete:
+        first = min(complete, key=lambda c: c.cost)
     excess = _kind_excess(first)
     if excess:
         problems.append(Problem("five_of_a_kind", f"more than four of {', '.join(excess)} in the photo",
