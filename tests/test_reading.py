@@ -19,6 +19,7 @@ from scoring.errors import HandError
 from scoring.generate import random_hand
 from scoring.registry import available, get_ruleset
 from scoring.tiles import BACK, format_tiles, kind, parse_tiles, tile_name
+from vision import reading
 from vision.detection import Detection
 from vision.layout import set_aside_kinds
 from vision.reading import MAX_READINGS, Candidate, Reading, read_hand
@@ -319,19 +320,40 @@ def test_a_tile_the_frame_cuts_at_the_rows_end_is_readmitted(offset: float, read
 
 @pytest.mark.parametrize(("spec", "read_by_boxes"), [
     ("123m456p789s11222z", True),  # no gap before the winning tile: read, and the winning tile asked
-    ("123m456p789s1122z 2z", False),  # ... with one, there is nothing to ask: refused, not silently read
+    ("123m456p789s1122z 2z", False),  # ... with one, there is nothing to ask: not taken from the boxes
 ])
 def test_a_face_angle_that_breaks_the_hand_gives_way_to_the_boxes(spec: str, read_by_boxes: bool) -> None:
     """A concealed tile whose face angle reads sideways (a call mark no meld can use) leaves no
-    winning hand; the boxes alone read one, taken only with a question to ask."""
+    winning hand; the boxes alone read one, taken only with a question to ask. Else that one face
+    is taken as upright (its neighbour's angle), with a note."""
     dets = layout_boxes(spec, faces=True)
     dets[4] = replace(dets[4], face_angle=90.0, face_sure=0.95)
     r = read(dets)
-    assert r.valid is read_by_boxes
+    assert r.valid
     assert any("boxes alone" in n for n in r.notes) is read_by_boxes
+    assert any("taken as upright" in n for n in r.notes) is not read_by_boxes
+    assert r.to_dict()["hand"]["hand"] == "123m456p789s1122z"
     if read_by_boxes:
-        assert r.ambiguities and r.to_dict()["hand"]["hand"] == "123m456p789s1122z"
+        assert r.ambiguities
     assert read(layout_boxes(spec, faces=True)).valid  # the faces agreeing with the boxes read it
+    lone = read(layout_boxes(spec, faces=True)[:4] + dets[4:5])  # no row to read: nothing turned
+    assert not any("taken as upright" in n for n in lone.notes)
+
+
+@pytest.mark.parametrize("off", [90.0, 65.0])
+def test_a_meld_tile_whose_face_reads_sideways_is_taken_as_upright(off: float, monkeypatch: pytest.MonkeyPatch,
+                                                                   ) -> None:
+    """Two tiles of a chi read sideways (the second one's face misread, as on selection render
+    990013/214) split into no melds, and the boxes alone have nothing to ask; one of them is read
+    upright."""
+    dets = layout_boxes("123m456p1z 1z ~0.8 7'89s 4'44z", faces=True)
+    assert dets[9].name == "8s" and dets[9].face_angle is not None
+    dets[9] = replace(dets[9], face_angle=dets[9].face_angle + off)
+    r = read(dets)
+    assert r.valid and any("taken as upright" in n for n in r.notes)
+    assert [m["tiles"] for m in r.to_dict()["hand"]["melds"]] == ["789s", "444z"]
+    monkeypatch.setattr(reading, "TURN_TRIES", 0)
+    assert not read(dets).valid
 
 
 def test_not_a_winning_hand() -> None:

@@ -876,6 +876,33 @@ def _lone_backs(res: _RowResult) -> frozenset[int]:
                      and not tiles[at[i] - 1].back and not tiles[at[i] + 1].back)
 
 
+#: the last resort, when even the boxes read no winning hand: up to this many of the row's tiles
+#: read sideways by their faces are, one at a time, read upright. The classifier sometimes reads a
+#: called meld's second tile ~60° off (selection render 990013/214: a chi's 0p), and two sideways
+#: tiles side by side split into no melds; where the row runs near 45° the boxes cannot say. On the
+#: 4,600 selection and fresh renders 2 more read exactly (refused before), none fewer, no more
+#: silently wrong. Taken without a question: the scoring core must accept the whole hand, and a
+#: note says which face was turned
+TURN_TRIES = 3
+
+
+def _turned_faces(res: _RowResult, seen: tuple[Detection, ...]) -> list[tuple[int, tuple[Detection, ...]]]:
+    """For each tile of the row read sideways by its face's angle, least surely sideways first:
+    its index, and the detections with its face given its nearest upright neighbour's angle."""
+    tiles = res.hrow.row.tiles
+    out: list[tuple[float, int, tuple[Detection, ...]]] = []
+    upright = [u for u in tiles if not u.sideways and not u.back and seen[u.det].face_angle is not None]
+    for t in tiles:
+        if not upright or not t.sideways or t.back or t.stacked is not None or seen[t.det].face_angle is None:
+            continue
+        near = min(upright, key=lambda u: abs(u.u - t.u))
+        angle = seen[near.det].face_angle
+        out.append((t.side_margin, t.det, tuple(replace(d, face_angle=angle) if i == t.det else d
+                                                for i, d in enumerate(seen))))
+    out.sort(key=lambda x: x[0])
+    return [(j, dets) for _, j, dets in out]
+
+
 def read_hand(dets: Sequence[Detection], rules: str = "riichi", context: Mapping[str, Any] | None = None,
               max_readings: int = MAX_READINGS) -> Reading:
     """Read the hand a photo's detections show, under ``rules``.
@@ -927,7 +954,20 @@ def read_hand(dets: Sequence[Detection], rules: str = "riichi", context: Mapping
             layout, chosen, chosen_i, capped = again, res, res_i, capped or more_capped
             dropped = kw.get("drop", frozenset())
             by_boxes = last_resort == "boxes"
+    turned_face: int | None = None
+    if chosen.best is None or not chosen.best.valid:
+        for j, looked_at in _turned_faces(chosen, seen)[:TURN_TRIES]:
+            again = analyse_layout(looked_at, rules)
+            res, res_i, more, more_capped = _read_rows(again, rules, ctx, allowed, max_readings)
+            evaluated += more
+            if res.best is not None and res.best.valid:
+                layout, chosen, chosen_i, capped = again, res, res_i, capped or more_capped
+                turned_face = j
+                break
     notes: list[str] = []
+    if turned_face is not None:
+        notes.append(f"tile {turned_face}'s face, read sideways, taken as upright (as read no reading made "
+                     "a winning hand): check the melds")
     if dropped:
         notes.append(f"face-down box(es) {', '.join(map(str, sorted(dropped)))} among the concealed tiles "
                      "taken for no tile (the count fits without)")
