@@ -300,6 +300,27 @@ def test_a_lone_back_among_the_concealed_tiles_is_no_tile(spec: str, valid: bool
         assert r.problems
 
 
+@pytest.mark.parametrize(("confidence", "valid"), [
+    # as in a render (seed 990012, image 813): a box on a gap in the row, read as a white dragon 0.07
+    (0.07, True),
+    (0.6, False),  # a tile read surely is a tile: the count is wrong, refused
+])
+def test_a_doubtful_box_inside_the_row_is_no_tile_when_nothing_reads_with_it(confidence: float,
+                                                                            valid: bool) -> None:
+    dets = layout_boxes("123m456p5z789s1122z 2z")
+    assert dets[6].name == "5z"
+    dets[6] = replace(dets[6], confidence=confidence)
+    r = read(dets)
+    assert r.valid is valid
+    if valid:
+        assert r.best is not None and format_tiles(r.best.concealed) == "123m456p789s1122z"
+        assert any("no likely tile" in note for note in r.notes)
+    else:
+        assert r.problems
+    whole = read(layout_boxes("123m456p789s1122z 2z"))  # nothing to drop: read as it is, no note
+    assert whole.valid and not whole.notes
+
+
 @pytest.mark.parametrize(("offset", "readmitted"), [
     (0.3, True),  # a clipped box off its neighbour's centre, past the row's end: the tile the frame cuts
     (0.05, False),  # ... on the neighbour's centre: its second box, no tile

@@ -903,6 +903,15 @@ def _turned_faces(res: _RowResult, seen: tuple[Detection, ...]) -> list[tuple[in
     return [(j, dets) for _, j, dets in out]
 
 
+def _doubtful_inner(res: _RowResult) -> frozenset[int]:
+    """The row's face-up tiles read doubtfully (``vision.layout.DOUBTFUL_END_CONF``) between two
+    others: a box on the gap between two tiles or on the edge of a pond behind the row (selection
+    render 990012/813: a "5z" read 0.07 before the winning tile filled its gap and broke the count).
+    Dropped only when no winning hand is read with them (+1 on the 4,600 selection and fresh
+    renders, none fewer; the real rack photos read the same)."""
+    return frozenset(t.det for t in res.hrow.row.tiles[1:-1] if t.doubtful and not t.back)
+
+
 def read_hand(dets: Sequence[Detection], rules: str = "riichi", context: Mapping[str, Any] | None = None,
               max_readings: int = MAX_READINGS) -> Reading:
     """Read the hand a photo's detections show, under ``rules``.
@@ -931,9 +940,9 @@ def read_hand(dets: Sequence[Detection], rules: str = "riichi", context: Mapping
             Problem("no_hand_row", f"no row of tiles found among {len(dets)} detections"),), context=ctx_items)
     chosen, chosen_i, evaluated, capped = _read_rows(layout, rules, ctx, allowed, max_readings)
     dropped: frozenset[int] = frozenset()
-    by_boxes = False
+    dropped_doubtful = by_boxes = False
     # tried in turn while the hand reads as no winning hand
-    for last_resort in ("readmit", "drop", "boxes"):
+    for last_resort in ("readmit", "drop", "doubtful", "boxes"):
         if chosen.best is not None and chosen.best.valid:
             break
         looked_at, kw = seen, {}
@@ -942,6 +951,8 @@ def read_hand(dets: Sequence[Detection], rules: str = "riichi", context: Mapping
                 kw = {"readmit": row_duplicates(dets, chosen.hrow.row)}
         elif last_resort == "drop":  # a lone face-down box among the concealed tiles is no tile
             kw = {"drop": _lone_backs(chosen)}
+        elif last_resort == "doubtful":  # a box read as no likely tile inside the row is no tile
+            kw = {"drop": _doubtful_inner(chosen)}
         elif any(d.face_angle is not None for d in seen):  # the boxes alone say which tiles lie sideways
             looked_at = tuple(replace(d, face_angle=None, face_sure=0.0) for d in seen)
         if not any(kw.values()) and looked_at is seen:
@@ -953,6 +964,7 @@ def read_hand(dets: Sequence[Detection], rules: str = "riichi", context: Mapping
         if res.best is not None and res.best.valid and (last_resort != "boxes" or _ambiguities(res.competitive)):
             layout, chosen, chosen_i, capped = again, res, res_i, capped or more_capped
             dropped = kw.get("drop", frozenset())
+            dropped_doubtful = last_resort == "doubtful"
             by_boxes = last_resort == "boxes"
     turned_face: int | None = None
     if chosen.best is None or not chosen.best.valid:
@@ -969,7 +981,8 @@ def read_hand(dets: Sequence[Detection], rules: str = "riichi", context: Mapping
         notes.append(f"tile {turned_face}'s face, read sideways, taken as upright (as read no reading made "
                      "a winning hand): check the melds")
     if dropped:
-        notes.append(f"face-down box(es) {', '.join(map(str, sorted(dropped)))} among the concealed tiles "
+        what = "box(es) read as no likely tile" if dropped_doubtful else "face-down box(es)"
+        notes.append(f"{what} {', '.join(map(str, sorted(dropped)))} among the concealed tiles "
                      "taken for no tile (the count fits without)")
     if by_boxes:
         notes.append("sideways tiles judged from the boxes alone (with the faces' angles no reading made "
