@@ -497,6 +497,19 @@ def test_a_doubtful_end_tile_left_out_is_asked_about_as_an_indicator(p: float, a
         assert [parse_tiles("3p")[0]] in [list(c.dora_indicators) for c in r.alternatives]
 
 
+@pytest.mark.parametrize("cut", [True, False])
+def test_a_doubtful_end_tile_the_frame_cuts_is_read_as_the_indicator_first(cut: bool) -> None:
+    """The same tile cut by the frame (as in fresh render 990017/288): it is doubtful for being
+    cut, so the reading with it as the indicator comes first, and the other way is asked."""
+    dets = layout_boxes("123m456p789s1122z2z3p")
+    dets[-1] = Detection(dets[-1].cls, 0.2, dets[-1].box, dets[-1].rotated, ((dets[-1].cls, 0.3),), cut=cut)
+    r = read_hand(dets, "riichi", CTX_TSUMO)
+    assert r.valid and r.to_dict()["hand"]["hand"] == "123m456p789s1122z"
+    assert r.to_dict()["hand"]["dora_indicators"] == (["3p"] if cut else [])
+    roles = [a.to_dict() for a in r.ambiguities if a.kind == "role"]
+    assert roles == [{"kind": "role", "index": 14, "candidates": ["dora", "other"] if cut else ["other", "dora"]}]
+
+
 def test_doubtful_tiles_at_both_ends_are_left_out_before_a_sure_one() -> None:
     """A real rack photo: a sliver at the left end read as a white dragon 0.01 sure, a doubtful
     box at the right end, all touching. Both ways make a hand (the sliver completes the dragons'
