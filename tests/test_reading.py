@@ -225,6 +225,23 @@ def test_confident_misread_is_not_corrected_against_the_odds() -> None:
     assert r.best is not None and r.best.score_total is None
 
 
+@pytest.mark.parametrize(("gap", "pon_found"), [(0.5, True), (0.05, False)])
+def test_a_gap_inside_the_concealed_tiles_ends_them(gap: float, pon_found: bool) -> None:
+    """As in selection render 990014/151: a pon of white dragons whose called tile's blank face
+    was read upright lies a gap apart from the concealed tiles; read as three concealed dragons,
+    the concealed tiles would have a gap inside them, which players do not leave. With no gap
+    there the tiles read as they lie (the call mark unseen, the winning tile asked)."""
+    dets = layout_boxes(f"79p33z8p ~{gap} 555'z ~0.05 3'12m ~0.05 6'45p", faces=True)
+    assert dets[7].name == "5z"
+    dets[7] = replace(dets[7], face_angle=dets[6].face_angle)  # the called dragon's face read upright
+    hand = read(dets, "kansai_boo").to_dict()["hand"]
+    melds = [m["tiles"] for m in hand["melds"]]
+    if pon_found:
+        assert (hand["hand"], hand["win_tile"], melds) == ("79p33z", "8p", ["555z", "123m", "456p"])
+    else:
+        assert "555z" not in melds
+
+
 def test_unclear_meld_split_is_settled_by_the_tiles() -> None:
     # sideways tiles at the 2nd and 5th of 7 meld tiles: 3+4 (pon, kan) or 4+3 (kan, pon)
     dets = layout_boxes("123m456p1z 1z ~0.8 55'577'77z")

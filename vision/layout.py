@@ -330,6 +330,16 @@ WIN_AFTER_MELDS_COST = 0.2  # a lone tile after the melds
 SPLIT_IN_MELD_COST = 1.5  # a visible gap inside one meld
 MELD_TOUCH_COST = 0.1  # two melds touching (common)
 HAND_TOUCHES_MELD_COST = 0.3  # no gap between the concealed tiles and the first meld
+#: a gap inside the concealed tiles (past the first tile and before the winning tile's place)
+#: ``INNER_GAP_OVER`` tile widths wider than the row's split gap: players keep the concealed tiles
+#: together, so such a gap more likely ends them (the first meld's sideways tile unseen, as a
+#: white dragon's often is: its blank face gives no angle). On the 4,600 selection and fresh renders
+#: 5 more read exactly (selection 990014/151: 8p apart, a pon of white dragons 0.46 wide of it,
+#: read as three concealed dragons), none fewer; one asked before about melds none of which was
+#: right (fresh 990018/127, an added kan a stacked tile too many) is now read silently wrong. With
+#: no margin over the split gap a thirteen orphans laid loosely (gaps ~0.2, one 0.44) was lost
+INNER_GAP_COST = 1.0
+INNER_GAP_OVER = 0.1
 FACE_UP_CLOSED_KAN_COST = 1.0  # four equal upright tiles shown apart, read as a closed kan
 CLOSED_KAN_INNER_BACKS_COST = 0.3  # face–back–back–face
 EXCLUDE_COST = 1.0  # a lone group at a row end is an indicator, not part of the hand
@@ -1479,6 +1489,8 @@ def _structures(row: Row, top_aside: Sequence[bool], loose: bool = False) -> lis
                         continue
                     prefix = det[a:m]
                     touch = HAND_TOUCHES_MELD_COST if m < e and m > a and not row.split_after(m - 1) else 0.0
+                    touch += INNER_GAP_COST * sum(1 for q in range(a + 1, m - 2)
+                                                  if row.tiles[q + 1].gap_before >= row.split_gap + INNER_GAP_OVER)
                     for melds, pc in _partitions(row, m, e):
                         k = len(melds)
                         base = ca + cb + pc + touch
