@@ -144,6 +144,9 @@ class ReadOut(BaseModel):
     alternatives: list[Any] = Field(default_factory=list)
     ambiguities: list[dict[str, Any]] = Field(default_factory=list)
     problems: list[dict[str, Any]] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=list, description="what the reader assumed to read the photo (a face "
+                             "taken as upright, a box taken for no tile, sideways tiles judged from the boxes): "
+                             "check those parts; empty when none")
     image: dict[str, int] = Field(default_factory=dict, description="the upright photo's width and height")
     preview: str | None = Field(default=None, description="data:image/jpeg;base64,… of the photo (≤ 1024 px)")
     preview_size: dict[str, int] | None = None

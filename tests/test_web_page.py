@@ -308,7 +308,7 @@ class RealReadingReader(DemoReader):
 
         base = super().read(image, rules, context).to_dict()
         reading = read_hand(self.detections(), rules, context).to_dict()
-        keep = ("detections", "hand", "alternatives", "ambiguities", "problems", "corrections")
+        keep = ("detections", "hand", "alternatives", "ambiguities", "problems", "corrections", "notes")
         return Answer({**base, **{k: reading[k] for k in keep if k in reading}})
 
 
@@ -372,3 +372,27 @@ def test_a_question_about_a_missing_indicator_says_when_it_changes_nothing(brows
         page.wait_for_selector("#questions .question.done")
         expect(page.locator("#in-dora")).to_have_value("9p")
         assert page.locator("#score").get_attribute("data-total") == total
+
+
+class TurnedFaceReader(RealReadingReader):
+    """A chi whose second tile's face reads sideways beside its called tile: the reader takes one
+    of the two faces as upright to read the hand, and says so in a note."""
+
+    def detections(self) -> list[Any]:
+        from dataclasses import replace
+
+        from test_layout_helpers import layout_boxes
+
+        dets = layout_boxes("123m456p1z 1z ~0.8 7'89s 5'55z", faces=True)  # white dragons: a yaku
+        angle = dets[9].face_angle if dets[9].face_angle is not None else 0.0
+        dets[9] = replace(dets[9], face_angle=angle + 90.0)
+        return dets
+
+
+def test_the_readers_notes_are_shown_with_the_problems(browser: Any, tmp_path: Path) -> None:
+    with uploaded(browser, TurnedFaceReader(), tmp_path) as page:
+        page.wait_for_selector("#score[data-total]:not([data-total=''])")
+        note = page.locator("#problems li.note")
+        expect(note).to_have_count(1)
+        expect(note).to_contain_text("taken as upright")
+        expect(page.locator("#problems")).to_be_visible()

@@ -440,8 +440,11 @@ function renderProblems() {
   const ul = $("problems");
   ul.replaceChildren();
   const problems = (state.read && state.read.problems) || [];
-  ul.hidden = !problems.length;
+  // the reader's notes: what it assumed to make the photo read (check the melds, a box dropped)
+  const notes = (state.read && state.read.notes) || [];
+  ul.hidden = !problems.length && !notes.length;
   problems.forEach((p) => ul.append(el("li", "", p.message || p.code || String(p))));
+  notes.forEach((n) => ul.append(el("li", "note", n)));
 }
 
 function renderAll() {
