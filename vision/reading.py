@@ -32,7 +32,7 @@ from __future__ import annotations
 import heapq
 import math
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from statistics import fmean, median
 from typing import Any
@@ -584,8 +584,8 @@ def _arbitrate(layout: Layout, hrow: HandRow, rules: str, ctx: Mapping[str, Any]
         dropped = _dropped_indicators(best, hrow, rules, ctx, aside, top, dets)
         asked += _merged_kans(best, hrow, rules, ctx)
         asked += _missing_indicator(best, hrow, rules, ctx, aside, top, dets)
-        left_out = dict(best.roles)
-        cut = [c for c in dropped if any(dets[d].cut and d not in left_out for d, _ in c.roles)]
+        has_role = dict(best.roles)
+        cut = [c for c in dropped if any(dets[d].cut and d not in has_role for d, _ in c.roles)]
         if cut:  # doubtful for being cut: taken as the indicator, and the other way asked
             best, competitive = cut[0], [cut[0], *competitive]
             dropped = [c for c in dropped if c is not best]
@@ -924,6 +924,31 @@ def _doubtful_inner(res: _RowResult) -> frozenset[int]:
     return frozenset(t.det for t in res.hrow.row.tiles[1:-1] if t.doubtful and not t.back)
 
 
+def _last_resorts(chosen: _RowResult, seen: tuple[Detection, ...], dets: Sequence[Detection],
+                  ) -> Iterator[tuple[str, tuple[Detection, ...], dict[str, frozenset[int]], str | None]]:
+    """What :func:`read_hand` tries in turn while the hand reads as no winning hand, each as the
+    detections and layout arguments to read again and the note to give if that reading is taken:
+    boxes taken for a tile's second one on the hand's line read as tiles; a lone face-down box among
+    the concealed tiles, then doubtful boxes inside the row, taken for no tile; the sideways tiles
+    judged from the boxes alone; one face read sideways taken as upright (``TURN_TRIES``)."""
+    if any(p.code == "wrong_tile_count" for p in chosen.problems):
+        readmit = row_duplicates(dets, chosen.hrow.row)
+        if readmit:
+            yield "readmit", seen, {"readmit": readmit}, None
+    for resort, drop, what in (("drop", _lone_backs(chosen), "face-down box(es)"),
+                               ("doubtful", _doubtful_inner(chosen), "box(es) read as no likely tile")):
+        if drop:
+            yield resort, seen, {"drop": drop}, (f"{what} {', '.join(map(str, sorted(drop)))} among the concealed "
+                                                 "tiles taken for no tile (the count fits without)")
+    if any(d.face_angle is not None for d in seen):
+        yield "boxes", tuple(replace(d, face_angle=None, face_sure=0.0) for d in seen), {}, (
+            "sideways tiles judged from the boxes alone (with the faces' angles no reading made a winning "
+            "hand): check the melds")
+    for j, turned in _turned_faces(chosen, seen)[:TURN_TRIES]:
+        yield "turn", turned, {}, (f"tile {j}'s face, read sideways, taken as upright (as read no reading made "
+                                   "a winning hand): check the melds")
+
+
 def read_hand(dets: Sequence[Detection], rules: str = "riichi", context: Mapping[str, Any] | None = None,
               max_readings: int = MAX_READINGS) -> Reading:
     """Read the hand a photo's detections show, under ``rules``.
@@ -951,54 +976,18 @@ def read_hand(dets: Sequence[Detection], rules: str = "riichi", context: Mapping
         return Reading(rules, dets, layout, None, problems=(
             Problem("no_hand_row", f"no row of tiles found among {len(dets)} detections"),), context=ctx_items)
     chosen, chosen_i, evaluated, capped = _read_rows(layout, rules, ctx, allowed, max_readings)
-    dropped: frozenset[int] = frozenset()
-    dropped_doubtful = by_boxes = False
-    # tried in turn while the hand reads as no winning hand
-    for last_resort in ("readmit", "drop", "doubtful", "boxes"):
-        if chosen.best is not None and chosen.best.valid:
-            break
-        looked_at, kw = seen, {}
-        if last_resort == "readmit":  # boxes taken for a tile's second one on the hand's line are tiles
-            if any(p.code == "wrong_tile_count" for p in chosen.problems):
-                kw = {"readmit": row_duplicates(dets, chosen.hrow.row)}
-        elif last_resort == "drop":  # a lone face-down box among the concealed tiles is no tile
-            kw = {"drop": _lone_backs(chosen)}
-        elif last_resort == "doubtful":  # a box read as no likely tile inside the row is no tile
-            kw = {"drop": _doubtful_inner(chosen)}
-        elif any(d.face_angle is not None for d in seen):  # the boxes alone say which tiles lie sideways
-            looked_at = tuple(replace(d, face_angle=None, face_sure=0.0) for d in seen)
-        if not any(kw.values()) and looked_at is seen:
-            continue
-        again = analyse_layout(looked_at, rules, **kw)
-        res, res_i, more, more_capped = _read_rows(again, rules, ctx, allowed, max_readings)
-        evaluated += more
-        # ... a reading from the boxes alone is taken only with a question to ask: never silently
-        if res.best is not None and res.best.valid and (last_resort != "boxes" or _ambiguities(res.competitive)):
-            layout, chosen, chosen_i, capped = again, res, res_i, capped or more_capped
-            dropped = kw.get("drop", frozenset())
-            dropped_doubtful = last_resort == "doubtful"
-            by_boxes = last_resort == "boxes"
-    turned_face: int | None = None
+    taken: str | None = None  # the note of the last resort taken, if one was
     if chosen.best is None or not chosen.best.valid:
-        for j, looked_at in _turned_faces(chosen, seen)[:TURN_TRIES]:
-            again = analyse_layout(looked_at, rules)
+        for resort, looked_at, kw, note in _last_resorts(chosen, seen, dets):
+            again = analyse_layout(looked_at, rules, **kw)
             res, res_i, more, more_capped = _read_rows(again, rules, ctx, allowed, max_readings)
             evaluated += more
-            if res.best is not None and res.best.valid:
+            # ... a reading from the boxes alone is taken only with a question to ask: never silently
+            if res.best is not None and res.best.valid and (resort != "boxes" or _ambiguities(res.competitive)):
                 layout, chosen, chosen_i, capped = again, res, res_i, capped or more_capped
-                turned_face = j
+                taken = note
                 break
-    notes: list[str] = []
-    if turned_face is not None:
-        notes.append(f"tile {turned_face}'s face, read sideways, taken as upright (as read no reading made "
-                     "a winning hand): check the melds")
-    if dropped:
-        what = "box(es) read as no likely tile" if dropped_doubtful else "face-down box(es)"
-        notes.append(f"{what} {', '.join(map(str, sorted(dropped)))} among the concealed tiles "
-                     "taken for no tile (the count fits without)")
-    if by_boxes:
-        notes.append("sideways tiles judged from the boxes alone (with the faces' angles no reading made "
-                     "a winning hand): check the melds")
+    notes: list[str] = [taken] if taken else []
     if capped:
         notes.append(f"enumeration capped (at most {max_readings} readings scored per row, {MAX_STATES} "
                      "combinations looked at): ambiguities may be incomplete")
