@@ -325,6 +325,7 @@ def read_without_the_box(r: Reading, valid: bool, note: str) -> None:
 @pytest.mark.parametrize(("confidence", "valid"), [
     # as in a render (seed 990012, image 813): a box on a gap in the row, read as a white dragon 0.07
     (0.07, True),
+    (0.41, True),  # ... and 990019/56: on the gap before a closed kan, 0.9 a white dragon, its box 0.45
     (0.6, False),  # a tile read surely is a tile: the count is wrong, refused
 ])
 def test_a_doubtful_box_inside_the_row_is_no_tile_when_nothing_reads_with_it(confidence: float,

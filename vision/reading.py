@@ -915,13 +915,22 @@ def _turned_faces(res: _RowResult, seen: tuple[Detection, ...]) -> list[tuple[in
     return [(j, dets) for _, j, dets in out]
 
 
-def _doubtful_inner(res: _RowResult) -> frozenset[int]:
-    """The row's face-up tiles read doubtfully (``vision.layout.DOUBTFUL_END_CONF``) between two
-    others: a box on the gap between two tiles or on the edge of a pond behind the row (selection
-    render 990012/813: a "5z" read 0.07 before the winning tile filled its gap and broke the count).
-    Dropped only when no winning hand is read with them (+1 on the 4,600 selection and fresh
-    renders, none fewer; the real rack photos read the same)."""
-    return frozenset(t.det for t in res.hrow.row.tiles[1:-1] if t.doubtful and not t.back)
+#: the last resort after the face-down boxes: the least sure box inside the row read under this
+#: (localizer × classifier) is taken for no tile when no winning hand reads with it. False boxes
+#: on a gap read as a blank white dragon (0.41, fresh render 990019/56), a tile's second box read
+#: 0.4 (fresh 990018/18), a box on a pond's edge behind the row read 0.07 (selection 990012/813).
+#: On the 4,600 selection and fresh renders: 4 more read exactly at 0.45, 2 at 0.4, 1 at 0.1–0.3;
+#: at 0.5 one selection render is lost, read silently wrong (at 0.6 dropping every such box at
+#: once lost two, the least sure alone one). The real rack photos read the same
+DOUBTFUL_INNER_CONF = 0.45
+
+
+def _doubtful_inner(res: _RowResult, dets: Sequence[Detection]) -> frozenset[int]:
+    """The least sure face-up tile between two others of the row, when read under
+    ``DOUBTFUL_INNER_CONF``: a box on the gap between two tiles, a tile's second box, or one on
+    the edge of a pond behind the row."""
+    inner = [t.det for t in res.hrow.row.tiles[1:-1] if not t.back and dets[t.det].confidence < DOUBTFUL_INNER_CONF]
+    return frozenset(sorted(inner, key=lambda i: dets[i].confidence)[:1])
 
 
 def _last_resorts(chosen: _RowResult, seen: tuple[Detection, ...], dets: Sequence[Detection],
@@ -936,7 +945,7 @@ def _last_resorts(chosen: _RowResult, seen: tuple[Detection, ...], dets: Sequenc
         if readmit:
             yield "readmit", seen, {"readmit": readmit}, None
     for resort, drop, what in (("drop", _lone_backs(chosen), "face-down box(es)"),
-                               ("doubtful", _doubtful_inner(chosen), "box(es) read as no likely tile")):
+                               ("doubtful", _doubtful_inner(chosen, seen), "box(es) read as no likely tile")):
         if drop:
             yield resort, seen, {"drop": drop}, (f"{what} {', '.join(map(str, sorted(drop)))} among the concealed "
                                                  "tiles taken for no tile (the count fits without)")
