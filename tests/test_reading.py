@@ -394,6 +394,22 @@ def test_a_meld_tile_whose_face_reads_sideways_is_taken_as_upright(off: float, m
     assert not read(dets).valid
 
 
+@pytest.mark.parametrize(("rules", "options", "hand", "plain"), [
+    ("riichi", None, "340m406p789s1122z", []),  # one red five of each suit in the set
+    ("riichi", {"red_fives": {"m": 0, "p": 0, "s": 0}}, "345m456p789s1122z", ["0m", "0p"]),  # a set without
+    ("kansai_boo", None, "345m406p789s1122z", ["0m"]),  # red 5p only
+    ("wsom", None, "345m456p789s1122z", ["0m", "0p"]),  # plain sets
+    ("jun", None, "345m456p789s1122z", ["0m", "0p"]),
+])
+def test_red_fives_the_set_does_not_hold_are_read_as_plain_fives(rules: str, options: dict[str, Any] | None,
+                                                                 hand: str, plain: list[str]) -> None:
+    """The ruleset decides the tile set: a tile read as a red five its set does not hold is its
+    plain five (as in fresh render 990018/9, WSOM), and the correction says so."""
+    r = read(layout_boxes("340m406p789s1122z 2z"), rules, {"options": options} if options else None)
+    assert r.valid and r.to_dict()["hand"]["hand"] == hand
+    assert sorted((c["read"], c["as"]) for c in r.corrections()) == [(red, "5" + red[1]) for red in plain]
+
+
 def test_not_a_winning_hand() -> None:
     r = read(layout_boxes("135m456p789s1122z 2z"))
     (p,) = r.problems

@@ -40,7 +40,7 @@ from typing import Any
 from scoring import score_hand
 from scoring.errors import HandError
 from scoring.registry import get_ruleset
-from scoring.tiles import BACK, format_tiles, is_honor, kind, suit, tile_name
+from scoring.tiles import BACK, RED_5M, format_tiles, is_honor, kind, suit, tile_name
 from vision.detection import Detection
 from vision.layout import (
     SIZE_RATIO,
@@ -854,15 +854,41 @@ def _read_rows(layout: Layout, rules: str, ctx: Mapping[str, Any], allowed: froz
     return chosen, chosen_i, evaluated, capped
 
 
-def _within(dets: tuple[Detection, ...], allowed: frozenset[int] | None) -> tuple[Detection, ...]:
+def _without_reds(d: Detection, reds: frozenset[int]) -> Detection:
+    """``d`` with the red fives in ``reds`` read as their plain fives, their probability added to
+    the plain five's (a set without red 5m has none to show: a tile read as one is a 5m).
+
+    >>> d = Detection(34, 0.5, (0.0, 0.0, 10.0, 14.0), topk=((34, 0.6), (4, 0.3), (33, 0.1)))
+    >>> plain = _without_reds(d, frozenset({34}))
+    >>> plain.name, [(tile_name(c), round(p, 2)) for c, p in plain.topk]
+    ('5m', [('5m', 0.9), ('7z', 0.1)])
+    """
+    if d.cls not in reds and not any(c in reds for c, _ in d.topk):
+        return d
+    merged: dict[int, float] = {}
+    for c, p in d.topk:
+        plain = kind(c) if c in reds else c
+        merged[plain] = merged.get(plain, 0.0) + p
+    topk = tuple(sorted(merged.items(), key=lambda cp: -cp[1]))
+    cls = kind(d.cls) if d.cls in reds else d.cls
+    own = next((p for c, p in d.topk if c == d.cls), 0.0)
+    confidence = d.confidence * merged[cls] / own if own > 0 and cls in merged else d.confidence
+    return replace(d, cls=cls, topk=topk, confidence=min(confidence, 1.0))
+
+
+def _within(dets: tuple[Detection, ...], allowed: frozenset[int] | None,
+            reds: frozenset[int] = frozenset()) -> tuple[Detection, ...]:
     """The detections as the layout should see them: one read as a kind the ruleset does not play
     (Totenko has no 2m–8m) is its likeliest class the ruleset plays, among its top-k. The layout
-    sorts set-aside tiles by class: a third 1m of the gari read as 3m would be left out.
+    sorts set-aside tiles by class: a third 1m of the gari read as 3m would be left out. Red fives
+    the ruleset's set does not hold (``reds``) are read as plain fives (:func:`_without_reds`).
 
     >>> d = Detection(2, 0.9, (0.0, 0.0, 10.0, 14.0), topk=((2, 0.6), (0, 0.3)))
     >>> [x.name for x in _within((d,), frozenset({0, 8}))], [x.name for x in _within((d,), None)]
     (['1m'], ['3m'])
     """
+    if reds:
+        dets = tuple(_without_reds(d, reds) for d in dets)
     if allowed is None:
         return dets
     out = list(dets)
@@ -976,10 +1002,13 @@ def read_hand(dets: Sequence[Detection], rules: str = "riichi", context: Mapping
         layout = Layout(dets, rules, (), ())
         return Reading(rules, dets, layout, None, problems=(Problem(exc.code, exc.message),), context=ctx_items)
     try:
-        allowed = rs.allowed_kinds(rs.parse_options(ctx.get("options")))
+        opts = rs.parse_options(ctx.get("options"))
     except HandError:
-        allowed = rs.allowed_kinds(rs.parse_options({}))
-    seen = _within(dets, allowed)
+        opts = rs.parse_options({})
+    allowed = rs.allowed_kinds(opts)
+    # the red fives the set does not hold (WSOM and Jun play plain sets; Kansai Boo has red 5p only)
+    limits = (0, 0, 0) if rs.reds_are_plain else rs.red_five_limits(opts)
+    seen = _within(dets, allowed, frozenset(RED_5M + i for i, n in enumerate(limits) if n == 0))
     layout = analyse_layout(seen, rules)
     if not layout.candidates:
         return Reading(rules, dets, layout, None, problems=(
