@@ -964,17 +964,18 @@ def _last_resorts(chosen: _RowResult, seen: tuple[Detection, ...], dets: Sequenc
     """What :func:`read_hand` tries in turn while the hand reads as no winning hand, each as the
     detections and layout arguments to read again and the note to give if that reading is taken:
     boxes taken for a tile's second one on the hand's line read as tiles; a lone face-down box among
-    the concealed tiles, then doubtful boxes inside the row, taken for no tile; the sideways tiles
-    judged from the boxes alone; one face read sideways taken as upright (``TURN_TRIES``)."""
+    the concealed tiles, then the least sure box inside the row, taken for no tile; the sideways
+    tiles judged from the boxes alone; one face read sideways taken as upright (``TURN_TRIES``)."""
     if any(p.code == "wrong_tile_count" for p in chosen.problems):
         readmit = row_duplicates(dets, chosen.hrow.row)
         if readmit:
             yield "readmit", seen, {"readmit": readmit}, None
-    for resort, drop, what in (("drop", _lone_backs(chosen), "face-down box(es)"),
-                               ("doubtful", _doubtful_inner(chosen, seen), "box(es) read as no likely tile")):
+    for resort, drop, what in (("drop", _lone_backs(chosen), "face-down box(es) {} among the concealed tiles"),
+                               ("doubtful", _doubtful_inner(chosen, seen),
+                                "box {} in the hand's row, read as no likely tile,")):
         if drop:
-            yield resort, seen, {"drop": drop}, (f"{what} {', '.join(map(str, sorted(drop)))} among the concealed "
-                                                 "tiles taken for no tile (the count fits without)")
+            yield resort, seen, {"drop": drop}, (what.format(", ".join(map(str, sorted(drop))))
+                                                 + " taken for no tile (the count fits without)")
     if any(d.face_angle is not None for d in seen):
         yield "boxes", tuple(replace(d, face_angle=None, face_sure=0.0) for d in seen), {}, (
             "sideways tiles judged from the boxes alone (with the faces' angles no reading made a winning "
