@@ -242,6 +242,21 @@ def test_a_gap_inside_the_concealed_tiles_ends_them(gap: float, pon_found: bool)
         assert "555z" not in melds
 
 
+@pytest.mark.parametrize(("grow", "pon_found"), [(0.1, True), (0.0, False)])
+def test_a_face_read_upright_whose_box_says_sideways_is_upright_only_unsurely(grow: float, pon_found: bool,
+                                                                              ) -> None:
+    """As in selection render 990011/865: a pon's called tile whose face the classifier reads
+    upright, its box plainly sideways (a tenth wider than a sideways tile's here): the row is also
+    read with it sideways, and the pon is found. A box only as wide as a sideways tile's leaves the
+    face's word standing (the tiles are then read as concealed, the winning tile asked)."""
+    dets = layout_boxes("123m456p78s11z 9s ~0.8 6'66p", faces=True)
+    assert dets[11].rotated and dets[11].name == "6p"
+    x1, y1, x2, y2 = dets[11].box
+    dets[11] = replace(dets[11], face_angle=dets[12].face_angle, box=(x1, y1, x2 + (x2 - x1) * grow, y2))
+    hand = read(dets).to_dict()["hand"]
+    assert ([m["tiles"] for m in hand["melds"]] == ["666p"]) is pon_found
+
+
 def test_unclear_meld_split_is_settled_by_the_tiles() -> None:
     # sideways tiles at the 2nd and 5th of 7 meld tiles: 3+4 (pon, kan) or 4+3 (kan, pon)
     dets = layout_boxes("123m456p1z 1z ~0.8 55'577'77z")

@@ -99,6 +99,12 @@ FACE_MARGIN_DEG = 60.0
 #: face is ~25° rougher (fresh render 990015/776: 26° off). On 4,600 selection and fresh renders
 #: 7 more read exactly and none fewer; 22° lost one, 30° gained 4
 SIDEWAYS_BOX_OFF_DEG = 25.0
+#: ... and a face read upright whose box says sideways by more than this (log-margin) is upright
+#: only unsurely (within ``GUESSED_MARGIN``), so the row is also read with it sideways: a called
+#: tile whose face the classifier reads upright (selection 990011/865, fresh 990017/254: the meld's
+#: tiles read as concealed). On the 4,600 selection and fresh renders +1 and +1 at 0.25–0.3, none
+#: fewer; 0.15 lost one; 0.4 gained only the first
+BOX_SAYS_SIDEWAYS = 0.3
 #: a tile whose sideways judgement rests on a guess is sideways or upright only unsurely: its margin
 #: is kept within this, inside ``UNSURE_MARGIN``, so the row is also read with it reversed. Three
 #: such tiles:
@@ -791,7 +797,8 @@ def _side_margins(along: np.ndarray, across: np.ndarray, flags: np.ndarray, dege
     """How sideways each tile is (positive: sideways), against its upright reference ratio
     ``refs`` from the box, or from the face's angle (degrees, NaN: unknown) where it is known:
     against its neighbours' faces along the row (``u``), else against the row's normal; a face
-    ``SIDEWAYS_BOX_OFF_DEG`` off whose box says sideways is sideways by a hair (unsure)."""
+    ``SIDEWAYS_BOX_OFF_DEG`` off whose box says sideways is sideways by a hair (unsure), and a face
+    read upright whose box says sideways by ``BOX_SAYS_SIDEWAYS`` is upright only unsurely."""
     ratio = along / across
     flags_rel = flags != (flags.mean() > 0.5) if len(flags) else flags
     if degenerate:  # the box cannot say: the rotated flag, as a sure judgement
@@ -814,6 +821,9 @@ def _side_margins(along: np.ndarray, across: np.ndarray, flags: np.ndarray, dege
         box_says = np.asarray(margin > 0) if not degenerate else np.zeros(len(margin), dtype=bool)
         by_face = (off - 45.0) / FACE_MARGIN_DEG
         by_face = np.where(box_says & (off > SIDEWAYS_BOX_OFF_DEG), np.maximum(by_face, 1e-3), by_face)
+        if not degenerate:
+            by_face = np.where((margin > BOX_SAYS_SIDEWAYS) & (by_face < 0), np.maximum(by_face, -GUESSED_MARGIN),
+                               by_face)
         margin = np.where(known, by_face, margin)
     return np.asarray(margin, dtype=float)
 
