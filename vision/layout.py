@@ -818,12 +818,10 @@ def _side_margins(along: np.ndarray, across: np.ndarray, flags: np.ndarray, dege
         off = np.degrees(np.arcsin(np.clip(along_cos, 0.0, 1.0)))  # off the row's normal: 0 upright, 90 sideways
         if u is not None:
             off = np.where(np.isnan(local := _local_axis_offsets(angles, u, off)), off, local)
-        box_says = np.asarray(margin > 0) if not degenerate else np.zeros(len(margin), dtype=bool)
+        box = np.full(len(margin), -math.inf) if degenerate else np.asarray(margin)  # what the box says, if anything
         by_face = (off - 45.0) / FACE_MARGIN_DEG
-        by_face = np.where(box_says & (off > SIDEWAYS_BOX_OFF_DEG), np.maximum(by_face, 1e-3), by_face)
-        if not degenerate:
-            by_face = np.where((margin > BOX_SAYS_SIDEWAYS) & (by_face < 0), np.maximum(by_face, -GUESSED_MARGIN),
-                               by_face)
+        by_face = np.where((box > 0) & (off > SIDEWAYS_BOX_OFF_DEG), np.maximum(by_face, 1e-3), by_face)
+        by_face = np.where((box > BOX_SAYS_SIDEWAYS) & (by_face < 0), np.maximum(by_face, -GUESSED_MARGIN), by_face)
         margin = np.where(known, by_face, margin)
     return np.asarray(margin, dtype=float)
 

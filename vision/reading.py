@@ -924,21 +924,16 @@ def _lone_backs(res: _RowResult) -> frozenset[int]:
 TURN_TRIES = 3
 
 
-def _turned_faces(res: _RowResult, seen: tuple[Detection, ...]) -> list[tuple[int, tuple[Detection, ...]]]:
+def _turned_faces(res: _RowResult, seen: tuple[Detection, ...]) -> list[tuple[int, float | None]]:
     """For each tile of the row read sideways by its face's angle, least surely sideways first:
-    its index, and the detections with its face given its nearest upright neighbour's angle."""
+    its index, and its nearest upright neighbour's face angle."""
     tiles = res.hrow.row.tiles
-    out: list[tuple[float, int, tuple[Detection, ...]]] = []
     upright = [u for u in tiles if not u.sideways and not u.back and seen[u.det].face_angle is not None]
-    for t in tiles:
-        if not upright or not t.sideways or t.back or t.stacked is not None or seen[t.det].face_angle is None:
-            continue
-        near = min(upright, key=lambda u: abs(u.u - t.u))
-        angle = seen[near.det].face_angle
-        out.append((t.side_margin, t.det, tuple(replace(d, face_angle=angle) if i == t.det else d
-                                                for i, d in enumerate(seen))))
-    out.sort(key=lambda x: x[0])
-    return [(j, dets) for _, j, dets in out]
+    if not upright:
+        return []
+    side = sorted((t for t in tiles if t.sideways and not t.back and t.stacked is None
+                   and seen[t.det].face_angle is not None), key=lambda t: t.side_margin)
+    return [(t.det, seen[min(upright, key=lambda u: abs(u.u - t.u)).det].face_angle) for t in side]
 
 
 #: the last resort after the face-down boxes: the least sure box inside the row read under this
@@ -980,7 +975,8 @@ def _last_resorts(chosen: _RowResult, seen: tuple[Detection, ...], dets: Sequenc
         yield "boxes", tuple(replace(d, face_angle=None, face_sure=0.0) for d in seen), {}, (
             "sideways tiles judged from the boxes alone (with the faces' angles no reading made a winning "
             "hand): check the melds")
-    for j, turned in _turned_faces(chosen, seen)[:TURN_TRIES]:
+    for j, angle in _turned_faces(chosen, seen)[:TURN_TRIES]:
+        turned = tuple(replace(d, face_angle=angle) if i == j else d for i, d in enumerate(seen))
         yield "turn", turned, {}, (f"tile {j}'s face, read sideways, taken as upright (as read no reading made "
                                    "a winning hand): check the melds")
 
