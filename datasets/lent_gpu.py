@@ -31,6 +31,24 @@ class Folder:
         return f"g_{self.rules}_{self.seed}"
 
 
+#: the rulesets' share of one lent-GPU session's renders when both stages run on them
+#: (``shared_plan``): about the mix of the CPU stages
+SHARED_COUNTS: tuple[tuple[str, int], ...] = (
+    ("riichi", 2600), ("kansai_boo", 400), ("totenko_balance", 400), ("boo", 400), ("wsom", 300), ("jun", 300),
+)
+
+
+def shared_plan(first_seed: int) -> tuple[Folder, ...]:
+    """The renders both stages of one lent session train on (made once, with crops, by the first
+    stage; the second finds them complete), seeded ``first_seed`` onwards: one command trains the
+    classifier and the localizer without rendering twice.
+
+    >>> [(f.rules, f.seed) for f in shared_plan(1080)][:2]
+    [('riichi', 1080), ('kansai_boo', 1081)]
+    """
+    return tuple(Folder(rules, n, first_seed + i) for i, (rules, n) in enumerate(SHARED_COUNTS))
+
+
 def scaled(plan: Sequence[Folder], scale: float) -> list[Folder]:
     """``plan`` with every folder's count times ``scale`` (at least one render each): a dry run on a
     CPU renders a few of each.
