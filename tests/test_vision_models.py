@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from vision.models import TileBox, crop_tile, cut_tile, cut_window, face_angles
+from vision.models import Letterbox, TileBox, crop_tile, cut_tile, cut_window, decode_yolo, face_angles
 
 
 def _gradient(h: int, w: int) -> np.ndarray:
@@ -15,6 +15,18 @@ def _gradient(h: int, w: int) -> np.ndarray:
     img[:, :, 0] = np.arange(w, dtype=np.uint8)[None, :]  # blue grows to the right
     img[:, :, 1] = np.arange(h, dtype=np.uint8)[:, None]  # green grows downwards
     return img
+
+
+def test_a_box_found_in_the_letterboxs_padding_is_no_tile() -> None:
+    # a 200 x 100 photo in a 64 px input: 16 px of padding above and below the photo
+    lb = Letterbox(scale=0.32, pad_x=0.0, pad_y=16.0, size=64)
+    # centre x, centre y, width, height, then the two class scores; one box per column
+    boxes = np.array([[20.0, 30.0, 6.0, 8.0, 0.9, 0.0],    # on the photo
+                      [40.0, 52.0, 6.0, 4.0, 0.8, 0.0],    # in the padding below it: empty once clipped
+                      [50.0, 47.0, 6.0, 4.0, 0.7, 0.0]])   # reaching into the padding: clipped, kept
+    tiles = decode_yolo(boxes.T[None], lb, image_size=(200, 100))
+    assert [round(t.confidence, 1) for t in tiles] == [0.9, 0.7]
+    assert all(t.box[3] <= 100 and t.box[2] > t.box[0] and t.box[3] > t.box[1] for t in tiles)
 
 
 def test_portrait_box_is_cut_as_it_is_with_margins() -> None:

@@ -105,6 +105,10 @@ class TileBox:
     face_down: bool
 
 
+#: the least width and height, in image pixels, of a box kept from the localizer
+MIN_BOX_PX = 1.0
+
+
 def decode_yolo(output: np.ndarray, lb: Letterbox, conf: float = 0.25, iou: float = 0.6,
                 image_size: tuple[int, int] | None = None, max_det: int = 300) -> list[TileBox]:
     """Turn a YOLO (v8/11 export) output ``[1, 4 + C, N]`` into tiles in image pixels."""
@@ -124,8 +128,10 @@ def decode_yolo(output: np.ndarray, lb: Letterbox, conf: float = 0.25, iou: floa
         w, h = image_size
         boxes[:, [0, 2]] = boxes[:, [0, 2]].clip(0, w)
         boxes[:, [1, 3]] = boxes[:, [1, 3]].clip(0, h)
+    # a box found in the letterbox's padding is empty once clipped to the photo: no tile
+    seen = (boxes[:, 2] - boxes[:, 0] >= MIN_BOX_PX) & (boxes[:, 3] - boxes[:, 1] >= MIN_BOX_PX)
     return [TileBox((float(b[0]), float(b[1]), float(b[2]), float(b[3])), float(best[k]), bool(cls[k] == 1))
-            for b, k in zip(boxes, keep, strict=True)]
+            for b, k, ok in zip(boxes, keep, seen, strict=True) if ok]
 
 
 Window = tuple[int, int, int, int]
