@@ -38,3 +38,24 @@ def test_the_weights_come_back_even_when_training_stops_with_an_error(tmp_path: 
     assert [(name, seed) for name, _, seed in rendered] == [(f.name, f.seed) for f in gl.PLAN]
     assert [n for _, n, _ in rendered] == [f.n for f in scaled(gl.PLAN, 0.01)]
     assert (tmp_path / "back" / "best.pt").read_bytes() == b"w"
+
+
+def test_with_a_first_seed_both_stages_render_the_same_shared_folders(tmp_path: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    import datasets.gpu_classifier as gc
+
+    asked: list[list[str]] = []
+
+    def render(plan: Any, root: Path, workers: int, crops: bool = False) -> list[Path]:
+        asked.append([f.name for f in plan])
+        raise RuntimeError("rendered")  # the plan is all this test needs
+
+    for stage in (gc, gl):
+        monkeypatch.setattr(stage, "render", render)
+    monkeypatch.setattr(gc, "find_cjk_fonts", lambda: ["a CJK font"])
+    for stage in (gc, gl):
+        with pytest.raises(RuntimeError, match="rendered"):
+            stage.main(["--out", str(tmp_path / "run"), "--copy-to", str(tmp_path / "back"), "--first-seed", "1080"])
+    shared = [f.name for f in lent_gpu.shared_plan(1080)]
+    assert asked == [shared, shared] and shared[0] == "g_riichi_1080"
+    assert set(shared).isdisjoint(f.name for f in (*gl.PLAN, *gc.PLAN))  # never a seed the stages used before
