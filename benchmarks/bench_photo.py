@@ -30,6 +30,8 @@ def main() -> None:
     ap.add_argument("--models", type=Path, default=None, help="folder with localizer.onnx and classifier.onnx")
     ap.add_argument("--zoom-min-px", type=float, default=VisionSettings.zoom_min_px, help="0: no closer look")
     ap.add_argument("--recheck-below", type=float, default=VisionSettings.recheck_below, help="0: no second reading")
+    ap.add_argument("--recheck-limit", type=int, default=VisionSettings.recheck_limit,
+                    help="at most this many tiles a photo read again")
     args = ap.parse_args()
     photos = []
     for seed in range(3, 3 + args.photos):
@@ -38,7 +40,8 @@ def main() -> None:
     print(f"{len(photos)} photos: {args.width}×{args.height} JPEG, "
           f"{sum(map(len, photos)) // len(photos) // 1024} KB on average")
     for threads in (1, 2):
-        settings = VisionSettings(threads=threads, zoom_min_px=args.zoom_min_px, recheck_below=args.recheck_below)
+        settings = VisionSettings(threads=threads, zoom_min_px=args.zoom_min_px, recheck_below=args.recheck_below,
+                                  recheck_limit=args.recheck_limit)
         reader = PhotoReader.load(settings.with_models(args.models))
         reader.warm()
         totals, stages = [], []
