@@ -427,8 +427,8 @@ def test_the_share_a_classifier_gives_not_a_tile_leaves_the_tile_doubtful() -> N
     assert float(probs[0].sum()) == pytest.approx(1.0 - e[NOT_A_TILE] / e.sum())  # NOT_A_TILE's share left out
 
 
-@pytest.mark.parametrize(("limit", "p"), [(8, 0.92), (0, 0.92), (8, 0.97)])
-def test_indicators_read_surely_are_read_again_and_the_hand_with_them(limit: int, p: float) -> None:
+@pytest.mark.parametrize(("limit", "p", "again_as"), [(8, 0.92, 5), (0, 0.92, 5), (8, 0.97, 5), (8, 0.92, 6)])
+def test_indicators_read_surely_are_read_again_and_the_hand_with_them(limit: int, p: float, again_as: int) -> None:
     # nothing in the hand checks an indicator, and the classifier is sometimes sure and wrong (a
     # 6m read 0.92 as 7m): the reading's indicators are read again from more crops; 0 turns it
     # off, and the surest (0.95 and over) are not read again
@@ -443,10 +443,12 @@ def test_indicators_read_surely_are_read_again_and_the_hand_with_them(limit: int
     dets = [replace(d, topk=((d.cls, p),)) for d in dets]
     reading = read_hand(dets)
     assert reading.to_dict()["hand"]["dora_indicators"] == ["7m"]
-    stub = _StubClassifier(True, {dets[-1].box[0]: 5})  # read again: a 6m
+    stub = _StubClassifier(True, {dets[-1].box[0]: again_as})  # read again: a 6m (or the same 7m)
     reader = PhotoReader(None, stub, replace(VisionSettings(), recheck_roles_limit=limit))  # type: ignore[arg-type]
     again = reader.reread_roles(np.zeros((10, 10, 3), np.uint8), dets, reading)
-    if limit and p < 0.95:
+    if limit and p < 0.95 and again_as == dets[-1].cls:  # read again, the same: the hand need not be read again
+        assert stub.asked == [dets[-1].box[0]] and again is dets
+    elif limit and p < 0.95:
         assert stub.asked == [dets[-1].box[0]]  # the indicator alone, not the hand's tiles
         assert again[:-1] == dets[:-1] and again[-1].cls == 5 and again[-1].topk[0] == (5, pytest.approx(0.99))
         assert read_hand(again).to_dict()["hand"]["dora_indicators"] == ["6m"]

@@ -211,8 +211,8 @@ class PhotoReader:
 
     def reread_roles(self, bgr: np.ndarray, dets: list[Detection], reading: Reading) -> list[Detection]:
         """``dets`` with the dora indicators and gari of ``reading`` that were read surely (not yet
-        read again, see :attr:`VisionSettings.recheck_roles_limit`) read again from more crops; the
-        same list when none changed its best class."""
+        read again, see :attr:`VisionSettings.recheck_roles_limit`) read again from more crops: a new
+        list where one changed its best class, else ``dets`` itself (the hand need not be read again)."""
         s = self.settings
         limit = s.recheck_roles_limit
         sure = [i for i, role in enumerate(reading.roles()) if role in ("dora", "nuki") and dets[i].cls != BACK
@@ -221,13 +221,15 @@ class PhotoReader:
             return dets
         probs, _ = self.classifier.classify(bgr, [dets[i].box for i in sure], 1.0 + 1e-6, limit)
         out = list(dets)
+        changed = False
         for i, p in zip(sure, probs, strict=True):
             topk = _topk(p, s.topk)
             if not topk or topk[0][0] == dets[i].cls:
                 continue
             found = dets[i].confidence / dets[i].topk[0][1]  # the localizer's confidence
             out[i] = replace(dets[i], cls=topk[0][0], confidence=topk[0][1] * found, topk=topk)
-        return out if out != dets else dets
+            changed = True
+        return out if changed else dets
 
     def sharpen(self, decoded: DecodedImage, tiles: Sequence[TileBox],
                 timings: dict[str, float] | None = None) -> tuple[DecodedImage, list[TileBox]]:
@@ -277,7 +279,7 @@ class PhotoReader:
         timings["layout"] = (time.perf_counter() - t1) * 1000
         t2 = time.perf_counter()
         again = self.reread_roles(decoded.bgr, dets, reading)
-        if again != dets:
+        if again is not dets:  # a class changed: the hand is read again
             dets = again
             reading = read_hand(dets, rules=rules, context=context)
         timings["reread"] = (time.perf_counter() - t2) * 1000
