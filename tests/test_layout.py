@@ -1296,3 +1296,14 @@ def test_a_blank_faces_guessed_axis_marks_a_call_only_unsurely() -> None:
     assert hand is not None and hand["hand"] == "33p66s" and hand["win_tile"] == "6s"
     assert sorted((m["tiles"], m["added"]) for m in hand["melds"]) == [("111z", False), ("555z", False),
                                                                        ("7777z", True)]
+
+
+def test_a_face_looking_as_the_hands_is_not_turned_however_unsure_its_top() -> None:
+    # ``_face_turned`` answers True, False or None (unknown): callers ask ``is False``, so an
+    # unsure top must not make the answer a NumPy bool
+    from vision.layout import _face_turned, _geo
+
+    dets = layout_boxes("123m456p789s1122z 2z", faces=True, face_sure=0.3)
+    row = hand_row(dets).row
+    g = _geo(dets)
+    assert all(_face_turned(g, t.det, row) is False for t in row.tiles)

@@ -1755,7 +1755,7 @@ def _face_turned(g: _Geo, j: int, row: Row) -> bool | None:
     d = np.array(row.direction)
     up = np.array([d[1], -d[0]])
     top = _face_top(a)
-    return abs(float(top @ d)) > TURNED_AXIS_SIN or (g.sure[j] >= TURNED_SURE and float(top @ up) < -0.5)
+    return abs(float(top @ d)) > TURNED_AXIS_SIN or (bool(g.sure[j] >= TURNED_SURE) and float(top @ up) < -0.5)
 
 
 def _turned_away(g: _Geo, group: Sequence[int], row: Row) -> bool:
