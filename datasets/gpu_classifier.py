@@ -5,8 +5,10 @@ the time given.
 The network is small, so on a GPU the augmentation (``ClassifierRecipe.workers`` processes) sets
 the pace; the epochs are chosen from a probe of it, so the one-cycle schedule ends inside the
 machine's lease. ``checkpoint.pt`` is copied out after each epoch, the exported files at the end.
-A lent machine has no CJK fonts installed: carry some (``PAISCAN_FONTS_DIR``), or the renders
-teach the tile art alone and the stage forgets the font-drawn faces (it refuses to start without).
+A lent machine has no CJK fonts installed: carry them (``python -m datasets.carry_fonts DIR``
+cuts every font this machine renders with down to the tile characters, 40 KB in all; name DIR in
+``PAISCAN_FONTS_DIR`` there), or the renders teach the tile art alone and the stage forgets the
+font-drawn faces (it refuses to start without).
 
     python -m datasets.gpu_classifier --out runs/gpu_cls --copy-to "$OUT" --init models/classifier.onnx \\
         --train-seconds 120 --device cuda
