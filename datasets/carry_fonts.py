@@ -5,7 +5,7 @@ classifier stage trained on them forgets the font-drawn faces (the classifier's 
 files are too large to travel: the four Noto CJK collections here are 93 MB, and the working tree
 that travels is 64 MB. Carrying only IPA Gothic and Mincho (14 MB) taught the faces those two draw
 and lost ground on Noto's manzu numerals (classifier G2, the range after ``a94b699``). The renderer
-draws nine numerals, 萬 and the honours (:data:`TEXT`), so each font cut down to them is a few
+draws nine numerals, 萬 and the honours (``FONT_CHARACTERS``), so each font cut down to them is a few
 kilobytes, and every font this machine renders with can travel.
 
     python -m datasets.carry_fonts .dev/fonts     # there: PAISCAN_FONTS_DIR=$PWD/.dev/fonts
@@ -17,16 +17,13 @@ import argparse
 from collections.abc import Sequence
 from pathlib import Path
 
-from datasets.synth.art import _HONOR, _KAN, find_cjk_fonts
-
-#: every character the renderer draws with a font (``datasets.synth.art``)
-TEXT = _KAN + "萬" + _HONOR
+from datasets.synth.art import FONT_CHARACTERS, find_cjk_fonts
 
 
 def carry_fonts(out: Path, fonts: Sequence[str] | None = None) -> list[Path]:
     """Write each of ``fonts`` (default: :func:`find_cjk_fonts`) into ``out``, cut down to
-    :data:`TEXT`; the files written. A collection (``.ttc``) gives its first face, the one the
-    renderer's ``ImageFont.truetype`` reads. Each file is written whole or not at all."""
+    ``FONT_CHARACTERS``; the files written. A collection (``.ttc``) gives its first face, the one
+    the renderer's ``ImageFont.truetype`` reads. Each file is written whole or not at all."""
     from fontTools import subset
     from fontTools.ttLib import TTFont
 
@@ -38,7 +35,7 @@ def carry_fonts(out: Path, fonts: Sequence[str] | None = None) -> list[Path]:
         options.layout_features = []  # single glyphs, no shaping
         options.name_IDs = ["*"]
         subsetter = subset.Subsetter(options)
-        subsetter.populate(text=TEXT)
+        subsetter.populate(text=FONT_CHARACTERS)
         subsetter.subset(font)
         dest = out / (Path(src).stem + (".otf" if "CFF " in font else ".ttf"))
         part = dest.with_name(dest.name + ".part")

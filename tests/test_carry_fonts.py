@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from PIL import ImageFont
 
-from datasets.carry_fonts import TEXT, carry_fonts, main
-from datasets.synth.art import _find_cjk_fonts, find_cjk_fonts
+from datasets.carry_fonts import carry_fonts, main
+from datasets.synth.art import FONT_CHARACTERS, _find_cjk_fonts, find_cjk_fonts
 
 FONTS = find_cjk_fonts()
 
@@ -22,7 +22,7 @@ def test_a_cut_down_font_draws_every_character_as_the_whole_font_does(tmp_path: 
     for src, cut in zip(sources, written, strict=True):
         assert cut.stat().st_size < Path(src).stat().st_size / 50
         whole, small = ImageFont.truetype(src, 40), ImageFont.truetype(str(cut), 40)
-        for ch in TEXT:
+        for ch in FONT_CHARACTERS:
             assert bytes(small.getmask(ch)) == bytes(whole.getmask(ch)), (cut.name, ch)
     # ... and the renderer finds them in the folder a lent machine names
     assert {str(p) for p in written} <= set(_find_cjk_fonts(str(tmp_path)))

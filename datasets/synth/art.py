@@ -43,6 +43,9 @@ BACK_COLORS: list[tuple[int, int, int]] = [
 ]
 _KAN = "一二三四五六七八九"
 _HONOR = "東南西北白發中"
+#: every character the renderer draws with a font (:func:`_font_motif`'s numerals over 萬 and the
+#: honours): all a font needs to hold here (``datasets.carry_fonts`` cuts fonts down to these)
+FONT_CHARACTERS = _KAN + "萬" + _HONOR
 MIN_LEVEL_W = 24
 
 
