@@ -26,7 +26,7 @@ from pathlib import Path
 
 import cv2
 
-from datasets.lent_gpu import Folder, copying, render, scaled, shared_plan
+from datasets.lent_gpu import Folder, add_plan_arguments, chosen_plan, copying, render
 from datasets.synth.art import FONTS_ENV, find_cjk_fonts
 from datasets.train_classifier import ClassifierRecipe, Crop, collect_synth, epoch_batches, train_classifier
 
@@ -82,10 +82,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     ap.add_argument("--device", default="cuda")
     ap.add_argument("--workers", type=int, default=14)
     ap.add_argument("--samples", type=int, default=RECIPE.samples_per_epoch, help="samples an epoch")
-    ap.add_argument("--first-seed", type=int, default=None,
-                    help="render lent_gpu.shared_plan from this seed (shared by both stages of one command) "
-                         "instead of this stage's own plan")
-    ap.add_argument("--scale", type=float, default=1.0, help="times the plan's render counts (a dry run: 0.01)")
+    add_plan_arguments(ap)
     ap.add_argument("--without-fonts", action="store_true",
                     help="render without CJK fonts (the stage then forgets the font-drawn faces)")
     args = ap.parse_args(argv)
@@ -96,8 +93,7 @@ def main(argv: Sequence[str] | None = None) -> None:
                          f"font files in a folder and name it in {FONTS_ENV}, or pass --without-fonts")
     cv2.setNumThreads(0)  # OpenCV's own threads and forked DataLoader workers do not mix
     t0 = time.time()
-    plan = PLAN if args.first_seed is None else shared_plan(args.first_seed)
-    folders = render(scaled(plan, args.scale), args.renders, args.workers + 2, crops=True)
+    folders = render(chosen_plan(args, PLAN), args.renders, args.workers + 2, crops=True)
     print(f"rendered {len(folders)} folders in {time.time() - t0:.0f} s", flush=True)
     recipe = replace(RECIPE, device=args.device, workers=args.workers, samples_per_epoch=args.samples,
                      init_onnx=str(args.init) if args.init else None)

@@ -19,7 +19,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from datasets.lent_gpu import Folder, copying, render, scaled, shared_plan
+from datasets.lent_gpu import Folder, add_plan_arguments, chosen_plan, copying, render
 from datasets.synth.art import FONTS_ENV, find_cjk_fonts
 from datasets.train_localizer import LocalizerRecipe, train_localizer
 
@@ -52,17 +52,13 @@ def main(argv: Sequence[str] | None = None) -> None:
     ap.add_argument("--batch", type=int, default=64)
     ap.add_argument("--workers", type=int, default=14)
     ap.add_argument("--imgsz", type=int, default=384)
-    ap.add_argument("--first-seed", type=int, default=None,
-                    help="render lent_gpu.shared_plan from this seed (shared by both stages of one command) "
-                         "instead of this stage's own plan")
-    ap.add_argument("--scale", type=float, default=1.0, help="times the plan's render counts (a dry run: 0.01)")
+    add_plan_arguments(ap)
     args = ap.parse_args(argv)
 
     if not find_cjk_fonts():
         print(f"note: no CJK fonts ({FONTS_ENV}): the renders draw the tile art alone", flush=True)
     t0 = time.time()
-    plan = PLAN if args.first_seed is None else shared_plan(args.first_seed)
-    folders = render(scaled(plan, args.scale), args.renders, args.workers + 2)
+    folders = render(chosen_plan(args, PLAN), args.renders, args.workers + 2)
     print(f"rendered {len(folders)} folders in {time.time() - t0:.0f} s", flush=True)
     recipe = LocalizerRecipe(imgsz=args.imgsz, batch=args.batch, workers=args.workers, device=args.device,
                              cache=True, hours=args.hours, lr0=args.lr, warmup_epochs=1.0,

@@ -8,6 +8,7 @@ seconds, so a run stopped at its limit still brings back what it had.
 
 from __future__ import annotations
 
+import argparse
 import shutil
 import threading
 from collections.abc import Iterator, Sequence
@@ -57,6 +58,20 @@ def scaled(plan: Sequence[Folder], scale: float) -> list[Folder]:
     [34, 4]
     """
     return [Folder(f.rules, max(1, round(f.n * scale)), f.seed) for f in plan]
+
+
+def add_plan_arguments(ap: argparse.ArgumentParser) -> None:
+    """The options both stages take for what they render: ``--first-seed`` and ``--scale``."""
+    ap.add_argument("--first-seed", type=int, default=None,
+                    help="render lent_gpu.shared_plan from this seed (shared by both stages of one command) "
+                         "instead of this stage's own plan")
+    ap.add_argument("--scale", type=float, default=1.0, help="times the plan's render counts (a dry run: 0.01)")
+
+
+def chosen_plan(args: argparse.Namespace, own: Sequence[Folder]) -> list[Folder]:
+    """What a stage renders, by :func:`add_plan_arguments`' options: its ``own`` plan or the
+    shared one, scaled."""
+    return scaled(own if args.first_seed is None else shared_plan(args.first_seed), args.scale)
 
 
 def render(plan: Sequence[Folder], root: Path, workers: int, crops: bool = False) -> list[Path]:
