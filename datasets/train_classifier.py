@@ -65,6 +65,11 @@ class ClassifierRecipe:
     #: character numerals 一 二 三 五 on small or blurred tiles are most of the misread tiles of
     #: whole hands
     manzu_weight: int = 1
+    #: each synthetic crop of a dora indicator or a gari (nuki) tile is seen this many times per
+    #: epoch: such a tile lies among backs on the dead wall or alone, is misread about twice as
+    #: often as a hand tile of its size, and any tile is a valid indicator, so no reading of the
+    #: hand can catch the slip: most of the silently wrong hands were such misreads
+    indicator_weight: int = 1
     #: the network's input (width, height): it is fully convolutional up to a global pooling, so a
     #: stage may start from weights trained at another size
     input_size: tuple[int, int] = INPUT_SIZE
@@ -115,10 +120,23 @@ def synth_crop_files(d: Path) -> Iterator[tuple[Path, int, float]]:
     the crop from :func:`crop_angles`, NaN without the render's meta). Face-down crops of renders
     with white backs (made before the renderer dropped them) are left out: such a back is a blank
     white dragon face down."""
+    for f, c, a, _group in synth_crop_entries(d):
+        yield f, c, a
+
+
+#: the renders' groups (``meta/*.json`` ``boxes[].group``) of the tiles that set dora: the face-up
+#: indicators and the gari (nuki) tiles
+INDICATOR_GROUPS = frozenset({"dora", "nuki"})
+
+
+def synth_crop_entries(d: Path) -> Iterator[tuple[Path, int, float, str]]:
+    """:func:`synth_crop_files` with each crop's group in its render (``hand``, ``dora``, ...;
+    empty without the render's meta)."""
     crops = d / "crops"
     if not crops.is_dir():
         return
     angles: dict[str, list[float]] = {}
+    groups: dict[str, list[str]] = {}
     white: dict[str, bool] = {}
     for cls_dir in sorted(crops.iterdir()):
         if not cls_dir.name.isdigit() or int(cls_dir.name) >= N_CLASSES:
@@ -129,10 +147,13 @@ def synth_crop_files(d: Path) -> Iterator[tuple[Path, int, float]]:
                 meta_path = d / "meta" / f"{name}.json"
                 meta = json.loads(meta_path.read_text()) if meta_path.is_file() else {}
                 angles[name] = crop_angles(meta) if meta else []
+                groups[name] = [str(b.get("group", "")) for b in meta.get("boxes", [])]
                 white[name] = min(meta.get("style", {}).get("back_bgr", [0])) >= WHITE_BACK_MIN
             if int(cls_dir.name) == BACK and white[name]:
                 continue
-            yield f, int(cls_dir.name), angles[name][int(k)] if int(k) < len(angles[name]) else float("nan")
+            i = int(k)
+            yield (f, int(cls_dir.name), angles[name][i] if i < len(angles[name]) else float("nan"),
+                   groups[name][i] if i < len(groups[name]) else "")
 
 
 def read_crop_folder(d: Path) -> tuple[list[np.ndarray], list[int], list[float]]:
@@ -153,15 +174,21 @@ def read_crop_folder(d: Path) -> tuple[list[np.ndarray], list[int], list[float]]
 def collect_synth(dirs: Sequence[Path], size: tuple[int, int] = INPUT_SIZE, threads: int = 1) -> list[Crop]:
     """The crops of synth folders, kept at twice the input ``size`` (room for augmentation), read
     on ``threads`` threads (the same list whatever the count)."""
-    files = [entry for d in dirs for entry in synth_crop_files(d)]
+    return [crop for crop, _group in collect_synth_grouped(dirs, size, threads)]
 
-    def read(entry: tuple[Path, int, float]) -> Crop | None:
+
+def collect_synth_grouped(dirs: Sequence[Path], size: tuple[int, int] = INPUT_SIZE, threads: int = 1,
+                          ) -> list[tuple[Crop, str]]:
+    """:func:`collect_synth` with each crop's group in its render (:func:`synth_crop_entries`)."""
+    files = [entry for d in dirs for entry in synth_crop_entries(d)]
+
+    def read(entry: tuple[Path, int, float, str]) -> tuple[Crop, str] | None:
         img = _load(entry[0])
         if img is None or min(img.shape[:2]) < 6:
             return None
-        return cv2.resize(img, (size[0] * 2, size[1] * 2), interpolation=cv2.INTER_AREA), entry[1], entry[2]
+        return (cv2.resize(img, (size[0] * 2, size[1] * 2), interpolation=cv2.INTER_AREA), entry[1], entry[2]), entry[3]
 
-    return [crop for crop in _map(read, files, threads) if crop is not None]
+    return [item for item in _map(read, files, threads) if item is not None]
 
 
 def _map(fn: Any, items: Sequence[Any], threads: int) -> list[Any]:
@@ -346,6 +373,25 @@ def manzu_crops(crops: Sequence[Crop]) -> list[Crop]:
     [0, 34, 8]
     """
     return [c for c in crops if 0 <= c[1] <= 8 or c[1] == RED_5M]
+
+
+def weighted_training_crops(synth: Sequence[tuple[Crop, str]], real: Sequence[Crop],
+                            recipe: ClassifierRecipe) -> list[Crop]:
+    """One epoch's pool: the synthetic crops (with their render groups) and the real ones, each
+    repeated as the recipe weighs it. A crop in several weighted kinds (a sideways manzu
+    indicator) is repeated for each.
+
+    >>> img = np.zeros((2, 2, 3), np.uint8)
+    >>> synth = [((img, 0, 90.0), "dora"), ((img, 9, 0.0), "hand"), ((img, 20, 0.0), "nuki")]
+    >>> pool = weighted_training_crops(synth, [(img, 5, float("nan"))],
+    ...                                ClassifierRecipe(real_weight=2, sideways_weight=2, indicator_weight=3))
+    >>> sorted(c[1] for c in pool)
+    [0, 0, 0, 0, 5, 5, 9, 20, 20, 20]
+    """
+    crops = [crop for crop, _group in synth]
+    indicators = [crop for crop, group in synth if group in INDICATOR_GROUPS]
+    return (crops + list(real) * recipe.real_weight + sideways_crops(crops) * (recipe.sideways_weight - 1)
+            + manzu_crops(crops) * (recipe.manzu_weight - 1) + indicators * (recipe.indicator_weight - 1))
 
 
 def orientation_target(angle_deg: float) -> np.ndarray:
@@ -581,16 +627,15 @@ def train_classifier(synth_dirs: Sequence[Path], out: Path, recipe: ClassifierRe
     out.mkdir(parents=True, exist_ok=True)
     size = recipe.input_size
     threads = max(1, recipe.workers)
-    synth = collect_synth(synth_dirs, size, threads)
+    grouped = collect_synth_grouped(synth_dirs, size, threads)
     real_train = collect_real("train", size, recipe.real_runtime_boxes)
     real_hold = collect_real("holdout", size)
-    if not synth:
+    if not grouped:
         raise SystemExit(f"no crops found under {[str(d) for d in synth_dirs]} (make them with paiscan synth --crops)")
-    rng.shuffle(synth)
-    n_val = max(1, len(synth) // 20)
-    val, train = synth[:n_val], synth[n_val:]
-    train = (train + real_train * recipe.real_weight + sideways_crops(train) * (recipe.sideways_weight - 1)
-             + manzu_crops(train) * (recipe.manzu_weight - 1))
+    rng.shuffle(grouped)
+    n_val = max(1, len(grouped) // 20)
+    val = [crop for crop, _group in grouped[:n_val]]
+    train = weighted_training_crops(grouped[n_val:], real_train, recipe)
     if recipe.not_a_tile_per_image:
         table = collect_table(synth_dirs, recipe.not_a_tile_per_image, size, recipe.seed, threads)
         rng.shuffle(table)
@@ -659,7 +704,7 @@ def train_classifier(synth_dirs: Sequence[Path], out: Path, recipe: ClassifierRe
             f"axis error {evaluate_axis(model, val, size):.1f}° ({time.time() - t0:.0f}s)")
         torch.save({"model": model.state_dict(), "opt": opt.state_dict(), "sched": sched.state_dict(),
                     "epoch": epoch}, ckpt)
-    metrics = finish(model.cpu(), out, val, real_hold, [c[0] for c in synth[n_val:n_val + 512]], size)
+    metrics = finish(model.cpu(), out, val, real_hold, [crop[0] for crop, _group in grouped[n_val:n_val + 512]], size)
     metrics.update({"n_train": len(train), "n_val": len(val), "n_real_holdout": len(real_hold)})
     (out / "metrics.json").write_text(json.dumps(metrics, indent=1))
     log(json.dumps(metrics))

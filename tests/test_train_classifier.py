@@ -88,6 +88,36 @@ def test_crops_read_on_threads_are_the_ones_read_in_order(tmp_path: Path) -> Non
     assert len(table_one) == len(table_four)
 
 
+def test_crops_know_their_group_in_the_render_and_indicators_can_weigh_more(tmp_path: Path) -> None:
+    from datasets.synth import write_dataset
+    from datasets.train_classifier import (
+        INDICATOR_GROUPS,
+        ClassifierRecipe,
+        collect_synth_grouped,
+        synth_crop_entries,
+        synth_crop_files,
+        weighted_training_crops,
+    )
+
+    write_dataset(tmp_path, 4, seed=424245, rules="riichi", crops=True, workers=1, progress=False)
+    entries = list(synth_crop_entries(tmp_path))
+    assert [e[:2] for e in entries] == [f[:2] for f in synth_crop_files(tmp_path)]
+    for f, cls, _angle, group in entries:  # the group and class are the render's box's
+        name, _, k = f.stem.rpartition("_")
+        box = json.loads((tmp_path / "meta" / f"{name}.json").read_text())["boxes"][int(k)]
+        assert (box["group"], box["cls"]) == (group, cls)
+    groups = Counter(g for *_, g in entries)
+    assert groups["hand"] > 0 and groups["dora"] > 0  # every riichi render shows an indicator
+    grouped = collect_synth_grouped([tmp_path])
+    plain = weighted_training_crops(grouped, [], ClassifierRecipe())
+    heavy = weighted_training_crops(grouped, [], ClassifierRecipe(indicator_weight=3))
+    extra = Counter(c for _, c, _ in heavy) - Counter(c for _, c, _ in plain)
+    n_ind = sum(g in INDICATOR_GROUPS for _, g in grouped)
+    assert len(heavy) - len(plain) == 2 * n_ind and sum(extra.values()) == 2 * n_ind
+    assert extra == Counter({c: 2 * n for c, n in Counter(
+        crop[1] for crop, g in grouped if g in INDICATOR_GROUPS).items()})
+
+
 def _crops(n: int) -> list[tuple[np.ndarray, int, float]]:
     return [(np.random.default_rng(k).integers(0, 255, (128, 96, 3), dtype=np.uint8), k % 38,
              float("nan") if k % 3 == 0 else 30.0 * k) for k in range(n)]
