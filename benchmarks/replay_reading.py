@@ -12,7 +12,9 @@ change moved.
     python benchmarks/replay_reading.py --data data/sel_990011 --data data/sel_990012 \
         --cache build/sel.pkl [--save build/before.json] [--against build/before.json] [--models DIR]
 
-The cache is keyed by the image's path and size; delete it after a model changes.
+The cache is keyed by the image's path and size; delete it after a model changes. ``--reread``
+reads each hand as the runtime does, its indicators and gari read again from more crops
+(:meth:`vision.pipeline.PhotoReader.read_roles_again`; it decodes every image, so it is slower).
 """
 
 from __future__ import annotations
@@ -64,15 +66,21 @@ def main() -> None:
     ap.add_argument("--models", type=Path, default=None)
     ap.add_argument("--save", type=Path, default=None, help="write each render's outcome here")
     ap.add_argument("--against", type=Path, default=None, help="list the renders whose outcome differs from this")
+    ap.add_argument("--reread", action="store_true", help="read indicators and gari again as the runtime does")
     args = ap.parse_args()
     known = cached_detections(args.data, args.cache, args.models)
+    reader = PhotoReader.load(VisionSettings().with_models(args.models)) if args.reread else None
     per: dict[str, str] = {}
     table: dict[str, Counter[str]] = {}
     for folder in args.data:
         counts: Counter[str] = Counter()
         for img in sorted((folder / "images").iterdir()):
             truth: dict[str, Any] = json.loads((folder / "structures" / f"{img.stem}.json").read_text())
-            reading = read_hand(known[cache_key(img)], rules=truth.get("rules", "riichi"))
+            rules = truth.get("rules", "riichi")
+            dets = known[cache_key(img)]
+            reading = read_hand(dets, rules=rules)
+            if reader is not None:
+                _, reading = reader.read_roles_again(reader.decode(img.read_bytes()).bgr, dets, reading, rules)
             right = same_structure(truth, reading.hand_dict())
             outcome = structure_outcome(right, reading.valid, bool(reading.ambiguities))
             counts[outcome] += 1

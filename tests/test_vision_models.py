@@ -445,12 +445,12 @@ def test_indicators_read_surely_are_read_again_and_the_hand_with_them(limit: int
     assert reading.to_dict()["hand"]["dora_indicators"] == ["7m"]
     stub = _StubClassifier(True, {dets[-1].box[0]: again_as})  # read again: a 6m (or the same 7m)
     reader = PhotoReader(None, stub, replace(VisionSettings(), recheck_roles_limit=limit))  # type: ignore[arg-type]
-    again = reader.reread_roles(np.zeros((10, 10, 3), np.uint8), dets, reading)
+    again, reading_again = reader.read_roles_again(np.zeros((10, 10, 3), np.uint8), dets, reading)
     if limit and p < 0.95 and again_as == dets[-1].cls:  # read again, the same: the hand need not be read again
-        assert stub.asked == [dets[-1].box[0]] and again is dets
+        assert stub.asked == [dets[-1].box[0]] and again is dets and reading_again is reading
     elif limit and p < 0.95:
         assert stub.asked == [dets[-1].box[0]]  # the indicator alone, not the hand's tiles
         assert again[:-1] == dets[:-1] and again[-1].cls == 5 and again[-1].topk[0] == (5, pytest.approx(0.99))
-        assert read_hand(again).to_dict()["hand"]["dora_indicators"] == ["6m"]
+        assert reading_again.to_dict()["hand"]["dora_indicators"] == ["6m"]
     else:
-        assert stub.asked == [] and again is dets
+        assert stub.asked == [] and again is dets and reading_again is reading

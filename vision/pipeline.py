@@ -231,6 +231,15 @@ class PhotoReader:
             changed = True
         return out if changed else dets
 
+    def read_roles_again(self, bgr: np.ndarray, dets: list[Detection], reading: Reading, rules: str = "riichi",
+                         context: dict[str, Any] | None = None) -> tuple[list[Detection], Reading]:
+        """The detections and reading after :meth:`reread_roles`: the hand read again only where
+        an indicator's or gari's class changed, else both as they were."""
+        again = self.reread_roles(bgr, dets, reading)
+        if again is dets:
+            return dets, reading
+        return again, read_hand(again, rules=rules, context=context)
+
     def sharpen(self, decoded: DecodedImage, tiles: Sequence[TileBox],
                 timings: dict[str, float] | None = None) -> tuple[DecodedImage, list[TileBox]]:
         """The photo decoded again larger (and the tiles' boxes in it) when its tiles are smaller
@@ -278,10 +287,7 @@ class PhotoReader:
         reading = read_hand(dets, rules=rules, context=context)
         timings["layout"] = (time.perf_counter() - t1) * 1000
         t2 = time.perf_counter()
-        again = self.reread_roles(decoded.bgr, dets, reading)
-        if again is not dets:  # a class changed: the hand is read again
-            dets = again
-            reading = read_hand(dets, rules=rules, context=context)
+        dets, reading = self.read_roles_again(decoded.bgr, dets, reading, rules, context)
         timings["reread"] = (time.perf_counter() - t2) * 1000
         timings["total"] = (time.perf_counter() - t0) * 1000
         return PhotoResult(tuple(dets), reading, timings, decoded.original_size, decoded.scale)
