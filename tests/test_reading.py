@@ -1002,3 +1002,17 @@ def test_a_doubtful_dora_indicator_is_asked_about(best_p: float, box_conf: float
     assert tile_asks == ([{"kind": "tile", "index": three, "candidates": ["3p", "5p"]}] if asked else [])
     if asked:
         assert [parse_tiles("5p")[0]] in [list(c.dora_indicators) for c in r.alternatives]
+
+
+@pytest.mark.parametrize(("p", "asked"), [(0.28, True), (0.32, False), (0.9, False)])
+def test_a_face_no_class_of_which_is_likely_is_asked_about_though_the_hand_is_valid(p: float, asked: bool) -> None:
+    """The reading takes a face's likeliest class, and the hand is valid with it: but read under
+    NO_LIKELY_CLASS_P, nothing but the hand's validity backs it, so its next class is offered."""
+    dets = layout_boxes("123m456p789s1122z 2z")
+    four = next(i for i, d in enumerate(dets) if tile_name(d.cls) == "4p")
+    dets = with_topk(dets, four, [("4p", p), ("1p", 0.2), ("7p", 0.1)])
+    r = read(dets, "riichi", {"win": "tsumo"})
+    assert r.valid and r.to_dict()["hand"]["hand"] == "123m456p789s1122z"
+    index = next(i for i, d in enumerate(r.detections) if d.box == dets[four].box)
+    tile_asks = [a.to_dict() for a in r.ambiguities if a.kind == "tile"]
+    assert tile_asks == ([{"kind": "tile", "index": index, "candidates": ["4p", "1p"]}] if asked else [])

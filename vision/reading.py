@@ -74,6 +74,13 @@ MAX_ALTERNATIVES = 12
 #: the silently wrong fell from 11 to 7 and 6 to 4, for 13 more questions on each set; exact
 #: readings unchanged (0.1: 8 and 5; 0.2: no fewer than 0.15, more questions)
 UNLIKELY_CLASS_P = 0.15
+#: ... and so is a tile whose likeliest class, the one the reading took, is itself under this likely:
+#: the classifier found no class likely, and only the hand's validity backs the one taken (fresh
+#: render 990015/164: a 1m read 0.28 as 5z, the hand valid with it). Of the 4,600 selection and
+#: fresh renders, silently wrong 8 → 6 and 4 → 3, for 8 and 2 more questions on hands read right;
+#: exact readings unchanged. One of the three is then asked about its wrong tile; in the other two
+#: another tile read under 0.3 marks a hand read wrong elsewhere (0.25: 7 and 4; 0.4: 5 and 3)
+NO_LIKELY_CLASS_P = 0.3
 #: Hand fields the photo decides (the context's are ignored); dora_indicators and nuki from the
 #: context replace the photo's
 PHOTO_FIELDS = frozenset({"hand", "melds", "win_tile", "rules"})
@@ -814,14 +821,21 @@ def _unlikely_classes(best: Candidate, dets: Sequence[Detection], asked: Sequenc
     """A ``tile`` question for each tile the best reading gives a class under ``UNLIKELY_CLASS_P``
     likely, not its likeliest, unless already asked about: the scoring core picked it because it
     makes a winning hand, and nothing else backs it (the reading's class first, then the likeliest,
-    whether or not that one makes a winning hand)."""
+    whether or not that one makes a winning hand). Likewise a face whose likeliest class, taken,
+    is under ``NO_LIKELY_CLASS_P`` (then its next likeliest face is offered)."""
     seen = {a.index for a in asked if a.kind == "tile"}
     out: list[Ambiguity] = []
     for d, cls in best.classes:
         cands = dets[d].candidates()
-        if d in seen or not cands or cands[0][0] == cls or dict(cands).get(cls, 0.0) >= UNLIKELY_CLASS_P:
+        if d in seen or not cands or cls == BACK:
             continue
-        out.append(Ambiguity("tile", (tile_name(cls), tile_name(cands[0][0])), index=d))
+        p = dict(cands).get(cls, 0.0)
+        if cands[0][0] != cls:
+            other: int | None = cands[0][0] if p < UNLIKELY_CLASS_P else None
+        else:
+            other = next((c for c, _ in cands[1:] if c != BACK), None) if p < NO_LIKELY_CLASS_P else None
+        if other is not None:
+            out.append(Ambiguity("tile", (tile_name(cls), tile_name(other)), index=d))
     return out
 
 
