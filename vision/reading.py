@@ -827,13 +827,14 @@ def _unlikely_classes(best: Candidate, dets: Sequence[Detection], asked: Sequenc
     out: list[Ambiguity] = []
     for d, cls in best.classes:
         cands = dets[d].candidates()
-        if d in seen or not cands or cls == BACK:
+        if d in seen or not cands:
             continue
         p = dict(cands).get(cls, 0.0)
-        if cands[0][0] != cls:
-            other: int | None = cands[0][0] if p < UNLIKELY_CLASS_P else None
-        else:
-            other = next((c for c, _ in cands[1:] if c != BACK), None) if p < NO_LIKELY_CLASS_P else None
+        other: int | None = None
+        if cands[0][0] != cls and p < UNLIKELY_CLASS_P:
+            other = cands[0][0]
+        elif cands[0][0] == cls != BACK and p < NO_LIKELY_CLASS_P:
+            other = next((c for c, _ in cands[1:] if c != BACK), None)
         if other is not None:
             out.append(Ambiguity("tile", (tile_name(cls), tile_name(other)), index=d))
     return out
