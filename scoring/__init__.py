@@ -7,6 +7,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from scoring.errors import HandError
@@ -32,4 +33,25 @@ def score_hand(data: Any, rules: str | None = None, options: dict[str, Any] | No
     return score(hand)
 
 
-__all__ = ["Hand", "HandError", "Meld", "Score", "parse_hand", "score", "score_hand"]
+def check_context(data: Any) -> None:
+    """Check every field of a Hand that a photo does not give (rules, options, win, winds, dealer,
+    honba, flags, ura indicators) before the photo is read: a situation no hand could have is the
+    caller's error, named by its field, not a photo without a valid reading. Tile fields given
+    are checked as notation; the tiles themselves are judged with the hand.
+
+    >>> try:
+    ...     check_context({"rules": "riichi", "flags": ["ippatsu"]})
+    ... except HandError as err:
+    ...     print(err.code, err.field)
+    ippatsu_without_riichi flags
+    >>> check_context({"rules": "riichi", "seat_wind": "south", "flags": ["riichi", "ippatsu"]})
+    """
+    if not isinstance(data, Mapping):
+        raise HandError("bad_json", "a Hand must be a JSON object", None)
+    placeholder = {"hand": "", "win_tile": "1z", **data}
+    hand = parse_hand(placeholder)
+    ruleset = get_ruleset(hand.rules)
+    ruleset.check_situation(hand, ruleset.parse_options(hand.options))
+
+
+__all__ = ["Hand", "HandError", "Meld", "Score", "check_context", "parse_hand", "score", "score_hand"]

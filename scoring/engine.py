@@ -103,6 +103,7 @@ class Ruleset:
                             "without a winning tile)", "win_tile")
         self.check_tiles(hand, opts)
         self.check_flags(hand, opts)
+        self.check_situation(hand, opts)
         self.check_hand(hand, opts)
 
     def check_tiles(self, hand: Hand, opts: Any) -> None:
@@ -152,26 +153,37 @@ class Ruleset:
                         )
 
     def check_flags(self, hand: Hand, opts: Any) -> None:
+        """The flags that need the tiles: a closed hand for riichi, a kan for rinshan, no meld on
+        the first turn."""
         f = hand.flags
         closed = hand.is_closed
         riichi = f & {"riichi", "double_riichi", "open_riichi"}
         if riichi and not closed:
             raise HandError("riichi_open_hand", f"{sorted(riichi)[0]} needs a closed hand (no chi, pon or open kan)",
                             "flags")
-        if "ippatsu" in f:
-            if not closed:
-                raise HandError("ippatsu_open_hand", "ippatsu needs a closed hand", "flags")
-            if not riichi:
-                raise HandError("ippatsu_without_riichi", "ippatsu needs riichi", "flags")
+        if "ippatsu" in f and not closed:
+            raise HandError("ippatsu_open_hand", "ippatsu needs a closed hand", "flags")
+        first_turn = f & {"tenhou", "chiihou", "renhou", "dealer_first_discard_ron"}
+        if first_turn and hand.melds:
+            raise HandError("first_turn_with_meld", f"{sorted(first_turn)[0]} cannot have a meld", "flags")
+        if f & set(_RINSHAN_FLAGS) and hand.tsumo and not any(m.is_kan for m in hand.melds) \
+                and not self.rinshan_without_kan_ok(hand):
+            raise HandError("rinshan_without_kan", "rinshan needs a kan in the hand", "flags")
+
+    def check_situation(self, hand: Hand, opts: Any) -> None:
+        """The checks that need no tiles: flags against the win, the dealer and each other, and
+        option values (rulesets add theirs). :func:`scoring.check_context` runs them alone, so a
+        photo is not read for a situation that no hand could have."""
+        f = hand.flags
+        riichi = f & {"riichi", "double_riichi", "open_riichi"}
+        if "ippatsu" in f and not riichi:
+            raise HandError("ippatsu_without_riichi", "ippatsu needs riichi", "flags")
         if "tenhou" in f and not hand.is_dealer:
             raise HandError("tenhou_not_dealer", "tenhou is the dealer's first-draw win; this player is not the dealer",
                             "flags")
         for name in ("chiihou", "renhou", "dealer_first_discard_ron"):
             if name in f and hand.is_dealer:
                 raise HandError("chiihou_dealer", f"{name} is a non-dealer's first-turn win", "flags")
-        first_turn = f & {"tenhou", "chiihou", "renhou", "dealer_first_discard_ron"}
-        if first_turn and hand.melds:
-            raise HandError("first_turn_with_meld", f"{sorted(first_turn)[0]} cannot have a meld", "flags")
         if f & {"tenhou", "chiihou"} and not hand.tsumo:
             raise HandError("tenhou_on_ron", "tenhou and chiihou are won by tsumo", "flags")
         if f & {"renhou", "dealer_first_discard_ron"} and hand.tsumo:
@@ -180,11 +192,8 @@ class Ruleset:
             raise HandError("haitei_on_ron", "haitei is a tsumo on the last tile; use houtei for ron", "flags")
         if "houtei" in f and hand.tsumo:
             raise HandError("houtei_on_tsumo", "houtei is a ron on the last discard; use haitei for tsumo", "flags")
-        if f & set(_RINSHAN_FLAGS):
-            if not hand.tsumo:
-                raise HandError("rinshan_on_ron", "rinshan is won on a replacement tile (tsumo)", "flags")
-            if not any(m.is_kan for m in hand.melds) and not self.rinshan_without_kan_ok(hand):
-                raise HandError("rinshan_without_kan", "rinshan needs a kan in the hand", "flags")
+        if f & set(_RINSHAN_FLAGS) and not hand.tsumo:
+            raise HandError("rinshan_on_ron", "rinshan is won on a replacement tile (tsumo)", "flags")
         if "chankan" in f and hand.tsumo:
             raise HandError("chankan_on_tsumo", "chankan robs another player's kan (ron)", "flags")
         if "haitei" in f and f & set(_RINSHAN_FLAGS):

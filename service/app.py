@@ -28,7 +28,7 @@ from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, WithJsonSchema
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from scoring import HandError, score_hand
+from scoring import HandError, check_context, score_hand
 from scoring.game_record import FORMAT as GAME_FORMAT
 from scoring.game_record import replay_json
 from scoring.hand import HAND_FIELDS
@@ -487,6 +487,10 @@ def create_app(settings: ServiceSettings | None = None, reader: Reader | None = 
         context = _parse_context(hand)
         rules = str(context.get("rules", "riichi"))
         _check_rules(rules, "hand.rules")
+        try:  # before the photo is read: a situation no hand could have is the hand field's error
+            check_context(context)
+        except HandError as err:
+            raise ApiError(422, err.code, err.message, f"hand.{err.field}" if err.field else "hand") from None
         recognised = await read_photo(file, rules, {k: v for k, v in context.items() if k not in TILE_FIELDS},
                                       preview)
         timings = dict(recognised.pop("timings_ms"))

@@ -458,6 +458,13 @@ def score_cmd(
     options = _parse_option_args(option or [])
     if options:
         context["options"] = options
+    from scoring import HandError, check_context
+
+    try:  # the situation first: a bad --seat-wind is the option's error, not the photo's
+        check_context({"rules": rules, **context})
+    except HandError as err:
+        _emit(err.to_dict())
+        raise typer.Exit(2) from None
     reader = _reader(models, threads)
     out = _read_photo(photo, reader, rules, context)
     if "error" in out:

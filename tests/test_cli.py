@@ -159,3 +159,21 @@ def test_synth_bad_tilt_is_refused_before_rendering(tmp_path: Path, tilt: list[s
     code, out = run(["synth", "--n", "1", "--tilt", *tilt, "--out", str(tmp_path / "x")])
     assert code == 2 and out[0]["error"]["field"] == "tilt" and "--tilt" in out[0]["error"]["message"]
     assert not (tmp_path / "x").exists()
+
+
+@pytest.mark.parametrize(("args", "code", "field"), [
+    (["--seat-wind", "up"], "bad_field", "seat_wind"),
+    (["--flag", "bogus"], "unknown_flag", "flags[0]"),
+    (["--flag", "ippatsu"], "ippatsu_without_riichi", "flags"),
+    (["--option", "nope=1"], "unknown_option", "options.nope"),
+    (["--rules", "nope"], "unknown_ruleset", "rules"),
+    (["--rules", "totenko_balance", "--seat-wind", "north"], "bad_field", "seat_wind"),
+])
+def test_score_checks_the_situation_before_the_photo(tmp_path: Path, args: list[str], code: str,
+                                                      field: str) -> None:
+    """A situation no hand could have is named by its option, and no photo is opened for it (the
+    photo here does not exist: reading it first would report that instead)."""
+    code_, out = run(["score", str(tmp_path / "missing.jpg"), *args])
+    assert code_ == 2
+    assert (out[0]["error"]["code"], out[0]["error"]["field"]) == (code, field)
+    assert "recognised" not in out[0]

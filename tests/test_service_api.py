@@ -551,12 +551,18 @@ def test_photo_score_tile_fields_in_hand_replace_the_photo(client: TestClient) -
     ('{"win": "rong"}', "bad_field", "hand.win"),
     ('{"honba": -1}', "bad_field", "hand.honba"),
     ('{"rules": "nope"}', "unknown_ruleset", "hand.rules"),
-    ('{"flags": ["tenhou"]}', "tenhou_on_ron", "flags"),
+    ('{"flags": ["tenhou"]}', "tenhou_on_ron", "hand.flags"),
+    ('{"flags": ["bogus"]}', "unknown_flag", "hand.flags[0]"),
+    ('{"options": {"nope": 1}}', "unknown_option", "hand.options.nope"),
+    ('{"rules": "totenko_balance", "seat_wind": "north"}', "bad_field", "hand.seat_wind"),
+    ('{"rules": "jun", "dealer": "south"}', "bad_field", "hand.dealer"),
 ])
 def test_photo_score_bad_context(client: TestClient, hand: str, code: str, field: str) -> None:
+    """The situation is checked before the photo is read: its field is named, nothing recognised."""
     r = client.post("/v1/photo-score", files={"file": ("a.jpg", jpeg())}, data={"hand": hand})
     body = assert_error(r, 422, code)
-    assert str(body["error"]["field"]).startswith(field), body
+    assert body["error"]["field"] == field, body
+    assert "recognised" not in body
 
 
 class NoHandReader(DemoReader):

@@ -4,7 +4,7 @@ from typing import Any
 
 import pytest
 
-from scoring import HandError, score_hand
+from scoring import HandError, check_context, score_hand
 from scoring.errors import ERROR_CODES
 
 BASE: dict[str, Any] = {"rules": "riichi", "hand": "123m456p789s1122z", "win_tile": "2z", "win": "tsumo"}
@@ -98,3 +98,43 @@ def test_conflicting_flags() -> None:
 
 def test_valid_base_hand_scores() -> None:
     assert score_hand(BASE).total > 0
+
+
+#: what a photo does not show: the fields of a Hand but its tiles
+TILE_FIELDS = ("hand", "melds", "win_tile", "dora_indicators", "nuki")
+#: the cases whose error needs the tiles (so a situation alone passes)
+NEEDS_TILES = {"bad_tile", "face_down_tile", "too_many_of_kind", "too_many_red_fives", "wrong_tile_count",
+               "bad_meld", "riichi_open_hand", "ippatsu_open_hand", "rinshan_without_kan",
+               "first_turn_with_meld", "not_a_winning_hand", "no_yaku"}
+
+
+@pytest.mark.parametrize(("data", "code", "field"), [c[1:] for c in CASES if isinstance(c[1], dict)],
+                         ids=[c[0] for c in CASES if isinstance(c[1], dict)])
+def test_check_context_finds_what_needs_no_tiles(data: dict[str, Any], code: str, field: str | None) -> None:
+    """``check_context`` on a case's situation (its tile fields left out) raises the case's own error
+    exactly when that error needs no tiles, so ``paiscan score`` can refuse before reading a photo."""
+    situation = {k: v for k, v in data.items() if k not in TILE_FIELDS}
+    if code in NEEDS_TILES or str(field).split(".")[0].split("[")[0] in TILE_FIELDS:
+        try:
+            check_context(situation)
+        except HandError as err:  # the situation alone may be faulty too, but not in this way
+            assert err.code != code
+        return
+    with pytest.raises(HandError) as info:
+        check_context(situation)
+    assert (info.value.code, info.value.field) == (code, field)
+
+
+@pytest.mark.parametrize(("rules", "situation", "code", "field"), [
+    ("totenko_balance", {"seat_wind": "north"}, "bad_field", "seat_wind"),
+    ("totenko_balance", {"flags": ["open_riichi_forced_deal_in"]}, "conflicting_flags", "flags"),
+    ("jun", {"seat_wind": "south", "dealer": True}, "bad_field", "dealer"),
+    ("boo", {"options": {"red_fives": {"m": 5}}}, "bad_option", "options.red_fives.m"),
+    ("wsom", {"options": {"limit": 0}}, "bad_option", "options.limit"),
+])
+def test_check_context_runs_each_rulesets_own_checks(rules: str, situation: dict[str, Any], code: str,
+                                                     field: str) -> None:
+    with pytest.raises(HandError) as info:
+        check_context({"rules": rules, **situation})
+    assert (info.value.code, info.value.field) == (code, field)
+    check_context({"rules": rules})

@@ -400,13 +400,17 @@ class Boo(HanFuRuleset):
         return self.used_flags - (set(CHIIHOU_FLAGS.values()) - {chiihou})
 
     # ---------------------------------------------------------------- validation
-    def check_hand(self, hand: Hand, opts: Any) -> None:
-        """Option values that can be priced, no nuki, and an open kan for the 大明槓 rinshan."""
+    def check_situation(self, hand: Hand, opts: Any) -> None:
+        """Option values that can be priced."""
+        super().check_situation(hand, opts)
         for suit_letter, n in opts.red_fives.items():
             if not 0 <= n <= 4:
                 raise HandError("bad_option", f"option red_fives.{suit_letter} must be 0..4, "
                                 f"not {n}", f"options.red_fives.{suit_letter}")
         check_amounts(opts)
+
+    def check_hand(self, hand: Hand, opts: Any) -> None:
+        """No nuki, and an open kan for the 大明槓 rinshan."""
         if hand.nuki:
             raise HandError("bad_nuki", f"{self.name} sets no tiles aside: nuki must be empty",
                             "nuki")

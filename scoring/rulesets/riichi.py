@@ -232,6 +232,7 @@ class Riichi(HanFuRuleset):
     def _nagashi(self, hand: Hand) -> Score:
         opts = self.parse_options(hand.options)
         self.check_flags(hand, opts)
+        self.check_situation(hand, opts)
         from dataclasses import replace
 
         pays, items, steps = self.payments(2000, replace(hand, tsumo=True), opts)

@@ -441,8 +441,9 @@ class TotenkoBalance(Ruleset):
                     "gari; North is an ordinary tile here", "nuki")
         super().check_tiles(hand, opts)
 
-    def check_flags(self, hand: Hand, opts: Any) -> None:
-        super().check_flags(hand, opts)
+    def check_situation(self, hand: Hand, opts: Any) -> None:
+        """Open riichi's forced deal-in, three seats (East deals), and option values."""
+        super().check_situation(hand, opts)
         if "open_riichi_forced_deal_in" in hand.flags:
             if "open_riichi" not in hand.flags:
                 raise HandError("conflicting_flags", "open_riichi_forced_deal_in needs the "
@@ -450,8 +451,9 @@ class TotenkoBalance(Ruleset):
             if hand.tsumo:
                 raise HandError("conflicting_flags", "open_riichi_forced_deal_in is a deal-in "
                                 "(ron), not a tsumo", "flags")
+        self.check_seats_and_options(hand, opts)
 
-    def check_hand(self, hand: Hand, opts: Any) -> None:
+    def check_seats_and_options(self, hand: Hand, opts: Any) -> None:
         """Three seats (East deals), and option values that can be priced."""
         if WINDS[hand.seat_wind] not in SEATS:
             raise HandError("bad_field", "three-player Totenko has the seats east, south and west "
@@ -602,7 +604,7 @@ class TotenkoBalance(Ruleset):
         """流し満貫: 30 fixed from each opponent, no dealer or honba points; kenshoba as for a
         karasu (option nagashi_kensho)."""
         opts = self.parse_options(hand.options)
-        self.check_hand(hand, opts)
+        self.check_seats_and_options(hand, opts)
         honba = effective_honba(hand)
         k = kensho_points(opts, hand.is_dealer, honba) if opts.nagashi_kensho else 0
         hit = YakuHit(NAGASHI.id, NAGASHI.name, NAGASHI.name_ja, NAGASHI_POINTS, _P)

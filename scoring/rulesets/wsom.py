@@ -380,8 +380,9 @@ class Wsom(Ruleset):
                             "name_ja": CHICKEN_HAND.name_ja, "closed": 1, "open": 1, "unit": "points"})
         return out
 
-    def check_hand(self, hand: Hand, opts: Any) -> None:
+    def check_situation(self, hand: Hand, opts: Any) -> None:
         """Option values the price cannot use: a pattern, the cap or par below its range."""
+        super().check_situation(hand, opts)
         for pid, value in opts.pattern_values.items():
             if value < 1:
                 raise HandError("bad_option", f"option pattern_values.{pid} must be at least 1, not {value}",
