@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections import Counter
 from pathlib import Path
 from typing import Annotated, Any, NoReturn
 
@@ -409,34 +410,74 @@ def _read_photo(path: Path, reader: Any, rules: str, context: dict[str, Any] | N
     return out
 
 
+def _annotate_target(photo: Path, annotate: Path) -> None:
+    """Refuse an --annotate that cannot be written before any photo is read."""
+    from vision.annotate import ANNOTATE_SUFFIXES
+
+    if photo.is_dir():
+        if annotate.exists() and not annotate.is_dir():
+            _fail("bad_field", f"{annotate} is a file: with a folder of photos, --annotate names a folder "
+                  "(one annotated JPEG per photo)", "annotate")
+        return
+    if annotate.suffix.lower() not in ANNOTATE_SUFFIXES:
+        _fail("bad_field", f"{annotate.name}: an annotated photo is written as {', '.join(ANNOTATE_SUFFIXES)}",
+              "annotate")
+    if not annotate.parent.is_dir():
+        _fail("bad_field", f"{annotate.parent} is not a folder", "annotate")
+
+
+def _write_annotated(photo: Path, out: dict[str, Any], target: Path) -> None:
+    from vision.annotate import annotate_file
+    from vision.image import ImageError
+
+    try:
+        annotate_file(photo, out, target)
+    except (OSError, ValueError, ImageError) as exc:
+        _fail("unwritable_output", f"cannot write {target}: {getattr(exc, 'strerror', None) or exc}", "annotate")
+
+
 @app.command("read")
 def read_cmd(
     photo: Annotated[Path, typer.Argument(help="a photo, or a folder of photos with --jsonl")],
     rules: Annotated[str, typer.Option("--rules", help="ruleset: tile set, what is set aside")] = "riichi",
     jsonl: Annotated[bool, typer.Option("--jsonl", help="read a folder, one JSON line per photo")] = False,
-    annotate: Annotated[Path | None, typer.Option("--annotate", help="write the photo with boxes, structure")] = None,
+    annotate: Annotated[Path | None, typer.Option(
+        "--annotate", help="write the photo with boxes, structure (a folder, with a folder of photos)")] = None,
     models: ModelsDir = None,
     threads: Threads = DEFAULT_THREADS,
 ) -> None:
     """What a photo shows: detections and the hand structure, with ambiguities."""
+    from scoring import HandError
+    from scoring.registry import get_ruleset
+
+    try:
+        get_ruleset(rules)
+    except HandError as err:
+        _fail(err.code, err.message, "rules")
+    if photo.is_dir() and not jsonl:
+        _fail("bad_field", "PHOTO is a folder: add --jsonl to read every photo in it", "PHOTO")
+    if annotate is not None:
+        _annotate_target(photo, annotate)
     reader = _reader(models, threads)
     if photo.is_dir():
-        if not jsonl:
-            _fail("bad_field", "PHOTO is a folder: add --jsonl to read every photo in it", "PHOTO")
         from tqdm import tqdm
 
         files = sorted(p for p in photo.iterdir() if p.suffix.lower() in (".jpg", ".jpeg", ".png", ".webp", ".heic"))
+        if annotate is not None:
+            annotate.mkdir(parents=True, exist_ok=True)
+        shared = {stem for stem, n in Counter(f.stem for f in files).items() if n > 1}
         for f in tqdm(files, desc="read", unit="photo", disable=not sys.stderr.isatty()):
-            _emit(_read_photo(f, reader, rules, None))
+            result = _read_photo(f, reader, rules, None)
+            if annotate is not None and "error" not in result:  # a.jpg and a.png: a.jpg.jpg, a.png.jpg
+                _write_annotated(f, result, annotate / f"{f.name if f.stem in shared else f.stem}.jpg")
+            _emit(result)
         return
     out = _read_photo(photo, reader, rules, None)
     _emit(out)
     if "error" in out:
         raise typer.Exit(2)
     if annotate is not None:
-        from vision.annotate import annotate_file
-
-        annotate_file(photo, out, annotate)
+        _write_annotated(photo, out, annotate)
 
 
 @app.command("score")

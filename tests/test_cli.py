@@ -177,3 +177,16 @@ def test_score_checks_the_situation_before_the_photo(tmp_path: Path, args: list[
     assert code_ == 2
     assert (out[0]["error"]["code"], out[0]["error"]["field"]) == (code, field)
     assert "recognised" not in out[0]
+
+
+@pytest.mark.parametrize(("args", "code", "field"), [
+    (["--rules", "nope"], "unknown_ruleset", "rules"),
+    (["--annotate", "{tmp}/a.txt"], "bad_field", "annotate"),
+    (["--annotate", "{tmp}/no/such/folder/a.jpg"], "bad_field", "annotate"),
+])
+def test_read_refuses_bad_options_before_reading(tmp_path: Path, args: list[str], code: str, field: str) -> None:
+    """Refused before any photo is opened (the photo here does not exist), and nothing written."""
+    code_, out = run(["read", str(tmp_path / "missing.jpg"), *(a.format(tmp=tmp_path) for a in args)])
+    assert code_ == 2
+    assert (out[0]["error"]["code"], out[0]["error"]["field"]) == (code, field)
+    assert list(tmp_path.iterdir()) == []

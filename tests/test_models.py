@@ -219,3 +219,22 @@ def test_only_tiles_whose_boxes_touch_the_frame_are_marked_cut(reader: PhotoRead
                     and abs(d.centre[1] - (box[1] + box[3]) / 2 * decoded.scale) < 10]
             assert all(d.cut for d in near)
     assert cut_seen > 0
+
+
+def test_cli_read_annotates_a_folder_one_picture_a_photo(tmp_path: Path) -> None:
+    """``read DIR --jsonl --annotate OUT``: a picture per photo read (a.jpg and a.png kept apart),
+    none for a file that is not a photo."""
+    from typer.testing import CliRunner
+
+    from service.cli import app
+
+    photos = tmp_path / "photos"
+    photos.mkdir()
+    jpeg = (ROOT / "examples" / "photo.jpg").read_bytes()
+    (photos / "a.jpg").write_bytes(jpeg)
+    cv2.imwrite(str(photos / "a.png"), cv2.imread(str(ROOT / "examples" / "photo.jpg")))
+    (photos / "b.jpg").write_bytes(b"GIF89a")
+    res = CliRunner().invoke(app, ["read", str(photos), "--jsonl", "--annotate", str(tmp_path / "out")])
+    assert res.exit_code == 0, res.stdout
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["a.jpg.jpg", "a.png.jpg"]
+    assert cv2.imread(str(tmp_path / "out" / "a.png.jpg")) is not None

@@ -38,8 +38,28 @@ def annotate(bgr: np.ndarray, result: dict[str, Any], max_side: int = 1600) -> n
     return img
 
 
+#: the endings an annotated photo may be written under (OpenCV encodes by the name's ending)
+ANNOTATE_SUFFIXES = (".jpg", ".jpeg", ".png", ".webp")
+
+
 def annotate_file(photo: Path, result: dict[str, Any], out: Path) -> None:
+    """Draw ``result`` on ``photo`` into ``out``, whole or not at all (a temporary file renamed).
+
+    Raises ``ValueError`` for an ending OpenCV cannot write and ``OSError`` when ``out`` cannot be
+    written; an existing ``out`` is then left as it was.
+    """
     from vision.image import read_image_file
 
+    suffix = out.suffix.lower()
+    if suffix not in ANNOTATE_SUFFIXES:
+        raise ValueError(f"{out.name}: an annotated photo is written as {', '.join(ANNOTATE_SUFFIXES)}")
     decoded = read_image_file(str(photo))
-    cv2.imwrite(str(out), annotate(decoded.bgr, result))
+    ok, encoded = cv2.imencode(suffix, annotate(decoded.bgr, result))
+    if not ok:
+        raise ValueError(f"{out.name}: OpenCV could not encode the annotated photo")
+    tmp = out.with_name(f".{out.name}.tmp")
+    try:
+        tmp.write_bytes(encoded.tobytes())
+        tmp.replace(out)
+    finally:
+        tmp.unlink(missing_ok=True)
