@@ -528,7 +528,7 @@ def score_cmd(
 @app.command("serve")
 def serve_cmd(
     host: Annotated[str, typer.Option("--host")] = "127.0.0.1",
-    port: Annotated[int, typer.Option("--port")] = 8000,
+    port: Annotated[int, typer.Option("--port", min=1, max=65535)] = 8000,
 ) -> None:
     """Start the HTTP service and the web page."""
     from service.app import serve

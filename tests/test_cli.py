@@ -190,3 +190,8 @@ def test_read_refuses_bad_options_before_reading(tmp_path: Path, args: list[str]
     assert code_ == 2
     assert (out[0]["error"]["code"], out[0]["error"]["field"]) == (code, field)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_serve_refuses_a_port_out_of_range() -> None:
+    result = RUNNER.invoke(app, ["serve", "--port", "99999"])
+    assert result.exit_code == 2 and "--port" in result.output
