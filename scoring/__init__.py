@@ -26,7 +26,10 @@ def score_hand(data: Any, rules: str | None = None, options: dict[str, Any] | No
     if options:
         if not isinstance(data, dict):
             raise HandError("bad_json", "a Hand must be a JSON object", None)
-        merged = dict(data.get("options") or {})
+        given = data.get("options") or {}
+        if not isinstance(given, Mapping):
+            raise HandError("bad_field", "options must be an object of name: value", "options")
+        merged = dict(given)
         merged.update(options)
         data = {**data, "options": merged}
     hand = parse_hand(data, rules_override=rules)

@@ -169,6 +169,13 @@ class Ruleset:
         if f & set(_RINSHAN_FLAGS) and hand.tsumo and not any(m.is_kan for m in hand.melds) \
                 and not self.rinshan_without_kan_ok(hand):
             raise HandError("rinshan_without_kan", "rinshan needs a kan in the hand", "flags")
+        if "chankan" in f and not hand.tsumo and self.players == 4:  # (on tsumo: chankan_on_tsumo)
+            robbed = kind(hand.win_tile)
+            held = sum(kind(t) == robbed for t in hand.concealed) + sum(
+                kind(t) == robbed for m in hand.melds for t in m.tiles)
+            if held:
+                raise HandError("conflicting_flags", f"chankan robs the fourth {tile_name(robbed)} of a kan: "
+                                "the winner cannot hold another", "flags")
 
     def check_situation(self, hand: Hand, opts: Any) -> None:
         """The checks that need no tiles: flags against the win, the dealer and each other, and
@@ -178,6 +185,11 @@ class Ruleset:
         riichi = f & {"riichi", "double_riichi", "open_riichi"}
         if "ippatsu" in f and not riichi:
             raise HandError("ippatsu_without_riichi", "ippatsu needs riichi", "flags")
+        first_turn = sorted(f & {"tenhou", "chiihou", "renhou", "dealer_first_discard_ron"})
+        late = sorted(f & {"riichi", "double_riichi", "open_riichi", "ippatsu", "haitei", "houtei", "chankan"})
+        if first_turn and late:
+            raise HandError("conflicting_flags", f"{first_turn[0]} is a win in the first go-around, before "
+                            f"any {late[0]}", "flags")
         if "tenhou" in f and not hand.is_dealer:
             raise HandError("tenhou_not_dealer", "tenhou is the dealer's first-draw win; this player is not the dealer",
                             "flags")

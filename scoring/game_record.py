@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -636,7 +637,7 @@ class GameReplay:
         """A club spreadsheet: one row per hand (each player's change and score), then one row per
         player (final, net, rank, result)."""
         buf = io.StringIO()
-        w = csv.writer(buf, lineterminator="\n")
+        w = _SafeCsv(csv.writer(buf, lineterminator="\n"))
         w.writerow(["no", "deal", "dealer", "honba", "result", "winner", "from", "written", "recomputed",
                     "applied", "status", *(f"{p} change" for p in self.players),
                     *(f"{p} score" for p in self.players), "disputes", "warnings"])
@@ -651,6 +652,26 @@ class GameReplay:
         for s in self.standings:
             w.writerow([s.player, s.final, s.net, s.rank, s.result])
         return buf.getvalue()
+
+
+_NUMBER = re.compile(r"[+-]?\d+(\.\d+)?")
+
+
+class _SafeCsv:
+    """A CSV writer whose text cells cannot run as spreadsheet formulas: a player named
+    ``=HYPERLINK(…)`` is written ``'=HYPERLINK(…)`` (numbers stay numbers).
+
+    >>> buf = io.StringIO(); _SafeCsv(csv.writer(buf)).writerow(["=1+1", "-A", -3000, "-300", "Ann"])
+    >>> buf.getvalue()
+    "'=1+1,'-A,-3000,-300,Ann\\r\\n"
+    """
+
+    def __init__(self, writer: Any) -> None:
+        self.writer = writer
+
+    def writerow(self, row: Sequence[Any]) -> None:
+        self.writer.writerow([f"'{c}" if isinstance(c, str) and c[:1] in ("=", "+", "-", "@", "\t", "\r")
+                              and not _NUMBER.fullmatch(c) else c for c in row])
 
 
 def _cell(value: Any) -> str:
@@ -755,7 +776,10 @@ class _Frame:
     def hand_json(self, entry: HandEntry, st: DealState) -> dict[str, Any]:
         assert entry.hand is not None and entry.winner is not None
         data = dict(entry.hand)
-        options = {**self.rec.options, **(data.pop("options", None) or {})}
+        own = data.pop("options", None) or {}
+        if not isinstance(own, Mapping):  # (the caller names the hand: hands[i].hand.options)
+            raise HandError("bad_field", "options must be an object of name: value", "options")
+        options = {**self.rec.options, **own}
         return {**data, "rules": self.rec.rules, "options": options, "win": entry.result,
                 "seat_wind": self.seat_wind(st, entry.winner), "round_wind": self.round_wind(st),
                 "honba": st.honba}

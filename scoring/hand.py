@@ -210,7 +210,7 @@ def parse_hand(data: Any, rules_override: str | None = None) -> Hand:
     if extra:
         name = sorted(extra)[0]
         raise HandError("unknown_field", f"{name!r} is not a field of a Hand", name)
-    rules = rules_override or data.get("rules", "riichi")
+    rules = rules_override if rules_override is not None else data.get("rules", "riichi")
     if not isinstance(rules, str):
         raise HandError("bad_field", "rules must be a ruleset id string", "rules")
     options = data.get("options", {})

@@ -26,10 +26,16 @@ from typing import Any, get_origin, get_type_hints
 
 from scoring.errors import HandError
 
+#: no number-valued option may lie outside this (an amount, a count of points, a han value): past
+#: it the prices grow into numbers of thousands of digits and a request stalls the service
+OPTION_INT_RANGE = (-10**9, 10**9)
 
-def opt(default: Any, doc: str, choices: tuple[Any, ...] | None = None) -> Any:
-    """Declare an option field with its default, meaning and (optionally) allowed values."""
-    meta = {"doc": doc, "choices": choices}
+
+def opt(default: Any, doc: str, choices: tuple[Any, ...] | None = None,
+        bounds: tuple[int, int] | None = None) -> Any:
+    """Declare an option field with its default, meaning and (optionally) allowed values, or the
+    range of a number (of each number, for an object of them)."""
+    meta = {"doc": doc, "choices": choices, "bounds": bounds}
     if isinstance(default, dict | list):
         frozen = types.MappingProxyType(dict(default)) if isinstance(default, dict) else tuple(default)
         return dataclasses.field(default_factory=lambda: frozen, metadata=meta)
@@ -78,11 +84,20 @@ def option_schema(cls: type) -> list[dict[str, Any]]:
         }
         if f.metadata.get("choices"):
             entry["choices"] = list(f.metadata["choices"])
+        if f.metadata.get("bounds"):
+            entry["min"], entry["max"] = f.metadata["bounds"]
         out.append(entry)
     return out
 
 
-def _check_value(name: str, tp: Any, value: Any, default: Any) -> Any:
+def _in_range(name: str, value: Any, bounds: tuple[int, int] | None, field_name: str) -> None:
+    lo, hi = bounds or OPTION_INT_RANGE
+    if isinstance(value, int | float) and not isinstance(value, bool) and not lo <= value <= hi:
+        raise HandError("bad_option", f"option {name} must be {lo}..{hi}, not {value}", field_name)
+
+
+def _check_value(name: str, tp: Any, value: Any, default: Any,
+                 bounds: tuple[int, int] | None = None) -> Any:
     field_name = f"options.{name}"
     kind = _type_name(tp)
     if kind == "bool":
@@ -110,8 +125,10 @@ def _check_value(name: str, tp: Any, value: Any, default: Any) -> Any:
             if isinstance(sub, bool) or not isinstance(sub, type(merged[key])):
                 raise HandError("bad_option", f"option {name}.{key} must be {type(merged[key]).__name__}",
                                 f"{field_name}.{key}")
+            _in_range(f"{name}.{key}", sub, bounds, f"{field_name}.{key}")
             merged[key] = sub
         return types.MappingProxyType(merged)
+    _in_range(name, value, bounds, field_name)
     return value
 
 
@@ -128,7 +145,7 @@ def parse_options(
     values: dict[str, Any] = {}
     if "preset" in raw:
         name = raw.pop("preset")
-        if not presets or name not in presets:
+        if not isinstance(name, str) or not presets or name not in presets:
             known = ", ".join(presets or {}) or "none"
             raise HandError("bad_option", f"unknown preset {name!r} (presets: {known})", "options.preset")
         values.update(presets[name])
@@ -141,7 +158,7 @@ def parse_options(
             known = ", ".join(fields)
             raise HandError("unknown_option", f"unknown option {name!r} (options: {known})", f"options.{name}")
         f = fields[name]
-        value = _check_value(name, hints[name], value, field_default(f))
+        value = _check_value(name, hints[name], value, field_default(f), f.metadata.get("bounds"))
         choices = f.metadata.get("choices")
         if choices and value not in choices:
             allowed = ", ".join(str(c) for c in choices)

@@ -387,7 +387,7 @@ def create_app(settings: ServiceSettings | None = None, reader: Reader | None = 
     async def score(hand: HandIn) -> Any:
         """Score a Hand (contract JSON); an invalid hand is 422 naming the field."""
         t0 = time.perf_counter()
-        out = _score(hand.to_contract())
+        out = await asyncio.to_thread(_score, hand.to_contract())  # off the event loop, as a replay is
         timings = {"score": (time.perf_counter() - t0) * 1000}
         out["timings_ms"] = {k: round(v, 2) for k, v in timings.items()}
         return JSONResponse(out, headers={"Server-Timing": server_timing(timings)})
@@ -481,10 +481,15 @@ def create_app(settings: ServiceSettings | None = None, reader: Reader | None = 
         file: PhotoField,
         hand: HandField = "{}",
         preview: PreviewField = "annotated",
+        rules: Annotated[str | None, Form(description="ruleset id, as /v1/read takes it (or hand.rules; "
+                                                      "both must agree)", max_length=64)] = None,
     ) -> Any:
         """Read the photo and score it: the Score, with the recognised hand under ``recognised``."""
         t0 = time.perf_counter()
         context = _parse_context(hand)
+        if rules is not None and context.setdefault("rules", rules) != rules:
+            raise ApiError(422, "bad_field", f"rules {rules!r} and hand.rules {context['rules']!r} differ: "
+                           "give one", "rules")
         rules = str(context.get("rules", "riichi"))
         _check_rules(rules, "hand.rules")
         try:  # before the photo is read: a situation no hand could have is the hand field's error
@@ -523,6 +528,9 @@ def _parse_context(text: str) -> dict[str, Any]:
         raw = json.loads(text) if text.strip() else {}
     except (json.JSONDecodeError, RecursionError) as exc:
         raise ApiError(422, "bad_json", f"hand is not valid JSON: {getattr(exc, 'msg', 'too deeply nested')}",
+                       "hand") from None
+    except ValueError:  # Python refuses whole numbers of thousands of digits
+        raise ApiError(422, "bad_json", "hand is not valid JSON: a number has more digits than any field can hold",
                        "hand") from None
     if not isinstance(raw, dict):
         raise ApiError(422, "bad_json", "hand must be a JSON object", "hand")

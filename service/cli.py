@@ -19,7 +19,29 @@ app = typer.Typer(add_completion=False, no_args_is_help=True,
 
 
 def _emit(obj: Any) -> None:
-    sys.stdout.write(json.dumps(obj, ensure_ascii=False) + "\n")
+    text = json.dumps(obj, ensure_ascii=False)
+    try:
+        sys.stdout.write(text + "\n")
+    except UnicodeEncodeError:  # a lone surrogate echoed from the input: escaped, never a traceback
+        sys.stdout.write(json.dumps(obj) + "\n")
+
+
+def _parse_json(text: str, where: str = "") -> tuple[Any, dict[str, Any] | None]:
+    """The JSON value of ``text``, or the ``bad_json`` error object saying why it is not one
+    (``where``: "line 3: " for one line of a stream)."""
+    def bad(message: str) -> tuple[Any, dict[str, Any]]:
+        return None, {"error": {"code": "bad_json", "message": where + message, "field": None}}
+
+    if text.startswith("\ufeff"):  # a byte-order mark some editors write: not part of the JSON
+        text = text[1:]
+    try:
+        return json.loads(text), None
+    except json.JSONDecodeError as exc:
+        return bad(f"not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})")
+    except RecursionError:
+        return bad("the input is nested too deeply")
+    except ValueError:  # Python refuses whole numbers of thousands of digits
+        return bad("not valid JSON: a number has more digits than any field can hold")
 
 
 #: the steepest camera ``paiscan synth --tilt`` renders: beyond it the tiles' faces are slivers
@@ -48,8 +70,11 @@ def _parse_option_args(pairs: list[str]) -> dict[str, Any]:
         key, raw = pair.split("=", 1)
         try:
             value: Any = json.loads(raw)
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError):
             value = raw
+        except ValueError:
+            _fail("bad_option", f"--option {key.strip()}: a number of that many digits is no option value",
+                  f"options.{key.strip()}")
         out[key.strip()] = value
     return out
 
@@ -63,6 +88,9 @@ def _score_one(data: Any, rules: str | None, options: dict[str, Any]) -> dict[st
         return err.to_dict()
     except RecursionError:
         return {"error": {"code": "bad_json", "message": "the input is nested too deeply", "field": None}}
+    except Exception as exc:  # never a traceback: a bug is reported as an error object, as the API does
+        return {"error": {"code": "scoring_failed",
+                          "message": f"this hand could not be scored ({type(exc).__name__}: {exc})", "field": None}}
 
 
 @app.command("score-hand")
@@ -79,17 +107,13 @@ def score_hand_cmd(
         for lineno, line in enumerate(text.splitlines(), 1):
             if not line.strip():
                 continue
-            try:
-                data = json.loads(line)
-            except json.JSONDecodeError as exc:
-                _emit({"error": {"code": "bad_json", "message": f"line {lineno}: {exc.msg}", "field": None}})
-                continue
-            _emit(_score_one(data, rules, options))
+            data, error = _parse_json(line, f"line {lineno}: ")
+            _emit(error or _score_one(data, rules, options))
         return
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        _fail("bad_json", f"not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})")
+    data, error = _parse_json(text)
+    if error:
+        _emit(error)
+        raise typer.Exit(2)
     result = _score_one(data, rules, options)
     _emit(result)
     if "error" in result:
@@ -157,13 +181,10 @@ def game_cmd(
 
     if prefer is not None and prefer not in ("recomputed", "written"):
         _fail("bad_option", f"--prefer must be recomputed or written, not {prefer!r}", "prefer")
-    text = _read_input(source)
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        _fail("bad_json", f"not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})")
-    except RecursionError:
-        _fail("bad_json", "the input is nested too deeply")
+    data, error = _parse_json(_read_input(source))
+    if error:
+        _emit(error)
+        raise typer.Exit(2)
     try:
         result = replay(parse_record(data), prefer)
     except HandError as err:
@@ -174,10 +195,14 @@ def game_cmd(
     except Exception as exc:  # never a traceback: a bug is reported as an error object
         _fail("replay_failed", f"this game record could not be replayed ({type(exc).__name__}: {exc})")
     if csv_out is not None:
-        try:
-            csv_out.write_text(result.csv_text(), encoding="utf-8")
+        tmp = csv_out.with_name(f".{csv_out.name}.tmp")
+        try:  # whole or not at all: a temporary file, renamed
+            tmp.write_text(result.csv_text(), encoding="utf-8", errors="backslashreplace")
+            tmp.replace(csv_out)
         except OSError as exc:
             _fail("unwritable_output", f"cannot write {csv_out}: {exc.strerror}", "csv")
+        finally:
+            tmp.unlink(missing_ok=True)
     out = result.to_dict()
     if as_json:
         _emit(out)
@@ -197,7 +222,7 @@ def rules_cmd(
     from scoring.registry import available, get_ruleset
 
     try:
-        ids = [ruleset] if ruleset else available()
+        ids = [ruleset] if ruleset is not None else available()
         described = [get_ruleset(rid).describe() for rid in ids]
     except HandError as err:
         _emit(err.to_dict())
@@ -217,7 +242,7 @@ def rules_cmd(
             meaning = o["meaning"] + (f" [{', '.join(map(str, o['choices']))}]" if o.get("choices") else "")
             table.add_row(o["name"], o["type"], default, meaning)
         console.print(table)
-        if ruleset:
+        if ruleset is not None:
             yt = Table("yaku", "name", "closed", "open", "unit")
             for y in d["yaku"]:
                 yt.add_row(y["id"], f"{y['name_ja']} {y['name']}", str(y["closed"]),

@@ -63,17 +63,33 @@ def field_path(loc: Sequence[Any]) -> str | None:
 
     >>> field_path(("body", "melds", 0, "tiles")), field_path(("body",)), field_path(("query", "x"))
     ('melds[0].tiles', None, 'x')
+
+    A union's member (``dealer.bool``, ``ura_indicators.list[str]``) is pydantic's, not a field:
+
+    >>> field_path(("body", "dealer", "bool")), field_path(("body", "ura_indicators", "list[str]", 0))
+    ('dealer', 'ura_indicators[0]')
     """
     parts = list(loc)
     if parts and parts[0] in ("body", "query", "path", "header", "cookie", "form"):
         parts = parts[1:]
     out = ""
     for p in parts:
+        if isinstance(p, str) and _union_member(p):
+            continue
         if isinstance(p, int):
             out += f"[{p}]"
         else:
             out += ("." if out else "") + str(p)
     return out or None
+
+
+#: the names pydantic gives a union's members in an error's location
+_UNION_TAGS = frozenset({"bool", "str", "int", "float", "list", "dict", "none", "literal", "function-after",
+                         "function-before", "function-plain", "function-wrap", "lax-or-strict", "tagged-union"})
+
+
+def _union_member(part: str) -> bool:
+    return part in _UNION_TAGS or "[" in part or part.startswith(("function-", "literal"))
 
 
 def validation_error(errors: Sequence[Mapping[str, Any]], prefix: str | None = None) -> ApiError:
@@ -90,6 +106,8 @@ def validation_error(errors: Sequence[Mapping[str, Any]], prefix: str | None = N
             code = "bad_json"
             msg = f"not valid JSON: {(err.get('ctx') or {}).get('error', err.get('msg', ''))}"
             name = prefix
+        elif etype == "missing" and whole_body:
+            code, msg, name = "bad_json", "the body is empty: send a JSON object", prefix
         elif etype == "missing":
             code, msg = "bad_field", f"{name} is required"
         elif etype == "extra_forbidden":
@@ -99,6 +117,10 @@ def validation_error(errors: Sequence[Mapping[str, Any]], prefix: str | None = N
         else:
             code = "bad_field"
             msg = f"{name}: {err.get('msg', 'invalid value')}" if name else str(err.get("msg", "invalid value"))
+        same = next((i for i in items if i["field"] == name and i["code"] == code == "bad_field"), None)
+        if same is not None:  # the members of one union: either would do
+            same["message"] = f"{same['message']}; or {err.get('msg', 'invalid value')}"
+            continue
         items.append({"code": code, "message": msg, "field": name})
     if not items:
         items.append({"code": "bad_field", "message": "invalid request", "field": prefix})

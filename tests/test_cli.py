@@ -195,3 +195,52 @@ def test_read_refuses_bad_options_before_reading(tmp_path: Path, args: list[str]
 def test_serve_refuses_a_port_out_of_range() -> None:
     result = RUNNER.invoke(app, ["serve", "--port", "99999"])
     assert result.exit_code == 2 and "--port" in result.output
+
+
+def _hand_text(**changes: Any) -> str:
+    return json.dumps({"hand": "234p567p223344s5s", "win_tile": "5s", **changes})
+
+
+@pytest.mark.parametrize(("text", "says"), [
+    ("[" * 100_000 + "]" * 100_000, "nested too deeply"),
+    ('{"honba": ' + "9" * 5000 + "}", "more digits"),
+])
+def test_score_hand_refuses_json_past_pythons_limits(text: str, says: str) -> None:
+    code, out = run(["score-hand", "-"], stdin=text)
+    assert code == 2 and out[0]["error"]["code"] == "bad_json" and says in out[0]["error"]["message"]
+
+
+def test_score_hand_reads_past_a_byte_order_mark() -> None:
+    code, out = run(["score-hand", "-"], stdin="\ufeff" + _hand_text())
+    assert code == 0 and out[0]["total"] > 0
+
+
+def test_score_hand_escapes_what_it_cannot_print(tmp_path: Path) -> None:
+    """A lone surrogate echoed from a key: escaped JSON, not a UnicodeEncodeError."""
+    bad = tmp_path / "h.json"
+    bad.write_text('{"hand": "234p567p223344s5s", "win_tile": "5s", "\\ud800": 1}', encoding="utf-8")
+    result = RUNNER.invoke(app, ["score-hand", str(bad)])
+    assert result.exit_code == 2 and "unknown_field" in result.stdout
+
+
+def test_a_failure_inside_scoring_is_one_error_line_and_the_stream_goes_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    import scoring
+
+    real = scoring.score_hand
+
+    def flaky(data: Any, rules: Any = None, options: Any = None) -> Any:
+        if data.get("honba") == 1:
+            raise ZeroDivisionError("a bug")
+        return real(data, rules=rules, options=options)
+
+    monkeypatch.setattr(scoring, "score_hand", flaky)
+    code, out = run(["score-hand", "--jsonl", "-"], stdin=f"{_hand_text(honba=1)}\n{_hand_text()}\n")
+    assert code == 0 and out[0]["error"]["code"] == "scoring_failed" and "ZeroDivisionError" in out[0]["error"]["message"]
+    assert out[1]["total"] > 0
+
+
+def test_an_empty_ruleset_id_is_unknown() -> None:
+    code, out = run(["rules", "", "--json"])
+    assert code == 2 and out[0]["error"]["code"] == "unknown_ruleset"
+    code, out = run(["score-hand", "-", "--rules", ""], stdin=_hand_text())
+    assert code == 2 and out[0]["error"]["code"] == "unknown_ruleset"

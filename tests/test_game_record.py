@@ -492,3 +492,28 @@ def test_http_invalid_record_is_422_naming_the_field(client: TestClient, body: A
     assert r.status_code == 422, r.text
     err = r.json()["error"]
     assert (err["code"], err["field"]) == (code, field) and err["message"]
+
+
+def test_a_hands_options_must_be_an_object() -> None:
+    record = example("riichi")
+    record["hands"][0]["hand"]["options"] = ["x"]
+    with pytest.raises(HandError) as e:
+        run_game(record)
+    assert (e.value.code, e.value.field) == ("bad_field", "hands[0].hand.options")
+
+
+def test_the_csv_runs_no_formula_and_is_written_whole(tmp_path: Path) -> None:
+    """A player named like a formula is written as text; a name no encoding can write (a lone
+    surrogate) is escaped rather than leaving a cut file behind."""
+    record = example("riichi")
+    old = record["players"][3]
+    record["players"][3] = "=cmd|' /C calc'!A0"
+    text = json.dumps(record).replace(json.dumps(old), json.dumps(record["players"][3]))
+    code, _ = cli(["game", "-", "--json", "--csv", str(tmp_path / "club.csv")], stdin=text)
+    assert code == 0
+    cells = [c for row in csv.reader(io.StringIO((tmp_path / "club.csv").read_text(encoding="utf-8"))) for c in row]
+    assert "'=cmd|' /C calc'!A0" in cells and "=cmd|' /C calc'!A0" not in cells
+    ghost = text.replace(json.dumps(record["players"][3]), '"D\\ud800"')
+    code, _ = cli(["game", "-", "--json", "--csv", str(tmp_path / "ghost.csv")], stdin=ghost)
+    assert code == 0 and "D\\ud800" in (tmp_path / "ghost.csv").read_text(encoding="utf-8")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["club.csv", "ghost.csv"]

@@ -4,7 +4,7 @@ from typing import Any
 
 import pytest
 
-from scoring import score_hand
+from scoring import HandError, score_hand
 
 CASES: list[tuple[str, dict[str, Any], dict[str, Any]]] = [
     # pinfu tsumo: 20 fu, 2 han (tsumo, pinfu); non-dealer: 20*2^4=320 -> 400/700 ... dealer pays 700
@@ -92,3 +92,38 @@ def test_explanation_matches_numbers() -> None:
     assert str(s.total) == s.steps[-1].detail
     assert sum(p.fu for p in s.fu_details) == 20
     assert sum(p.amount for p in s.payments) == s.total
+
+
+def _hand(**changes: Any) -> dict[str, Any]:
+    return {"rules": "riichi", "hand": "234m567p234s88s56s", "win_tile": "4s", "seat_wind": "south", **changes}
+
+
+def test_what_standard_riichi_does_not_count_is_said() -> None:
+    opened = score_hand(_hand(flags=["open_riichi"]))
+    assert "riichi" not in [y.id for y in opened.yaku]
+    assert any("open_riichi" in w for w in opened.warnings)
+    ura = score_hand(_hand(ura_indicators="3s"))
+    assert ura.total == score_hand(_hand()).total and any("ura_indicators" in w for w in ura.warnings)
+
+
+@pytest.mark.parametrize(("changes", "code", "field"), [
+    ({"nuki": "4z"}, "bad_nuki", "nuki"),
+    ({"dora_indicators": "1m2m3m4m5m6m"}, "bad_field", "dora_indicators"),
+    ({"dora_indicators": "1m", "ura_indicators": "1m2m3m", "flags": ["riichi"]}, "bad_field", "ura_indicators"),
+    ({"flags": ["renhou", "riichi"]}, "conflicting_flags", "flags"),
+])
+def test_what_no_table_shows_is_refused(changes: dict[str, Any], code: str, field: str) -> None:
+    with pytest.raises(HandError) as info:
+        score_hand(_hand(**changes))
+    assert (info.value.code, info.value.field) == (code, field)
+
+
+def test_nagashi_mangan_is_no_win_on_a_tile() -> None:
+    nagashi = {"rules": "riichi", "hand": "", "win": "tsumo", "seat_wind": "south", "flags": ["nagashi_mangan"]}
+    assert score_hand(nagashi).total == 8000 and not score_hand(nagashi).warnings
+    with pytest.raises(HandError) as info:
+        score_hand({**nagashi, "flags": ["nagashi_mangan", "chankan"], "win": "ron"})
+    assert info.value.code == "conflicting_flags"
+    said = score_hand({**nagashi, "win": "ron", "hand": "1111111111111m"})
+    assert said.total == 8000
+    assert any("like a tsumo" in w for w in said.warnings) and any("not used" in w for w in said.warnings)

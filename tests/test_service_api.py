@@ -685,3 +685,34 @@ def test_the_reading_settings_reach_the_photo_reader(monkeypatch: pytest.MonkeyP
     assert (seen[0].zoom_min_px, seen[0].recheck_below, seen[0].decode_max_side) == (0.0, 0.5, 800)
     with pytest.raises(ValueError, match="recheck_below"):
         settings(recheck_below=1.5)
+
+
+HAND_OK: dict[str, Any] = {"rules": "riichi", "hand": "123m456p789s1122z", "win_tile": "2z", "win": "tsumo"}
+
+
+@pytest.mark.parametrize(("body", "code", "field"), [
+    ({**HAND_OK, "dealer": 1}, "bad_field", "dealer"),  # pydantic says "dealer.bool"
+    ({**HAND_OK, "ura_indicators": 5}, "bad_field", "ura_indicators"),
+    ({**HAND_OK, "options": {"yaku_han": {"riichi": 20000}}, "rules": "boo"}, "bad_option",
+     "options.yaku_han.riichi"),
+])
+def test_score_errors_name_the_field_as_the_contract_does(client: TestClient, body: dict[str, Any], code: str,
+                                                          field: str) -> None:
+    assert_error(client.post("/v1/score", json=body), 422, code, field)
+
+
+def test_an_empty_body_is_said_to_be_empty(client: TestClient) -> None:
+    r = client.post("/v1/score", content=b"", headers={"content-type": "application/json"})
+    body = assert_error(r, 422, "bad_json", None)
+    assert "empty" in body["error"]["message"]
+
+
+def test_photo_score_takes_rules_as_read_does(client: TestClient) -> None:
+    ctx = {"seat_wind": "south", "flags": ["riichi"]}
+    r = client.post("/v1/photo-score", files={"file": ("a.jpg", jpeg())}, data={"hand": json.dumps(ctx), "rules": "boo"})
+    assert r.status_code == 200 and r.json()["rules"] == "boo", r.text
+    r = client.post("/v1/photo-score", files={"file": ("a.jpg", jpeg())},
+                    data={"hand": json.dumps({**ctx, "rules": "riichi"}), "rules": "boo"})
+    assert_error(r, 422, "bad_field", "rules")
+    r = client.post("/v1/photo-score", files={"file": ("a.jpg", jpeg())}, data={"hand": '{"honba": ' + "9" * 5000 + "}"})
+    assert_error(r, 422, "bad_json", "hand")

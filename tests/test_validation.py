@@ -57,6 +57,9 @@ CASES: list[tuple[str, dict[str, Any], str, str | None]] = [
     ("rinshan on ron", with_(win="ron", flags=["rinshan"]), "rinshan_on_ron", "flags"),
     ("rinshan without kan", with_(flags=["rinshan"]), "rinshan_without_kan", "flags"),
     ("chankan on tsumo", with_(flags=["chankan"]), "chankan_on_tsumo", "flags"),
+    ("first-turn win after riichi", with_(flags=["tenhou", "riichi"]), "conflicting_flags", "flags"),
+    ("renhou on the last discard", with_(win="ron", seat_wind="south", flags=["renhou", "houtei"]),
+     "conflicting_flags", "flags"),
     ("first-turn win with meld", with_(hand="123m456p1122z", seat_wind="south",
                                        melds=[{"type": "kan", "tiles": "7777p", "open": False}],
                                        flags=["chiihou"]), "first_turn_with_meld", "flags"),
@@ -138,3 +141,42 @@ def test_check_context_runs_each_rulesets_own_checks(rules: str, situation: dict
         check_context({"rules": rules, **situation})
     assert (info.value.code, info.value.field) == (code, field)
     check_context({"rules": rules})
+
+
+def test_chankan_needs_the_robbed_kind_unheld() -> None:
+    """A robbed kan held the other three of its kind: a winner holding one more robbed none."""
+    robbed = with_(hand="123m456p789s1133z", win_tile="2z", win="ron", flags=["chankan"])
+    with pytest.raises(HandError) as info:
+        score_hand(with_(win="ron", flags=["chankan"]))  # the pair is 2z, and 2z is the winning tile
+    assert (info.value.code, info.value.field) == ("conflicting_flags", "flags")
+    with pytest.raises(HandError) as info:  # a tanki wait on 2z: fine, had the pair's mate been robbed
+        score_hand({**robbed, "hand": "123m456p789s1112z"})
+    assert info.value.code == "conflicting_flags"
+    assert score_hand({**robbed, "hand": "34m456p123789s11z", "win_tile": "5m"}).total > 0  # 5m only as the win
+    check_context({"flags": ["chankan"], "win": "ron"})  # the situation alone is fine
+
+
+@pytest.mark.parametrize(("rules", "options", "field"), [
+    ("boo", {"yaku_han": {"riichi": 20000}}, "options.yaku_han.riichi"),  # 2^20000 stalled a worker
+    ("riichi", {"red_fives": {"m": -3}}, "options.red_fives.m"),
+    ("totenko_balance", {"point_value": 10**12}, "options.point_value"),
+    ("riichi", {"preset": []}, "options.preset"),
+    ("boo", {"preset": {}}, "options.preset"),
+])
+def test_option_values_out_of_range_are_refused(rules: str, options: dict[str, Any], field: str) -> None:
+    with pytest.raises(HandError) as info:
+        score_hand(with_(rules=rules, options=options, seat_wind="south", flags=["riichi"]))
+    assert (info.value.code, info.value.field) == ("bad_option", field)
+
+
+def test_options_given_twice_must_be_an_object() -> None:
+    """``--option`` merged into a file's ``options`` that is no object is that field's error."""
+    with pytest.raises(HandError) as info:
+        score_hand(with_(options="x"), options={"kiriage": True})
+    assert (info.value.code, info.value.field) == ("bad_field", "options")
+
+
+def test_an_empty_ruleset_id_is_unknown_not_the_files() -> None:
+    with pytest.raises(HandError) as info:
+        score_hand(BASE, rules="")
+    assert info.value.code == "unknown_ruleset"

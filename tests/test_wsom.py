@@ -403,6 +403,15 @@ def special_hands(draw: st.DrawFn) -> dict[str, Any]:
     return _situation(draw, {"hand": _mpsz(kinds), "melds": [], "win_tile": _mpsz([win])})
 
 
+def _holds_another(hand: dict[str, Any]) -> bool:
+    """The hand holds another tile of the winning tile's kind (so no kan of it was robbed)."""
+    from scoring.tiles import kind, parse_tiles
+
+    win = kind(parse_tiles(hand["win_tile"])[0])
+    held = [*parse_tiles(hand["hand"]), *(t for m in hand["melds"] for t in parse_tiles(m["tiles"]))]
+    return any(kind(t) == win for t in held)
+
+
 def _situation(draw: st.DrawFn, hand: dict[str, Any]) -> dict[str, Any]:
     """Win type, seat and only the flags that are legal for this hand."""
     tsumo = draw(st.booleans())
@@ -412,8 +421,10 @@ def _situation(draw: st.DrawFn, hand: dict[str, Any]) -> dict[str, Any]:
     chance = draw(st.sampled_from(["", "last", "kan", "first", "immunity"]))
     if chance == "last":
         flags.append("haitei" if tsumo else "houtei")
-    elif chance == "kan" and (has_kan or not tsumo):
-        flags.append("rinshan" if tsumo else "chankan")
+    elif chance == "kan" and tsumo and has_kan:
+        flags.append("rinshan")
+    elif chance == "kan" and not tsumo and not _holds_another(hand):  # the robbed kan held the other three
+        flags.append("chankan")
     elif chance == "first" and not hand["melds"]:
         if tsumo:
             seat = "east"

@@ -107,7 +107,7 @@ class BooOptions:
         "Boo has no 混老頭)")
     yaku_han: Mapping[str, int] = opt(
         DEFAULT_YAKU_HAN, "han of each basic yaku: the seed's han column is blank, these are the "
-        "spec's reconstruction (yakuhai is per value triplet)")
+        "spec's reconstruction (yakuhai is per value triplet)", bounds=(0, 13))
     enable_iipeikou: bool = opt(False, "adopt 一盃口 (closed only)")
     enable_chiitoitsu: bool = opt(False, "adopt 七対子 (1 han, fixed 50 fu); when off, a hand "
                                   "complete only as seven pairs is the error yaku_not_adopted")

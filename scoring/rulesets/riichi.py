@@ -22,7 +22,7 @@ from typing import Any, ClassVar
 from scoring.engine import Ruleset
 from scoring.errors import HandError
 from scoring.fu import FuRules, compute_fu, describe_fu
-from scoring.hand import Hand
+from scoring.hand import CONTRACT_FLAGS, Hand
 from scoring.options import opt
 from scoring.score import FuPart, Item, Payment, Score, Step, YakuHit, round_up
 from scoring.tiles import GREEN_TILES
@@ -39,7 +39,7 @@ class RiichiOptions:
 
     open_tanyao: bool = opt(True, "tanyao counts with an open hand (kuitan)")
     red_fives: Mapping[str, int] = opt(
-        {"m": 1, "p": 1, "s": 1}, "red fives in the set per suit; each is 1 han (aka dora)"
+        {"m": 1, "p": 1, "s": 1}, "red fives in the set per suit; each is 1 han (aka dora)", bounds=(0, 4)
     )
     kiriage: bool = opt(False, "round 4 han 30 fu and 3 han 60 fu up to mangan (kiriage mangan)")
     kazoe: str = opt("yakuman", "what 13 or more han from regular yaku is worth", choices=("yakuman", "sanbaiman"))
@@ -187,6 +187,10 @@ def sorted_labels(ctx: Context) -> list[str]:
     return [g.label() for g in groups]
 
 
+#: flags of a win on a tile, which a nagashi mangan (paid at the draw) cannot have
+NOT_WITH_NAGASHI = frozenset({"ippatsu", "haitei", "houtei", "rinshan", "chankan", "tenhou", "chiihou", "renhou"})
+
+
 class Riichi(HanFuRuleset):
     id: ClassVar[str] = "riichi"
     name: ClassVar[str] = "Riichi (standard Japanese)"
@@ -198,10 +202,33 @@ class Riichi(HanFuRuleset):
         "ema": {"open_tanyao": True, "red_fives": {"m": 0, "p": 0, "s": 0}, "kiriage": False,
                 "kazoe": "sanbaiman", "double_yakuman": False, "renhou": "han5"},
     }
+    #: standard riichi has no open riichi: the flag is warned about, not counted
+    used_flags: ClassVar[frozenset[str]] = CONTRACT_FLAGS - {"open_riichi"}
+    #: one dora indicator, and one more for each kan (four at most)
+    MAX_DORA_INDICATORS: ClassVar[int] = 5
     _tables: dict[tuple[bool, bool, str, bool], tuple[Yaku, ...]]
 
     def __init__(self) -> None:
         self._tables = {}
+
+    def check_hand(self, hand: Hand, opts: Any) -> None:
+        """Four players set nothing aside, and the table shows at most five indicators of each set,
+        the ura-dora one under each dora indicator."""
+        if hand.nuki:
+            raise HandError("bad_nuki", "four-player riichi sets no tiles aside: nuki must be empty", "nuki")
+        for name, tiles in (("dora_indicators", hand.dora_indicators), ("ura_indicators", hand.ura_indicators)):
+            if len(tiles) > self.MAX_DORA_INDICATORS:
+                raise HandError("bad_field", f"{name}: the table shows at most {self.MAX_DORA_INDICATORS} "
+                                f"(one, and one per kan), not {len(tiles)}", name)
+        if hand.dora_indicators and len(hand.ura_indicators) > len(hand.dora_indicators):
+            raise HandError("bad_field", f"ura_indicators: one lies under each dora indicator, so at most "
+                            f"{len(hand.dora_indicators)}, not {len(hand.ura_indicators)}", "ura_indicators")
+
+    def warnings(self, hand: Hand, opts: Any) -> list[str]:
+        out = super().warnings(hand, opts)
+        if hand.ura_indicators and not hand.flags & {"riichi", "double_riichi"}:
+            out.append("ura_indicators count only for a riichi winner: ignored")
+        return out
 
     def yaku_table(self, opts: Any) -> Sequence[Yaku]:
         key = (opts.open_tanyao, opts.double_yakuman, opts.renhou, opts.ryuuiisou_needs_hatsu)
@@ -233,6 +260,15 @@ class Riichi(HanFuRuleset):
         opts = self.parse_options(hand.options)
         self.check_flags(hand, opts)
         self.check_situation(hand, opts)
+        won = sorted(hand.flags & NOT_WITH_NAGASHI)
+        if won:
+            raise HandError("conflicting_flags", f"nagashi mangan is paid at the exhaustive draw, not on a win: "
+                            f"{won[0]} cannot go with it", "flags")
+        warns = [*self.warnings(hand, opts)]
+        if not hand.tsumo:
+            warns.append("nagashi mangan is paid like a tsumo (from everyone), not by a discarder")
+        if hand.concealed or hand.melds:
+            warns.append("the hand's tiles are not used for nagashi mangan")
         from dataclasses import replace
 
         pays, items, steps = self.payments(2000, replace(hand, tsumo=True), opts)
@@ -240,7 +276,7 @@ class Riichi(HanFuRuleset):
         hit = YakuHit("nagashi_mangan", "Nagashi mangan", "流し満貫", 5, "han")
         return Score(self.id, total, tuple(pays), han=5, fu=30, limit="mangan", yaku=(hit,), items=tuple(items),
                      steps=(Step("yaku", "流し満貫 nagashi mangan: paid as a mangan tsumo"), *steps),
-                     fu_details=(FuPart(30, "nagashi_mangan", "fixed"),), form="nagashi")
+                     fu_details=(FuPart(30, "nagashi_mangan", "fixed"),), form="nagashi", warnings=tuple(warns))
 
 
 __all__ = ["GREEN_TILES", "HanFuRuleset", "Riichi", "RiichiOptions"]
