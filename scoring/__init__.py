@@ -57,4 +57,33 @@ def check_context(data: Any) -> None:
     ruleset.check_situation(hand, ruleset.parse_options(hand.options))
 
 
-__all__ = ["Hand", "HandError", "Meld", "Score", "check_context", "parse_hand", "score", "score_hand"]
+def field_root(field: str) -> str:
+    """The Hand field a field path lies in.
+
+    >>> field_root("melds[0].tiles"), field_root("options.kiriage"), field_root("flags")
+    ('melds', 'options', 'flags')
+    """
+    return field.split(".", 1)[0].split("[", 1)[0]
+
+
+def context_fault(tiles: Mapping[str, Any], context: Mapping[str, Any]) -> HandError | None:
+    """Score ``tiles`` (a hand read from a photo) in ``context`` (what the user gave besides); the
+    error when it lies in a field the user gave (riichi declared, the photo showing chi), else None:
+    then the user's field is to blame, not the photo.
+
+    >>> err = context_fault({"hand": "123m456p789s1z", "melds": [{"type": "pon", "tiles": "777p"}],
+    ...                      "win_tile": "1z"}, {"flags": ["riichi"]})
+    >>> err.code, err.field
+    ('riichi_open_hand', 'flags')
+    """
+    try:
+        score_hand({**tiles, **context})
+    except HandError as err:
+        return err if err.field and field_root(err.field) in context else None
+    except Exception:  # a failure of the scoring itself is not the user's
+        return None
+    return None
+
+
+__all__ = ["Hand", "HandError", "Meld", "Score", "check_context", "context_fault", "field_root", "parse_hand",
+           "score", "score_hand"]

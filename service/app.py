@@ -15,7 +15,7 @@ import asyncio
 import json
 import logging
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Collection
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from functools import cache
@@ -28,7 +28,7 @@ from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, WithJsonSchema
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from scoring import HandError, check_context, score_hand
+from scoring import HandError, check_context, context_fault, field_root, score_hand
 from scoring.game_record import FORMAT as GAME_FORMAT
 from scoring.game_record import replay_json
 from scoring.hand import HAND_FIELDS
@@ -137,12 +137,15 @@ def _check_rules(rules: str, field_name: str) -> None:
         raise ApiError(422, err.code, err.message, field_name) from None
 
 
-def _score(data: dict[str, Any], extra: dict[str, Any] | None = None) -> dict[str, Any]:
-    """Score a contract Hand dict, every failure an ApiError 422."""
+def _score(data: dict[str, Any], extra: dict[str, Any] | None = None,
+           given: Collection[str] = ()) -> dict[str, Any]:
+    """Score a contract Hand dict, every failure an ApiError 422. ``given``: the fields the user
+    gave in photo-score's ``hand`` form field, whose errors are named ``hand.<field>``."""
     try:
         return score_hand(data).to_dict()
     except HandError as err:
-        raise ApiError(422, err.code, err.message, err.field, extra=extra) from None
+        field = f"hand.{err.field}" if err.field and field_root(err.field) in given else err.field
+        raise ApiError(422, err.code, err.message, field, extra=extra) from None
     except RecursionError:
         raise ApiError(422, "bad_json", "the input is nested too deeply", None, extra=extra) from None
     except Exception as exc:
@@ -414,7 +417,14 @@ def create_app(settings: ServiceSettings | None = None, reader: Reader | None = 
         reader = state.reader
         if reader is None:
             raise state.not_ready_error()
-        decoded = decode_image(data, settings.max_pixels, settings.decode_max_side)
+        try:
+            decoded = decode_image(data, settings.max_pixels, settings.decode_max_side)
+        except ImageError:
+            raise
+        except Exception as exc:  # a codec's own failure: the photo's error, never an internal one
+            log.exception("decoding a photo failed")
+            raise ApiError(422, "unreadable_image", f"the photo could not be decoded ({type(exc).__name__})",
+                           "file") from exc
         t1 = time.perf_counter()
         try:
             result = reader.read(decoded, rules=rules, context=context)
@@ -453,6 +463,8 @@ def create_app(settings: ServiceSettings | None = None, reader: Reader | None = 
         data = await file.read()
         if not data:
             raise ApiError(415, "not_an_image", "the file is empty", "file")
+        if len(data) > settings.max_upload_bytes:  # the stream's cap allows the form's own bytes besides
+            raise ApiError(413, "too_large", photo_cap.message, "file")
         if sniff(data[:16]) is None:
             raise ApiError(415, "not_an_image", "the file is not a JPEG, PNG, WebP or HEIC image", "file")
         try:
@@ -500,6 +512,12 @@ def create_app(settings: ServiceSettings | None = None, reader: Reader | None = 
                                       preview)
         timings = dict(recognised.pop("timings_ms"))
         recognised["timings_ms"] = {k: round(v, 1) for k, v in timings.items()}
+        if recognised.get("problems") and recognised.get("hand"):
+            read = {k: v for k, v in recognised["hand"].items() if k in HAND_FIELDS}
+            fault = await asyncio.to_thread(context_fault, read, context)
+            if fault is not None:  # the photo's best hand is whole; what the user gave rules it out
+                raise ApiError(422, fault.code, f"the photo's hand and hand.{fault.field} disagree: {fault.message}",
+                               f"hand.{fault.field}", extra={"recognised": recognised})
         if recognised.get("problems") or not recognised.get("hand"):
             problems = recognised.get("problems") or []
             detail = "; ".join(str(p.get("message", p)) for p in problems if isinstance(p, dict))
@@ -507,7 +525,7 @@ def create_app(settings: ServiceSettings | None = None, reader: Reader | None = 
                            + (f": {detail}" if detail else ""), "file", extra={"recognised": recognised})
         read_hand = {k: v for k, v in (recognised["hand"] or {}).items() if k in HAND_FIELDS}
         t1 = time.perf_counter()
-        out = _score({**read_hand, **context}, extra={"recognised": recognised})
+        out = await asyncio.to_thread(_score, {**read_hand, **context}, {"recognised": recognised}, frozenset(context))
         timings["score"] = (time.perf_counter() - t1) * 1000
         out["recognised"] = recognised
         return finish(out, t0, timings)

@@ -430,6 +430,9 @@ def _read_photo(path: Path, reader: Any, rules: str, context: dict[str, Any] | N
         err = exc.to_dict()
         err["error"]["field"] = "PHOTO"
         return err
+    except Exception as exc:  # never a traceback: a codec's or the reader's failure is an error object
+        return {"error": {"code": "reading_failed", "message": f"the photo could not be read "
+                          f"({type(exc).__name__}: {exc})", "field": "PHOTO"}}
     out: dict[str, Any] = result.to_dict()
     out["photo"] = str(path)
     return out
@@ -536,6 +539,16 @@ def score_cmd(
     if "error" in out:
         _emit(out)
         raise typer.Exit(2)
+    if out.get("problems") and out.get("hand"):
+        from scoring import context_fault
+        from scoring.hand import HAND_FIELDS
+
+        read = {k: v for k, v in out["hand"].items() if k in HAND_FIELDS}
+        fault = context_fault(read, {"rules": rules, **context})
+        if fault is not None:  # the photo's best hand is whole; an option given rules it out
+            _emit({"error": {"code": fault.code, "message": f"the photo's hand and {fault.field} disagree: "
+                             f"{fault.message}", "field": fault.field}, "recognised": out})
+            raise typer.Exit(2)
     if out.get("problems") or not out.get("hand"):
         first = (out.get("problems") or [{}])[0]
         _emit({"error": {"code": first.get("code", "no_valid_reading"),

@@ -78,3 +78,30 @@ def test_redecode_goes_to_the_next_reduction_that_reaches_the_factor() -> None:
 def test_a_photo_decoded_whole_is_not_decoded_again() -> None:
     png = decode_image(encode(Image.new("RGB", (900, 600), (10, 20, 30)), "PNG"), max_side=300)
     assert png.scale == 1.0 and png.source == b"" and redecode(png, 3.0) is png
+
+
+def test_a_16_bit_grey_photo_keeps_its_picture() -> None:
+    """``convert("RGB")`` clips 16-bit values to white: the photo must be scaled to 8 bits."""
+    ramp = np.tile(np.linspace(0, 65535, 64).astype(np.uint16), (32, 1))
+    decoded = decode_image(encode(Image.fromarray(ramp), "PNG"))
+    grey = decoded.bgr[:, :, 0]
+    assert grey[0, 0] == 0 and grey[0, -1] == 255 and 100 < grey[0, 32] < 160
+    assert decoded.grey and not decode_image(encode(Image.new("RGB", (8, 8), (200, 30, 30)), "PNG")).grey
+
+
+def test_a_codecs_own_failure_is_an_unreadable_image(monkeypatch: pytest.MonkeyPatch) -> None:
+    """pillow-heif raises RuntimeError on some damaged HEIC files; the PNG header alone says
+    nothing of Python's objects."""
+    data = encode(Image.new("RGB", (8, 8)), "PNG")
+
+    def broken_load(self: Image.Image) -> None:
+        raise RuntimeError("Security limit exceeded")
+
+    with monkeypatch.context() as m:
+        m.setattr(Image.Image, "load", broken_load)
+        with pytest.raises(ImageError) as info:
+            decode_image(data)
+    assert info.value.code == "unreadable_image" and "Security limit" in info.value.message
+    with pytest.raises(ImageError) as info:
+        decode_image(data[:16])
+    assert info.value.code == "unreadable_image" and "BytesIO" not in info.value.message

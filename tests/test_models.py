@@ -238,3 +238,13 @@ def test_cli_read_annotates_a_folder_one_picture_a_photo(tmp_path: Path) -> None
     assert res.exit_code == 0, res.stdout
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["a.jpg.jpg", "a.png.jpg"]
     assert cv2.imread(str(tmp_path / "out" / "a.png.jpg")) is not None
+
+
+def test_a_photo_without_colour_says_its_red_fives_cannot_be_told(reader: PhotoReader) -> None:
+    from vision.pipeline import GREY_NOTE
+
+    bgr = cv2.imread(str(ROOT / "examples" / "photo.jpg"))
+    grey = cv2.imencode(".png", cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY))[1].tobytes()
+    colour = cv2.imencode(".png", bgr)[1].tobytes()
+    assert GREY_NOTE in reader.read(grey).reading.notes
+    assert GREY_NOTE not in reader.read(colour).reading.notes

@@ -716,3 +716,42 @@ def test_photo_score_takes_rules_as_read_does(client: TestClient) -> None:
     assert_error(r, 422, "bad_field", "rules")
     r = client.post("/v1/photo-score", files={"file": ("a.jpg", jpeg())}, data={"hand": '{"honba": ' + "9" * 5000 + "}"})
     assert_error(r, 422, "bad_json", "hand")
+
+
+def test_the_upload_cap_is_the_files_own_size(small_client: TestClient) -> None:
+    """The stream's cap leaves room for the form's own bytes; the photo itself may not use it."""
+    cap = 200_000
+    over = jpeg() + b"\0" * (cap + 1 - len(jpeg()))  # a JPEG with trailing bytes, one over the cap
+    assert_error(small_client.post("/v1/read", files={"file": ("a.jpg", over)}), 413, "too_large", "file")
+    fits = jpeg() + b"\0" * (cap - len(jpeg()))
+    assert small_client.post("/v1/read", files={"file": ("a.jpg", fits)}).status_code == 200
+
+
+class OpenMeldReader(DemoReader):
+    """Reads a complete hand with a chi, but says the photo has a problem (as the reader does when
+    no reading scores, here because riichi was declared)."""
+
+    def read(self, image: DecodedImage, rules: str = "riichi", context: dict[str, Any] | None = None) -> Any:
+        class Result:
+            def to_dict(self) -> dict[str, Any]:
+                hand = {"hand": "456p678s2245s", "melds": [{"type": "chi", "tiles": "234m", "open": True}],
+                        "win_tile": "6s", "dora_indicators": [], "nuki": ""}
+                return {"detections": [], "hand": hand, "alternatives": [], "ambiguities": [],
+                        "problems": [{"code": "no_valid_reading", "message": "no reading makes a winning hand"}],
+                        "timings_ms": {}, "image": {"width": 320, "height": 200}}
+        return Result()
+
+
+def test_photo_score_blames_the_field_the_photo_contradicts() -> None:
+    with TestClient(create_app(settings(), reader=OpenMeldReader())) as c:
+        r = c.post("/v1/photo-score", files={"file": ("a.jpg", jpeg())}, data={"hand": '{"flags": ["riichi"]}'})
+        body = assert_error(r, 422, "riichi_open_hand", "hand.flags")
+        assert body["recognised"]["hand"]["melds"]
+        r = c.post("/v1/photo-score", files={"file": ("a.jpg", jpeg())}, data={"hand": '{"seat_wind": "south"}'})
+        assert_error(r, 422, "no_valid_reading", "file")  # nothing the user gave is at fault
+
+
+def test_photo_score_names_tile_fields_the_user_gave(client: TestClient) -> None:
+    r = client.post("/v1/photo-score", files={"file": ("a.jpg", demo_photo(800, 500))},
+                    data={"hand": json.dumps({"dora_indicators": ["6s", "6s", "6s"]})})
+    assert_error(r, 422, "too_many_of_kind", "hand.dora_indicators")

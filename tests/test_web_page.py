@@ -396,3 +396,38 @@ def test_the_readers_notes_are_shown_with_the_problems(browser: Any, tmp_path: P
         expect(note).to_have_count(1)
         expect(note).to_contain_text("taken as upright")
         expect(page.locator("#problems")).to_be_visible()
+
+
+class NoHandReader(DemoReader):
+    """A photo in which nothing like a hand is read (a blank page, the felt)."""
+
+    def read(self, image: Any, rules: str = "riichi", context: dict[str, Any] | None = None) -> Any:
+        class Result:
+            def to_dict(self) -> dict[str, Any]:
+                return {"detections": [], "hand": None, "alternatives": [], "ambiguities": [],
+                        "problems": [{"code": "no_hand_row", "message": "no row of tiles found"}],
+                        "timings_ms": {"total": 5.0}, "image": {"width": 320, "height": 200}}
+        return Result()
+
+
+def test_a_photo_without_a_hand_keeps_the_typed_one(browser: Any, tmp_path: Path) -> None:
+    photo = tmp_path / "felt.png"
+    photo.write_bytes(demo_photo(600, 400, ".png"))
+    foreign: list[str] = []
+    errors: list[str] = []
+    with serving(NoHandReader(), ServiceSettings(workers=1)) as base:
+        page = _phone_page(browser, base, foreign, errors)
+        page.goto(base + "/")
+        page.wait_for_selector("body.ready")
+        if not page.locator("#hand-typing[open]").count():
+            page.locator("#hand-typing summary").click()
+        page.fill("#in-hand", "123m456p789s1122z")
+        page.fill("#in-win", "2z")
+        page.locator("input[name=win][value=tsumo] + span").click()
+        page.wait_for_selector('#score[data-total="2100"]')
+        page.set_input_files("#camera", str(photo))
+        expect(page.locator("#photo-status")).to_contain_text("the tiles you entered are kept")
+        expect(page.locator("#problems")).to_contain_text("no row of tiles found")
+        page.wait_for_selector('#score[data-total="2100"]')  # the typed hand still scores
+        assert not foreign and not errors, (foreign, errors)
+        page.context.close()

@@ -65,6 +65,8 @@ class DecodedImage:
     scale: float  # decoded size / original size (DCT-reduced JPEG decoding)
     #: the file's bytes when it was decoded reduced, so that :func:`redecode` can decode it larger
     source: bytes = b""
+    #: the file holds no colour (grey or black and white): red fives cannot be told from fives
+    grey: bool = False
 
 
 def decode_image(data: bytes, max_pixels: int = DEFAULT_MAX_PIXELS, max_side: int | None = None) -> DecodedImage:
@@ -94,16 +96,43 @@ def decode_image(data: bytes, max_pixels: int = DEFAULT_MAX_PIXELS, max_side: in
             orientation = img.getexif().get(0x0112, 1)
             img.load()
             upright = ImageOps.exif_transpose(img) if orientation != 1 else img
-            rgb = upright.convert("RGB")
+            grey = upright.mode in GREY_MODES
+            rgb = to_8bit(upright).convert("RGB")
     except ImageError:
         raise
     except (Image.DecompressionBombError, Image.DecompressionBombWarning) as exc:
         raise ImageError("too_many_pixels", f"the image is too large to decode safely ({exc})") from exc
-    except (OSError, SyntaxError, ValueError, EOFError) as exc:
-        raise ImageError("unreadable_image", f"the {fmt} image is damaged or truncated ({exc})") from exc
+    except (OSError, SyntaxError, ValueError, EOFError, RuntimeError) as exc:  # RuntimeError: pillow-heif's
+        raise ImageError("unreadable_image", f"the {fmt} image is damaged or truncated ({_why(exc)})") from exc
     arr = cv2.cvtColor(np.asarray(rgb), cv2.COLOR_RGB2BGR)
     ow, oh = (h, w) if orientation in (5, 6, 7, 8) else (w, h)
-    return DecodedImage(arr, fmt, (ow, oh), scale, data if scale < 1.0 else b"")
+    return DecodedImage(arr, fmt, (ow, oh), scale, data if scale < 1.0 else b"", grey)
+
+
+#: Pillow's modes without colour (16- and 32-bit grey included)
+GREY_MODES = frozenset({"1", "L", "LA", "La", "I", "I;16", "I;16L", "I;16B", "I;16N", "F"})
+
+
+def to_8bit(img: Image.Image) -> Image.Image:
+    """A 16- or 32-bit grey image brought to 8 bits by its range (``convert`` would clip every value
+    over 255 to white: a 16-bit PNG read as a blank page); other images as they are.
+
+    >>> deep = Image.fromarray(np.array([[0, 32896, 65535]], np.uint16))
+    >>> np.asarray(to_8bit(deep))[0].tolist()
+    [0, 128, 255]
+    """
+    if img.mode not in ("I", "F") and not img.mode.startswith("I;16"):
+        return img
+    arr = np.asarray(img, dtype=np.float64)
+    top = 65535.0 if float(arr.max(initial=0.0)) > 255 else 255.0
+    return Image.fromarray(np.clip(np.rint(arr * (255.0 / top)), 0, 255).astype(np.uint8), "L")
+
+
+def _why(exc: Exception) -> str:
+    """An exception's message for a person: Pillow's "cannot identify image file <_io.BytesIO object
+    at 0x…>" says no more than that the header is unreadable."""
+    text = str(exc)
+    return "its header cannot be read" if "cannot identify image file" in text else text
 
 
 def redecode(decoded: DecodedImage, factor: float, max_pixels: int = DEFAULT_MAX_PIXELS) -> DecodedImage:

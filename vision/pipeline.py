@@ -135,6 +135,10 @@ class PhotoResult:
         return out
 
 
+#: said of a photo without colour: a red five then reads as a plain five, and loses its dora
+GREY_NOTE = "the photo has no colour: red fives read as plain fives (check them)"
+
+
 class PhotoReader:
     def __init__(self, localizer: Localizer, classifier: Classifier, settings: VisionSettings) -> None:
         self.localizer = localizer
@@ -289,5 +293,7 @@ class PhotoReader:
         t2 = time.perf_counter()
         dets, reading = self.read_roles_again(decoded.bgr, dets, reading, rules, context)
         timings["reread"] = (time.perf_counter() - t2) * 1000
+        if decoded.grey:
+            reading = replace(reading, notes=(*reading.notes, GREY_NOTE))
         timings["total"] = (time.perf_counter() - t0) * 1000
         return PhotoResult(tuple(dets), reading, timings, decoded.original_size, decoded.scale)

@@ -1060,19 +1060,32 @@ async function shrinkImage(file, maxBytes) {
   throw new Error("the photo is too large");
 }
 
+// each photo read gets a number: the answer to an older one, arriving late, is dropped
+let readSeq = 0;
+
+function failedRead(status, msg) {
+  // the old photo's preview and reading no longer match what was sent: take them away, keep the tiles
+  state.read = null;
+  $("photo-view").hidden = true;
+  status.textContent = msg;
+  status.className = "note bad";
+  afterEdit();
+}
+
 async function readPhoto(file) {
   const status = $("photo-status");
   if (!file) return;
+  const seq = ++readSeq;
   status.className = "note";
   let upload = file;
   const max = state.info ? state.info.max_upload_bytes : 15e6;
   if (file.size > max) {
     status.textContent = "Making the photo smaller…";
     try { upload = await shrinkImage(file, max); } catch (e) {
-      status.textContent = `This photo is larger than ${Math.round(max / 1e6)} MB and could not be made smaller.`;
-      status.className = "note bad";
+      if (seq === readSeq) failedRead(status, `This photo is larger than ${Math.round(max / 1e6)} MB and could not be made smaller.`);
       return;
     }
+    if (seq !== readSeq) return;
   }
   status.textContent = "Reading the tiles…";
   $("photo-card").classList.add("busy");
@@ -1084,17 +1097,22 @@ async function readPhoto(file) {
   let r;
   try {
     r = await fetch("/v1/read", { method: "POST", body: form });
-    body = await r.json();
   } catch (e) {
-    body = { error: { message: `The server did not answer (${e.message}).` } };
+    body = { error: { message: `The server could not be reached (${e.message}).` } };
   }
+  if (r) {
+    try { body = await r.json(); } catch (e) {  // a proxy's page, not the service's JSON
+      body = { error: { message: r.status === 413 ? "The photo is larger than the server accepts."
+        : `The server answered ${r.status} ${r.statusText || ""} without a reading.`.replace(" .", ".") } };
+    }
+  }
+  if (seq !== readSeq) return;
   $("photo-card").classList.remove("busy");
   if (!r || !r.ok || body.error) {
     const err = body.error || {};
     let msg = err.message || "The photo could not be read.";
     if (r && r.status === 503 && err.code === "busy") msg = "The server is busy; try again in a moment.";
-    status.textContent = msg;
-    status.className = "note bad";
+    failedRead(status, msg);
     return;
   }
   state.read = body;
@@ -1108,7 +1126,7 @@ async function readPhoto(file) {
   state.allAlternatives = false;
   $("hand-typing").open = false;
   if (body.hand) setStructure(body.hand);
-  else { state.tiles = []; state.melds = []; }
+  else status.textContent += " No hand was read from it: the tiles you entered are kept.";
   $("nuki-field").hidden = !(state.ruleset && state.ruleset.players === 3) && !tilesOf("nuki").length;
   afterEdit();
 }
@@ -1160,6 +1178,7 @@ async function start() {
       fetch("/v1/info").then((r) => r.json()).catch(() => null)]);
     state.rulesets = rs.rulesets || [];
     state.info = info;
+    if (!state.rulesets.length) throw new Error((rs.error && rs.error.message) || "no rulesets were sent");
   } catch (e) {
     $("score").replaceChildren(el("p", "error", `Cannot reach the server: ${e.message}`));
   }
