@@ -6,6 +6,11 @@ holdout is the hash-chosen 25 % of ``../shared/realdata`` that the classifier ne
 (``datasets.realdata.split_of``). Prints one JSON object; its figures go into the model cards.
 
     python benchmarks/eval_models.py [--n 500] [--threads 2] [--models DIR]
+
+The renders are 1280×960 by default; ``--size 4000 3000`` renders the same hands as a phone's
+12 MP photo (the pipeline then decodes the JPEG reduced and again larger where the tiles are
+small), and ``--fill 0.3 0.6`` has the hand span less of the frame (taken from further away;
+the default range is 0.6–0.97).
 """
 
 from __future__ import annotations
@@ -13,11 +18,12 @@ from __future__ import annotations
 import argparse
 import json
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 
 from datasets.evaluate import evaluate_folder, paiscan_detector
 from datasets.realdata import iter_realdata
-from datasets.synth import write_dataset
+from datasets.synth import SynthConfig, write_dataset
 from vision.pipeline import PhotoReader, VisionSettings
 
 HELDOUT_SEED = 990001
@@ -29,14 +35,23 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=VisionSettings.threads)
     ap.add_argument("--real-only", action="store_true")
     ap.add_argument("--models", type=Path, default=None, help="folder with localizer.onnx and classifier.onnx")
+    ap.add_argument("--size", type=int, nargs=2, metavar=("W", "H"), default=None, help="render size in pixels")
+    ap.add_argument("--fill", type=float, nargs=2, metavar=("LO", "HI"), default=None,
+                    help="share of the frame the hand spans")
     args = ap.parse_args()
+    config = SynthConfig()
+    if args.size:
+        config = replace(config, width=args.size[0], height=args.size[1])
+    if args.fill:
+        config = replace(config, fill=(args.fill[0], args.fill[1]))
     reader = PhotoReader.load(VisionSettings(threads=args.threads).with_models(args.models))
     reader.warm()
     out: dict[str, object] = {}
     with tempfile.TemporaryDirectory() as tmp:
         if not args.real_only:
             synth = Path(tmp) / "synth"
-            write_dataset(synth, args.n, HELDOUT_SEED, rules="riichi", crops=False, workers=1, progress=False)
+            write_dataset(synth, args.n, HELDOUT_SEED, rules="riichi", crops=False, workers=1, progress=False,
+                          config=config)
             out["synthetic_heldout"] = evaluate_folder(synth, paiscan_detector(reader), progress=True)
         real = Path(tmp) / "real"
         (real / "images").mkdir(parents=True)
