@@ -114,6 +114,8 @@ def validation_error(errors: Sequence[Mapping[str, Any]], prefix: str | None = N
             code, msg = "unknown_field", f"{name!r} is not a known field"
         elif whole_body and etype in ("model_type", "model_attributes_type", "dict_type"):
             code, msg = "bad_json", "the body must be a JSON object"
+        elif "Expected UploadFile" in str(err.get("msg", "")):  # a text form field where a file belongs
+            code, msg = "bad_field", f"{name}: send the photo as a file (a form part with a filename), not as text"
         else:
             code = "bad_field"
             msg = f"{name}: {err.get('msg', 'invalid value')}" if name else str(err.get("msg", "invalid value"))

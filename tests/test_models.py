@@ -248,3 +248,13 @@ def test_a_photo_without_colour_says_its_red_fives_cannot_be_told(reader: PhotoR
     colour = cv2.imencode(".png", bgr)[1].tobytes()
     assert GREY_NOTE in reader.read(grey).reading.notes
     assert GREY_NOTE not in reader.read(colour).reading.notes
+
+
+def test_a_photo_whose_tiles_are_tiny_says_so(reader: PhotoReader) -> None:
+    from vision.pipeline import SMALL_NOTE
+
+    bgr = cv2.imread(str(ROOT / "examples" / "photo.jpg"))
+    tiny = cv2.imencode(".png", cv2.resize(bgr, None, fx=0.15, fy=0.15, interpolation=cv2.INTER_AREA))[1].tobytes()
+    said = SMALL_NOTE.split("{px}")[0]
+    assert any(n.startswith(said) for n in reader.read(tiny).reading.notes)
+    assert not any(n.startswith(said) for n in reader.read(cv2.imencode(".png", bgr)[1].tobytes()).reading.notes)

@@ -755,3 +755,8 @@ def test_photo_score_names_tile_fields_the_user_gave(client: TestClient) -> None
     r = client.post("/v1/photo-score", files={"file": ("a.jpg", demo_photo(800, 500))},
                     data={"hand": json.dumps({"dora_indicators": ["6s", "6s", "6s"]})})
     assert_error(r, 422, "too_many_of_kind", "hand.dora_indicators")
+
+
+def test_a_photo_sent_as_text_is_said_to_be_one(client: TestClient) -> None:
+    body = assert_error(client.post("/v1/read", data={"file": "notafile"}), 422, "bad_field", "file")
+    assert "as a file" in body["error"]["message"] and "UploadFile" not in body["error"]["message"]
