@@ -134,18 +134,23 @@ def test_photo_correct_and_score(server: str, browser: Any, tmp_path: Path) -> N
     page.context.close()
 
 
-def test_typed_hand_without_photo(server: str, browser: Any) -> None:
-    foreign: list[str] = []
-    errors: list[str] = []
-    page = _phone_page(browser, server, foreign, errors)
-    page.goto(server + "/")
+def _type_a_tsumo(page: Any) -> None:
+    """Type the dealer's tsumo 123m456p789s1122z + 2z and wait for its score (1 han 40 fu: 700 all)."""
     page.wait_for_selector("body.ready")
     if not page.locator("#hand-typing[open]").count():
         page.locator("#hand-typing summary").click()
     page.fill("#in-hand", "123m456p789s1122z")
     page.fill("#in-win", "2z")
     page.locator("input[name=win][value=tsumo] + span").click()
-    page.wait_for_selector('#score[data-total="2100"]')  # dealer tsumo, 1 han 40 fu: 700 all
+    page.wait_for_selector('#score[data-total="2100"]')
+
+
+def test_typed_hand_without_photo(server: str, browser: Any) -> None:
+    foreign: list[str] = []
+    errors: list[str] = []
+    page = _phone_page(browser, server, foreign, errors)
+    page.goto(server + "/")
+    _type_a_tsumo(page)
     page.fill("#in-win", "2x")
     page.wait_for_selector("#in-win.invalid")
     assert "Cannot score" in page.inner_text("#score")
@@ -418,13 +423,7 @@ def test_a_photo_without_a_hand_keeps_the_typed_one(browser: Any, tmp_path: Path
     with serving(NoHandReader(), ServiceSettings(workers=1)) as base:
         page = _phone_page(browser, base, foreign, errors)
         page.goto(base + "/")
-        page.wait_for_selector("body.ready")
-        if not page.locator("#hand-typing[open]").count():
-            page.locator("#hand-typing summary").click()
-        page.fill("#in-hand", "123m456p789s1122z")
-        page.fill("#in-win", "2z")
-        page.locator("input[name=win][value=tsumo] + span").click()
-        page.wait_for_selector('#score[data-total="2100"]')
+        _type_a_tsumo(page)
         page.set_input_files("#camera", str(photo))
         expect(page.locator("#photo-status")).to_contain_text("the tiles you entered are kept")
         expect(page.locator("#problems")).to_contain_text("no row of tiles found")
