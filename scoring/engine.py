@@ -21,6 +21,10 @@ from scoring.tiles import BACK, RED_5M, RED_5S, SUITS, kind, tile_name
 from scoring.yaku import Context, Facts, Yaku
 
 _RINSHAN_FLAGS = ("rinshan", "rinshan_after_daiminkan")
+#: the declarations of riichi (each needs a closed hand; ippatsu needs one of them)
+RIICHI_FLAGS = frozenset({"riichi", "double_riichi", "open_riichi"})
+#: wins in the first go-around, before any discard of the winner's
+FIRST_TURN_FLAGS = frozenset({"tenhou", "chiihou", "renhou", "dealer_first_discard_ron"})
 
 
 class Ruleset:
@@ -157,13 +161,13 @@ class Ruleset:
         the first turn."""
         f = hand.flags
         closed = hand.is_closed
-        riichi = f & {"riichi", "double_riichi", "open_riichi"}
+        riichi = f & RIICHI_FLAGS
         if riichi and not closed:
             raise HandError("riichi_open_hand", f"{sorted(riichi)[0]} needs a closed hand (no chi, pon or open kan)",
                             "flags")
         if "ippatsu" in f and not closed:
             raise HandError("ippatsu_open_hand", "ippatsu needs a closed hand", "flags")
-        first_turn = f & {"tenhou", "chiihou", "renhou", "dealer_first_discard_ron"}
+        first_turn = f & FIRST_TURN_FLAGS
         if first_turn and hand.melds:
             raise HandError("first_turn_with_meld", f"{sorted(first_turn)[0]} cannot have a meld", "flags")
         if f & set(_RINSHAN_FLAGS) and hand.tsumo and not any(m.is_kan for m in hand.melds) \
@@ -182,11 +186,11 @@ class Ruleset:
         option values (rulesets add theirs). :func:`scoring.check_context` runs them alone, so a
         photo is not read for a situation that no hand could have."""
         f = hand.flags
-        riichi = f & {"riichi", "double_riichi", "open_riichi"}
+        riichi = f & RIICHI_FLAGS
         if "ippatsu" in f and not riichi:
             raise HandError("ippatsu_without_riichi", "ippatsu needs riichi", "flags")
-        first_turn = sorted(f & {"tenhou", "chiihou", "renhou", "dealer_first_discard_ron"})
-        late = sorted(f & {"riichi", "double_riichi", "open_riichi", "ippatsu", "haitei", "houtei", "chankan"})
+        first_turn = sorted(f & FIRST_TURN_FLAGS)
+        late = sorted(f & (RIICHI_FLAGS | {"ippatsu", "haitei", "houtei", "chankan"}))
         if first_turn and late:
             raise HandError("conflicting_flags", f"{first_turn[0]} is a win in the first go-around, before "
                             f"any {late[0]}", "flags")

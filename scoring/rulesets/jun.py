@@ -23,6 +23,7 @@ from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
 from scoring.decompose import Interpretation, interpretations
+from scoring.engine import RIICHI_FLAGS
 from scoring.errors import HandError
 from scoring.hand import Hand
 from scoring.options import opt
@@ -104,10 +105,6 @@ def yakuman_row(level: int) -> TableRow:
 
 
 # ------------------------------------------------------------------ checkers that differ
-#: Flags Jun reads: the three riichi declarations (each is a 立直). Chance flags have no effect.
-RIICHI_FLAGS = frozenset({"riichi", "double_riichi", "open_riichi"})
-
-
 def riichi(ctx: Context) -> int:
     """立直: any riichi declaration (Jun has no double or open riichi: such a declaration is a
     riichi, worth its 1 han, never nothing)."""
@@ -268,6 +265,7 @@ class Jun(HanFuRuleset):
     Options: ClassVar[type] = JunOptions
     reds_are_plain: ClassVar[bool] = True
     counts_dora: ClassVar[bool] = False
+    #: the flags Jun reads: the three riichi declarations (each is a 立直); chance flags have no effect
     used_flags: ClassVar[frozenset[str]] = RIICHI_FLAGS
     _tables: dict[JunOptions, tuple[Yaku, ...]]
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
 from scoring.decompose import counts_of
-from scoring.engine import Ruleset
+from scoring.engine import RIICHI_FLAGS, Ruleset
 from scoring.errors import HandError
 from scoring.hand import CONTRACT_FLAGS, Hand
 from scoring.options import opt
@@ -76,8 +76,6 @@ NO_GARI_POINTS = 5  # カラス (ノーガリ), first kind
 KARASU_POINTS = 30  # カラス, second kind: fixed
 NAGASHI_POINTS = 30  # 流し満貫 30点固定
 YAKUMAN_POINTS = 50  # 役満, each (複合あり)
-#: flags that mean the winner is in riichi (ura-dora count, riichi's 2 points)
-RIICHI_FLAGS = frozenset({"riichi", "double_riichi", "open_riichi"})
 
 ITEM_LABELS: dict[str, str] = {
     "honba": "本場 honba",
