@@ -499,12 +499,13 @@ def create_app(settings: ServiceSettings | None = None, reader: Reader | None = 
         """Read the photo and score it: the Score, with the recognised hand under ``recognised``."""
         t0 = time.perf_counter()
         context = _parse_context(hand)
-        if rules is not None and context.setdefault("rules", rules) != rules:
-            raise ApiError(422, "bad_field", f"rules {rules!r} and hand.rules {context['rules']!r} differ: "
-                           "give one", "rules")
+        if rules is not None:
+            _check_rules(rules, "rules")
+            if context.setdefault("rules", rules) != rules:
+                raise ApiError(422, "bad_field", f"rules {rules!r} and hand.rules {context['rules']!r} differ: "
+                               "give one", "rules")
         rules = str(context.get("rules", "riichi"))
-        _check_rules(rules, "hand.rules")
-        try:  # before the photo is read: a situation no hand could have is the hand field's error
+        try:  # before the photo is read: a situation no hand could have (an unknown hand.rules too)
             check_context(context)
         except HandError as err:
             raise ApiError(422, err.code, err.message, f"hand.{err.field}" if err.field else "hand") from None

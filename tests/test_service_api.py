@@ -714,6 +714,8 @@ def test_photo_score_takes_rules_as_read_does(client: TestClient) -> None:
     r = client.post("/v1/photo-score", files={"file": ("a.jpg", jpeg())},
                     data={"hand": json.dumps({**ctx, "rules": "riichi"}), "rules": "boo"})
     assert_error(r, 422, "bad_field", "rules")
+    r = client.post("/v1/photo-score", files={"file": ("a.jpg", jpeg())}, data={"rules": "nope"})
+    assert_error(r, 422, "unknown_ruleset", "rules")
     r = client.post("/v1/photo-score", files={"file": ("a.jpg", jpeg())}, data={"hand": '{"honba": ' + "9" * 5000 + "}"})
     assert_error(r, 422, "bad_json", "hand")
 
