@@ -185,6 +185,7 @@ class Ruleset:
         """The checks that need no tiles: flags against the win, the dealer and each other, and
         option values (rulesets add theirs). :func:`scoring.check_context` runs them alone, so a
         photo is not read for a situation that no hand could have."""
+        self.check_dealer(hand)
         f = hand.flags
         riichi = f & RIICHI_FLAGS
         if "ippatsu" in f and not riichi:
@@ -216,6 +217,12 @@ class Ruleset:
             raise HandError("conflicting_flags", "haitei and rinshan cannot both happen", "flags")
         if "houtei" in f and "chankan" in f:
             raise HandError("conflicting_flags", "houtei and chankan cannot both happen", "flags")
+
+    def check_dealer(self, hand: Hand) -> None:
+        """The dealer is the player whose seat wind is East (rule specs §2.2), in every ruleset."""
+        if hand.is_dealer != (hand.seat_wind == 0):
+            raise HandError("bad_field", "the dealer (親) is the player whose seat wind is East: dealer "
+                            "contradicts seat_wind", "dealer")
 
     def rinshan_without_kan_ok(self, hand: Hand) -> bool:
         """Totenko also draws a replacement after setting a gari aside."""

@@ -66,6 +66,8 @@ CASES: list[tuple[str, dict[str, Any], str, str | None]] = [
     ("not a winning hand", with_(hand="123m456p789s1123z"), "not_a_winning_hand", "hand"),
     ("no yaku", with_(win="ron"), "no_yaku", "hand"),
     ("bad wind", with_(seat_wind="eastt"), "bad_field", "seat_wind"),
+    ("dealer not East", with_(dealer=False), "bad_field", "dealer"),
+    ("dealer's seat not East", with_(seat_wind="south", dealer=True), "bad_field", "dealer"),
     ("negative honba", with_(honba=-1), "bad_field", "honba"),
     ("honba not a number", with_(honba="2"), "bad_field", "honba"),
     ("bad win kind", with_(win="tsumo!"), "bad_field", "win"),

@@ -282,13 +282,6 @@ class Jun(HanFuRuleset):
     def interpretations(self, hand: Hand, opts: Any) -> list[Interpretation]:
         return interpretations(hand, opts.seven_pairs_duplicates)
 
-    def check_situation(self, hand: Hand, opts: Any) -> None:
-        """The dealer is always East (第5条, 第9条: 東家 deals, the deal rotates)."""
-        super().check_situation(hand, opts)
-        if hand.is_dealer != (hand.seat_wind == 0):
-            raise HandError("bad_field", "in Jun the dealer is always the East seat (東家); "
-                            "dealer contradicts seat_wind", "dealer")
-
     def warnings(self, hand: Hand, opts: Any) -> list[str]:
         out = super().warnings(hand, opts)
         for name in sorted(hand.flags & (RIICHI_FLAGS - {"riichi"})):

@@ -452,13 +452,10 @@ class TotenkoBalance(Ruleset):
         self.check_seats_and_options(hand, opts)
 
     def check_seats_and_options(self, hand: Hand, opts: Any) -> None:
-        """Three seats (East deals), and option values that can be priced."""
+        """Three seats, and option values that can be priced."""
         if WINDS[hand.seat_wind] not in SEATS:
             raise HandError("bad_field", "three-player Totenko has the seats east, south and west "
                             "(North is everyone's value wind, not a seat)", "seat_wind")
-        if hand.is_dealer != (hand.seat_wind == 0):
-            raise HandError("bad_field", "in Totenko the dealer always sits East (the winner "
-                            "becomes dealer and East)", "dealer")
         for suit_letter, n in opts.red_fives.items():
             if not 0 <= n <= 4:
                 raise HandError("bad_option", f"option red_fives.{suit_letter} must be 0..4, "
@@ -602,6 +599,7 @@ class TotenkoBalance(Ruleset):
         """流し満貫: 30 fixed from each opponent, no dealer or honba points; kenshoba as for a
         karasu (option nagashi_kensho)."""
         opts = self.parse_options(hand.options)
+        self.check_dealer(hand)
         self.check_seats_and_options(hand, opts)
         honba = effective_honba(hand)
         k = kensho_points(opts, hand.is_dealer, honba) if opts.nagashi_kensho else 0
