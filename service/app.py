@@ -513,9 +513,9 @@ def create_app(settings: ServiceSettings | None = None, reader: Reader | None = 
                                       preview)
         timings = dict(recognised.pop("timings_ms"))
         recognised["timings_ms"] = {k: round(v, 1) for k, v in timings.items()}
-        if recognised.get("problems") and recognised.get("hand"):
-            read = {k: v for k, v in recognised["hand"].items() if k in HAND_FIELDS}
-            fault = await asyncio.to_thread(context_fault, read, context)
+        read_hand = {k: v for k, v in (recognised.get("hand") or {}).items() if k in HAND_FIELDS}
+        if recognised.get("problems") and read_hand:
+            fault = await asyncio.to_thread(context_fault, read_hand, context)
             if fault is not None:  # the photo's best hand is whole; what the user gave rules it out
                 raise ApiError(422, fault.code, f"the photo's hand and hand.{fault.field} disagree: {fault.message}",
                                f"hand.{fault.field}", extra={"recognised": recognised})
@@ -524,7 +524,6 @@ def create_app(settings: ServiceSettings | None = None, reader: Reader | None = 
             detail = "; ".join(str(p.get("message", p)) for p in problems if isinstance(p, dict))
             raise ApiError(422, "no_valid_reading", "the photo does not show a hand that can be scored"
                            + (f": {detail}" if detail else ""), "file", extra={"recognised": recognised})
-        read_hand = {k: v for k, v in (recognised["hand"] or {}).items() if k in HAND_FIELDS}
         t1 = time.perf_counter()
         out = await asyncio.to_thread(_score, {**read_hand, **context}, {"recognised": recognised}, frozenset(context))
         timings["score"] = (time.perf_counter() - t1) * 1000
