@@ -57,6 +57,10 @@ RENHOU_YAKUMAN = Yaku("renhou_yakuman", "Blessing of man", "人和", 1, None,
                       lambda c: int("renhou" in c.facts.flags), unit="yakuman")
 
 
+#: the declarations whose winner turns the ura-dora over (counted, or warned about as ignored)
+URA_FLAGS = frozenset({"riichi", "double_riichi"})
+
+
 class HanFuRuleset(Ruleset):
     """The han × fu family: yaku from a table, dora, fu, a basic-points table and payments.
 
@@ -77,7 +81,7 @@ class HanFuRuleset(Ruleset):
         reds = sum(facts.reds)
         if reds:
             out.append(YakuHit("aka_dora", "Red fives", "赤ドラ", reds, "han", reds))
-        if facts.flags & {"riichi", "double_riichi"} and hand.ura_indicators:
+        if facts.flags & URA_FLAGS and hand.ura_indicators:
             ura = facts.dora_count(hand.ura_indicators)
             if ura:
                 out.append(YakuHit("ura_dora", "Ura dora", "裏ドラ", ura, "han", ura))
@@ -226,7 +230,7 @@ class Riichi(HanFuRuleset):
 
     def warnings(self, hand: Hand, opts: Any) -> list[str]:
         out = super().warnings(hand, opts)
-        if hand.ura_indicators and not hand.flags & {"riichi", "double_riichi"}:
+        if hand.ura_indicators and not hand.flags & URA_FLAGS:
             out.append("ura_indicators count only for a riichi winner: ignored")
         return out
 
