@@ -440,16 +440,16 @@ def _read_photo(path: Path, reader: Any, rules: str, context: dict[str, Any] | N
 
 def _annotate_target(photo: Path, annotate: Path) -> None:
     """Refuse an --annotate that cannot be written before any photo is read."""
-    from vision.annotate import ANNOTATE_SUFFIXES
+    from vision.annotate import wrong_ending
 
     if photo.is_dir():
         if annotate.exists() and not annotate.is_dir():
             _fail("bad_field", f"{annotate} is a file: with a folder of photos, --annotate names a folder "
                   "(one annotated JPEG per photo)", "annotate")
         return
-    if annotate.suffix.lower() not in ANNOTATE_SUFFIXES:
-        _fail("bad_field", f"{annotate.name}: an annotated photo is written as {', '.join(ANNOTATE_SUFFIXES)}",
-              "annotate")
+    wrong = wrong_ending(annotate)
+    if wrong:
+        _fail("bad_field", wrong, "annotate")
     if not annotate.parent.is_dir():
         _fail("bad_field", f"{annotate.parent} is not a folder", "annotate")
 

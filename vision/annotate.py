@@ -42,6 +42,13 @@ def annotate(bgr: np.ndarray, result: dict[str, Any], max_side: int = 1600) -> n
 ANNOTATE_SUFFIXES = (".jpg", ".jpeg", ".png", ".webp")
 
 
+def wrong_ending(out: Path) -> str | None:
+    """Why ``out`` cannot be an annotated photo's name (an ending OpenCV does not write), or None."""
+    if out.suffix.lower() in ANNOTATE_SUFFIXES:
+        return None
+    return f"{out.name}: an annotated photo is written as {', '.join(ANNOTATE_SUFFIXES)}"
+
+
 def annotate_file(photo: Path, result: dict[str, Any], out: Path) -> None:
     """Draw ``result`` on ``photo`` into ``out``, whole or not at all (a temporary file renamed).
 
@@ -51,8 +58,9 @@ def annotate_file(photo: Path, result: dict[str, Any], out: Path) -> None:
     from vision.image import read_image_file
 
     suffix = out.suffix.lower()
-    if suffix not in ANNOTATE_SUFFIXES:
-        raise ValueError(f"{out.name}: an annotated photo is written as {', '.join(ANNOTATE_SUFFIXES)}")
+    wrong = wrong_ending(out)
+    if wrong:
+        raise ValueError(wrong)
     decoded = read_image_file(str(photo))
     ok, encoded = cv2.imencode(suffix, annotate(decoded.bgr, result))
     if not ok:
