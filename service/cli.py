@@ -46,6 +46,8 @@ def _parse_json(text: str, where: str = "") -> tuple[Any, dict[str, Any] | None]
 
 #: the steepest camera ``paiscan synth --tilt`` renders: beyond it the tiles' faces are slivers
 MAX_SYNTH_TILT_DEG = 75.0
+#: bounds of ``paiscan synth --size``: the localizer's input at the low end, a 50 MP photo at the high
+MIN_SYNTH_SIDE, MAX_SYNTH_SIDE = 320, 8192
 
 
 def _fail(code: str, message: str, field: str | None = None, exit_code: int = 2) -> NoReturn:
@@ -262,6 +264,11 @@ def synth_cmd(
     tilt: Annotated[tuple[float, float] | None, typer.Option(
         "--tilt", help="camera tilt range in degrees from top-down, LOW HIGH (default 0 60): a set of steep, "
         "hard views")] = None,
+    size: Annotated[tuple[int, int] | None, typer.Option(
+        "--size", help="render size in pixels, W H (default 1280 960); 4000 3000 is a phone's 12 MP photo")] = None,
+    fill: Annotated[tuple[float, float] | None, typer.Option(
+        "--fill", help="share of the frame the hand spans, LOW HIGH (default 0.6 0.97); 0.3 0.6 is a photo "
+        "taken from further away")] = None,
 ) -> None:
     """Render synthetic photos of winning hands with exact labels."""
     from scoring import HandError
@@ -276,10 +283,25 @@ def synth_cmd(
     if tilt is not None and not 0.0 <= tilt[0] <= tilt[1] <= MAX_SYNTH_TILT_DEG:
         _fail("bad_field", f"--tilt needs 0 <= LOW <= HIGH <= {MAX_SYNTH_TILT_DEG:g} degrees, got {tilt[0]:g} "
               f"{tilt[1]:g}", "tilt")
+    if size is not None and not (min(size) >= MIN_SYNTH_SIDE and max(size) <= MAX_SYNTH_SIDE):
+        _fail("bad_field", f"--size needs W and H in {MIN_SYNTH_SIDE}..{MAX_SYNTH_SIDE} pixels, got {size[0]} "
+              f"{size[1]}", "size")
+    if fill is not None and not 0.1 <= fill[0] <= fill[1] <= 1.0:
+        _fail("bad_field", f"--fill needs 0.1 <= LOW <= HIGH <= 1, got {fill[0]:g} {fill[1]:g}", "fill")
+    from dataclasses import replace
+
     from datasets.synth import preview, write_dataset
     from datasets.synth.config import SynthConfig
 
-    config = SynthConfig(tilt_deg=tilt) if tilt is not None else None
+    config: SynthConfig | None = None
+    if tilt is not None or size is not None or fill is not None:
+        config = SynthConfig()
+        if tilt is not None:
+            config = replace(config, tilt_deg=tilt)
+        if size is not None:
+            config = replace(config, width=size[0], height=size[1])
+        if fill is not None:
+            config = replace(config, fill=fill)
     if preview_path is not None:
         preview(preview_path, n=16, seed=seed, rules=rules, config=config)
         typer.echo(f"preview written to {preview_path}", err=True)

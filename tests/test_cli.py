@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from PIL import Image
 from typer.testing import CliRunner
 
 from service.cli import app
@@ -158,6 +159,30 @@ def test_synth_tilt_renders_steep_views_only(tmp_path: Path) -> None:
 def test_synth_bad_tilt_is_refused_before_rendering(tmp_path: Path, tilt: list[str]) -> None:
     code, out = run(["synth", "--n", "1", "--tilt", *tilt, "--out", str(tmp_path / "x")])
     assert code == 2 and out[0]["error"]["field"] == "tilt" and "--tilt" in out[0]["error"]["message"]
+    assert not (tmp_path / "x").exists()
+
+
+def test_synth_size_and_fill_render_far_phone_photos(tmp_path: Path) -> None:
+    base = ["synth", "--n", "2", "--seed", "7", "--size", "640", "480"]
+    assert run([*base, "--fill", "0.9", "0.95", "--out", str(tmp_path / "near")])[0] == 0
+    assert run([*base, "--fill", "0.3", "0.35", "--out", str(tmp_path / "far")])[0] == 0
+    spans = {}
+    for name in ("near", "far"):
+        images = sorted((tmp_path / name / "images").iterdir())
+        assert [Image.open(i).size for i in images] == [(640, 480)] * 2
+        boxes = [[float(v) for v in line.split()[1:]] for lab in sorted((tmp_path / name / "labels").iterdir())
+                 for line in lab.read_text().splitlines()]
+        spans[name] = sum(b[2] * b[3] for b in boxes) / len(boxes)
+    assert spans["far"] < spans["near"] / 3  # the same hands, each tile a smaller share of the frame
+
+
+@pytest.mark.parametrize(("flag", "values"), [
+    ("size", ["100", "480"]), ("size", ["640", "9000"]), ("fill", ["0.6", "0.3"]), ("fill", ["0.05", "0.3"]),
+    ("fill", ["0.5", "1.5"]),
+])
+def test_synth_bad_size_or_fill_is_refused_before_rendering(tmp_path: Path, flag: str, values: list[str]) -> None:
+    code, out = run(["synth", "--n", "1", f"--{flag}", *values, "--out", str(tmp_path / "x")])
+    assert code == 2 and out[0]["error"]["field"] == flag and f"--{flag}" in out[0]["error"]["message"]
     assert not (tmp_path / "x").exists()
 
 
