@@ -15,7 +15,7 @@ from test_layout_helpers import layout_boxes, names, shuffled
 
 from scoring.registry import available
 from scoring.tiles import parse_tiles
-from vision import reading
+from vision import layout, reading
 from vision.detection import Detection
 from vision.layout import TOP_DOUBTED, HandRow, Layout, RowTile, analyse_layout, set_aside_kinds
 from vision.reading import read_hand
@@ -243,6 +243,28 @@ def test_no_gap_makes_every_tile_a_candidate_rightmost_first() -> None:
     assert hr.win_candidates[0] == 13
     assert sorted(hr.win_candidates) == list(range(14))
     assert {s.win_rule for s in hr.structures} == {"no_gap"}
+
+
+def test_a_narrow_gap_plainly_the_widest_still_sets_the_winning_tile_apart() -> None:
+    dets = layout_boxes("123m456p789s1122z ~0.2 2z")  # under the split (0.3), but no other gap near it
+    hr = hand_row(dets)
+    assert hr.row.split_gap > 0.2 and hr.structures[0].win_rule == "weak_gap"
+    assert hr.win_candidates[0] == 13 and hr.structures[0].cost == 0.0
+    assert {s.win_rule for s in hr.structures[1:]} == {"against_weak_gap"}
+    assert hr.structures[1].cost == pytest.approx(layout.WIN_AGAINST_WEAK_GAP_COST)
+    r = read_hand(dets)
+    assert r.valid and r.hand_dict()["win_tile"] == "2z"
+    assert not [a for a in r.ambiguities if a.kind == "win_tile"]  # the player showed it: not asked
+
+
+@pytest.mark.parametrize("spec", [
+    "123m456p ~0.15 789s1122z ~0.2 2z",  # another gap inside the hand nearly as wide
+    "123m456p789s1122z ~0.05 2z",  # too narrow to see
+    "11z22z ~0.2 2z ~0.8 5'55z 6'66z 7'77z",  # too few other gaps to compare with
+])
+def test_a_narrow_gap_that_is_not_plainly_the_widest_leaves_the_winning_tile_open(spec: str) -> None:
+    hr = hand_row(layout_boxes(spec))
+    assert hr.structures[0].win_rule == "no_gap"
 
 
 def test_win_tile_after_the_melds() -> None:

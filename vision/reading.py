@@ -381,7 +381,7 @@ def _along_hand(s: Structure, hrow: HandRow) -> dict[int, float] | None:
     if not u:
         return None
     ref = [u[d] for m in s.melds for d in m.dets if d in u]
-    if not ref and s.win is not None and s.win_rule == "gap" and s.win in u:
+    if not ref and s.win is not None and s.win_rule in ("gap", "weak_gap") and s.win in u:
         ref = [u[s.win]]
     conc = [u[d] for d in s.concealed if d in u]
     if ref and conc and fmean(ref) < fmean(conc):
