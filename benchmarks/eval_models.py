@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import json
 import tempfile
-from dataclasses import replace
 from pathlib import Path
 
 from datasets.evaluate import evaluate_folder, paiscan_detector
@@ -39,11 +38,7 @@ def main() -> None:
     ap.add_argument("--fill", type=float, nargs=2, metavar=("LO", "HI"), default=None,
                     help="share of the frame the hand spans")
     args = ap.parse_args()
-    config = SynthConfig()
-    if args.size:
-        config = replace(config, width=args.size[0], height=args.size[1])
-    if args.fill:
-        config = replace(config, fill=(args.fill[0], args.fill[1]))
+    config = SynthConfig().framed(tuple(args.size) if args.size else None, tuple(args.fill) if args.fill else None)
     reader = PhotoReader.load(VisionSettings(threads=args.threads).with_models(args.models))
     reader.warm()
     out: dict[str, object] = {}

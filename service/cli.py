@@ -288,20 +288,10 @@ def synth_cmd(
               f"{size[1]}", "size")
     if fill is not None and not 0.1 <= fill[0] <= fill[1] <= 1.0:
         _fail("bad_field", f"--fill needs 0.1 <= LOW <= HIGH <= 1, got {fill[0]:g} {fill[1]:g}", "fill")
-    from dataclasses import replace
-
     from datasets.synth import preview, write_dataset
     from datasets.synth.config import SynthConfig
 
-    config: SynthConfig | None = None
-    if tilt is not None or size is not None or fill is not None:
-        config = SynthConfig()
-        if tilt is not None:
-            config = replace(config, tilt_deg=tilt)
-        if size is not None:
-            config = replace(config, width=size[0], height=size[1])
-        if fill is not None:
-            config = replace(config, fill=fill)
+    config = SynthConfig().framed(size, fill, tilt)
     if preview_path is not None:
         preview(preview_path, n=16, seed=seed, rules=rules, config=config)
         typer.echo(f"preview written to {preview_path}", err=True)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -64,6 +64,24 @@ class SynthConfig:
     """Also return a per-pixel map of which tile is visible (for tests and occlusion stats)."""
     texture_width: int = 192
     """Width in pixels of the largest cached face texture (mip levels are derived from it)."""
+
+    def framed(self, size: tuple[int, int] | None = None, fill: tuple[float, float] | None = None,
+               tilt: tuple[float, float] | None = None) -> SynthConfig:
+        """The same config with the render's size, the hand's share of the frame and the camera's
+        tilt replaced where given: a phone's 12 MP photo, or one taken from further away.
+
+        >>> far = SynthConfig().framed(size=(4000, 3000), fill=(0.3, 0.6))
+        >>> far.width, far.height, far.fill, far.tilt_deg == SynthConfig.tilt_deg
+        (4000, 3000, (0.3, 0.6), True)
+        """
+        out = self
+        if size is not None:
+            out = replace(out, width=size[0], height=size[1])
+        if fill is not None:
+            out = replace(out, fill=fill)
+        if tilt is not None:
+            out = replace(out, tilt_deg=tilt)
+        return out
 
 
 def resolve_tiles_dir(config: SynthConfig | None = None) -> Path:
