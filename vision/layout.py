@@ -1547,7 +1547,7 @@ def _structures(row: Row, top_aside: Sequence[bool], loose: bool = False) -> lis
                             else:
                                 c = NO_GAP_LAST_COST if i == m - 1 else NO_GAP_OTHER_COST
                                 c += WIN_AGAINST_GAP_COST if lone_first else 0.0
-                                c += WIN_AGAINST_WEAK_GAP_COST if weak_first and not weak_win else 0.0
+                                c += WIN_AGAINST_WEAK_GAP_COST if weak_first else 0.0
                                 add(Structure(rest, det[i], melds, excluded, base + c, "no_gap"))
     return _merge(found.values())
 
