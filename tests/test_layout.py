@@ -257,6 +257,14 @@ def test_a_narrow_gap_plainly_the_widest_still_sets_the_winning_tile_apart() -> 
     assert not [a for a in r.ambiguities if a.kind == "win_tile"]  # the player showed it: not asked
 
 
+def test_a_narrow_gap_at_the_left_end_turns_the_row_round() -> None:
+    dets = layout_boxes("2z ~0.2 123m456p789s1122z")  # no melds, no face angles: only the gap tells
+    hr = hand_row(dets)
+    assert hr.row.oriented_by == "weak_gap" and names(dets, [hr.structures[0].win]) == ["2z"]
+    r = read_hand(dets)
+    assert r.hand_dict()["win_tile"] == "2z" and not any("a guess" in n for n in r.notes)
+
+
 @pytest.mark.parametrize("spec", [
     "123m456p ~0.15 789s1122z ~0.2 2z",  # another gap inside the hand nearly as wide
     "123m456p789s1122z ~0.05 2z",  # too narrow to see

@@ -368,8 +368,8 @@ CLOSED_KAN_INNER_BACKS_COST = 0.3  # face–back–back–face
 EXCLUDE_COST = 1.0  # a lone group at a row end is an indicator, not part of the hand
 END_GROUPS_EXCLUDED = 2  # ... and the next group in too (indicators, then gari beyond them)
 #: a row read from the end its orientation cue did not choose, by cue
-FLIP_COST = {"faces": 2.0, "stacked": 1.5, "melds": 1.5, "melds_weak": 0.3, "win_gap": 0.8, "apart": 0.1,
-             "default": 0.1, "flipped": 0.1}
+FLIP_COST = {"faces": 2.0, "stacked": 1.5, "melds": 1.5, "melds_weak": 0.3, "win_gap": 0.8, "weak_gap": 0.3,
+             "apart": 0.1, "default": 0.1, "flipped": 0.1}
 MARKED_EXCLUDE_COST = 0.5  # ... and it lies sideways
 SET_ASIDE_EXCLUDE_COST = 0.1  # a group of set-aside tiles (gari) at a row end
 
@@ -428,7 +428,7 @@ class Row:
     unit: float
     #: the gap (tile widths) from which neighbours are in different groups
     split_gap: float
-    #: what decided left and right: stacked, melds, melds_weak, win_gap, apart, default (flipped:
+    #: what decided left and right: stacked, melds, melds_weak, win_gap, weak_gap, apart, default (flipped:
     #: the other reading of a row)
     oriented_by: str = "default"
     #: box sides could not be de-rotated (row near 45°): sideways tiles from the rotated flag only
@@ -1335,6 +1335,11 @@ def _orient(tiles: list[RowTile], direction: np.ndarray, cue_v: Sequence[float],
         last_alone = split <= tiles[-1].gap_before < EXCLUDE_GAP
         if first_alone != last_alone:
             flip, why = first_alone, "win_gap"
+        gaps = [t.gap_before for t in tiles[1:]]  # ... or by a gap under the split, plainly the widest
+        first_weak = gaps[0] < split and _plainly_wider(gaps[0], gaps[1:])
+        last_weak = gaps[-1] < split and _plainly_wider(gaps[-1], gaps[:-1])
+        if flip is None and first_weak != last_weak:
+            flip, why = first_weak, "weak_gap"
     if flip is None:  # indicators and other tiles apart lie above the row (away from the player)
         votes = [1 if v > 0 else -1 for v in cue_v if abs(v) > 1e-9]
         if votes and sum(votes) != 0:
@@ -1553,14 +1558,20 @@ def _structures(row: Row, top_aside: Sequence[bool], loose: bool = False) -> lis
 
 
 def _plainly_widest(row: Row, at: int, others: range) -> bool:
-    """Whether the gap before the tile at ``at`` sets it a little apart: under the row's split,
-    perhaps, but plainly wider (``WEAK_GAP_MIN``, ``WEAK_GAP_OVER``) than the gaps before the tiles
-    at ``others``, enough of them (``WEAK_GAP_MIN_GAPS``) to tell."""
-    inner = [row.tiles[q].gap_before for q in others]
-    if len(inner) < WEAK_GAP_MIN_GAPS:
-        return False
-    gap = row.tiles[at].gap_before
-    return gap >= WEAK_GAP_MIN and gap - max(inner) >= WEAK_GAP_OVER
+    """Whether the gap before the tile at ``at`` sets it a little apart from the tiles at
+    ``others`` (:func:`_plainly_wider`)."""
+    return _plainly_wider(row.tiles[at].gap_before, [row.tiles[q].gap_before for q in others])
+
+
+def _plainly_wider(gap: float, others: Sequence[float]) -> bool:
+    """Whether ``gap`` sets a tile a little apart: under the row's split, perhaps, but plainly
+    wider (``WEAK_GAP_MIN``, ``WEAK_GAP_OVER``) than ``others``, enough of them
+    (``WEAK_GAP_MIN_GAPS``) to tell.
+
+    >>> _plainly_wider(0.2, [0.02] * 12), _plainly_wider(0.2, [0.02] * 3), _plainly_wider(0.2, [0.15] * 12)
+    (True, False, False)
+    """
+    return len(others) >= WEAK_GAP_MIN_GAPS and gap >= WEAK_GAP_MIN and gap - max(others) >= WEAK_GAP_OVER
 
 
 def _sideways_variants(row: Row) -> list[tuple[Row, float]]:
