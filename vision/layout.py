@@ -1335,11 +1335,12 @@ def _orient(tiles: list[RowTile], direction: np.ndarray, cue_v: Sequence[float],
         last_alone = split <= tiles[-1].gap_before < EXCLUDE_GAP
         if first_alone != last_alone:
             flip, why = first_alone, "win_gap"
-        gaps = [t.gap_before for t in tiles[1:]]  # ... or by a gap under the split, plainly the widest
-        first_weak = gaps[0] < split and _plainly_wider(gaps[0], gaps[1:])
-        last_weak = gaps[-1] < split and _plainly_wider(gaps[-1], gaps[:-1])
-        if flip is None and first_weak != last_weak:
-            flip, why = first_weak, "weak_gap"
+        else:  # ... or set apart by a gap under the split, plainly the widest
+            gaps = [t.gap_before for t in tiles[1:]]
+            first_weak = gaps[0] < split and _plainly_wider(gaps[0], gaps[1:])
+            last_weak = gaps[-1] < split and _plainly_wider(gaps[-1], gaps[:-1])
+            if first_weak != last_weak:
+                flip, why = first_weak, "weak_gap"
     if flip is None:  # indicators and other tiles apart lie above the row (away from the player)
         votes = [1 if v > 0 else -1 for v in cue_v if abs(v) > 1e-9]
         if votes and sum(votes) != 0:
