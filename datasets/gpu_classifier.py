@@ -40,6 +40,9 @@ PLAN: tuple[Folder, ...] = (
 #: the localizer's boxes too), a batch and rate for many more samples
 RECIPE = ClassifierRecipe(batch=256, lr=1e-3, seed=27, orient_weight=2.0, sideways_weight=3,
                           not_a_tile_per_image=2, real_runtime_boxes=True, samples_per_epoch=120_000)
+#: the far renders' size and the hand's share of their frame (``--far``): tiles about as many pixels
+#: high as the reader cuts from a 12 MP photo taken from further away, which it decodes at half size
+FAR_SIZE, FAR_FILL = (2000, 1500), (0.3, 0.6)
 #: seconds an epoch costs beside its views: the workers' start, validation, the checkpoint
 EPOCH_OVERHEAD_S = 4.0
 #: seconds between copies of the run's files to ``--copy-to``
@@ -82,6 +85,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     ap.add_argument("--device", default="cuda")
     ap.add_argument("--workers", type=int, default=14)
     ap.add_argument("--samples", type=int, default=RECIPE.samples_per_epoch, help="samples an epoch")
+    ap.add_argument("--manzu-weight", type=int, default=RECIPE.manzu_weight,
+                    help="each manzu crop seen this many times an epoch (ClassifierRecipe.manzu_weight)")
+    ap.add_argument("--far", type=int, default=0,
+                    help="also this many riichi renders from further away (FAR_SIZE, FAR_FILL), seeded one past "
+                         "the plan's last seed")
     add_plan_arguments(ap)
     ap.add_argument("--without-fonts", action="store_true",
                     help="render without CJK fonts (the stage then forgets the font-drawn faces)")
@@ -93,9 +101,13 @@ def main(argv: Sequence[str] | None = None) -> None:
                          f"font files in a folder and name it in {FONTS_ENV}, or pass --without-fonts")
     cv2.setNumThreads(0)  # OpenCV's own threads and forked DataLoader workers do not mix
     t0 = time.time()
-    folders = render(chosen_plan(args, PLAN), args.renders, args.workers + 2, crops=True)
+    plan = chosen_plan(args, PLAN)
+    if args.far:
+        plan.append(Folder("riichi", args.far, max(f.seed for f in plan) + 1, size=FAR_SIZE, fill=FAR_FILL))
+    folders = render(plan, args.renders, args.workers + 2, crops=True)
     print(f"rendered {len(folders)} folders in {time.time() - t0:.0f} s", flush=True)
     recipe = replace(RECIPE, device=args.device, workers=args.workers, samples_per_epoch=args.samples,
+                     manzu_weight=args.manzu_weight,
                      init_onnx=str(args.init) if args.init else None)
     rate = views_per_second(collect_synth(folders[-1:], recipe.input_size, max(1, recipe.workers)), recipe)
     recipe = replace(recipe, epochs=epochs_for(args.train_seconds, rate, recipe.samples_per_epoch))

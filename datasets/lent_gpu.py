@@ -13,23 +13,36 @@ import shutil
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
-from datasets.synth import write_dataset
+from datasets.synth import SynthConfig, write_dataset
 
 
 @dataclass(frozen=True)
 class Folder:
-    """One folder of renders to make: ``n`` renders of ``rules`` from ``seed``."""
+    """One folder of renders to make: ``n`` renders of ``rules`` from ``seed``; with ``size`` and
+    ``fill``, renders of that size in which the hand spans that share of the frame
+    (:meth:`SynthConfig.framed`: photos from further away).
+
+    >>> Folder("riichi", 10, 1106, size=(2000, 1500), fill=(0.3, 0.6)).name
+    'gf_riichi_1106'
+    """
 
     rules: str
     n: int
     seed: int
+    size: tuple[int, int] | None = None
+    fill: tuple[float, float] | None = None
 
     @property
     def name(self) -> str:
-        return f"g_{self.rules}_{self.seed}"
+        return f"{'gf' if self.size or self.fill else 'g'}_{self.rules}_{self.seed}"
+
+    @property
+    def config(self) -> SynthConfig | None:
+        """The render config this folder needs, or ``None`` for the default one."""
+        return SynthConfig().framed(size=self.size, fill=self.fill) if self.size or self.fill else None
 
 
 #: the rulesets' share of one lent-GPU session's renders when both stages run on them
@@ -57,7 +70,7 @@ def scaled(plan: Sequence[Folder], scale: float) -> list[Folder]:
     >>> [f.n for f in scaled([Folder("riichi", 3400, 1), Folder("jun", 450, 2)], 0.01)]
     [34, 4]
     """
-    return [Folder(f.rules, max(1, round(f.n * scale)), f.seed) for f in plan]
+    return [replace(f, n=max(1, round(f.n * scale))) for f in plan]
 
 
 def add_plan_arguments(ap: argparse.ArgumentParser) -> None:
@@ -82,7 +95,7 @@ def render(plan: Sequence[Folder], root: Path, workers: int, crops: bool = False
         out = root / folder.name
         if len(list((out / "labels").glob("*.txt"))) < folder.n:
             write_dataset(out, folder.n, folder.seed, rules=folder.rules, crops=crops, workers=workers,
-                          progress=False)
+                          progress=False, config=folder.config)
         made.append(out)
     return made
 

@@ -67,3 +67,22 @@ def test_without_cjk_fonts_the_stage_refuses_before_rendering(tmp_path: Path, mo
     monkeypatch.setattr(gc, "render", lambda *a, **k: pytest.fail("rendered without fonts"))
     with pytest.raises(SystemExit, match="PAISCAN_FONTS_DIR"):
         gc.main(["--out", str(tmp_path / "run"), "--copy-to", str(tmp_path / "back")])
+
+
+def test_far_renders_join_the_plan_and_the_manzu_weight_reaches_the_recipe(tmp_path: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    planned: list[Any] = []
+    monkeypatch.setattr(gc, "render", lambda plan, root, workers, crops=False: planned.extend(plan) or
+                        [root / f.name for f in plan])
+    monkeypatch.setattr(gc, "find_cjk_fonts", lambda: ["a CJK font"])
+    monkeypatch.setattr(gc, "collect_synth", lambda dirs, size, threads: [(np.zeros((4, 4, 3), np.uint8), 1, 0.0)])
+    monkeypatch.setattr(gc, "views_per_second", lambda crops, recipe: 25_000.0)
+    recipes: list[ClassifierRecipe] = []
+    monkeypatch.setattr(gc, "train_classifier", lambda dirs, out, recipe, log: recipes.append(recipe))
+    gc.main(["--out", str(tmp_path / "run"), "--copy-to", str(tmp_path / "back"), "--renders", str(tmp_path),
+             "--first-seed", "1100", "--far", "800", "--manzu-weight", "2"])
+    far = planned[-1]
+    assert [f.seed for f in planned] == list(range(1100, 1107))
+    assert (far.rules, far.n, far.size, far.fill) == ("riichi", 800, gc.FAR_SIZE, gc.FAR_FILL)
+    assert all(f.size is None for f in planned[:-1])
+    assert recipes[0].manzu_weight == 2

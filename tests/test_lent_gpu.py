@@ -20,7 +20,7 @@ def test_a_scaled_plan_keeps_every_folder_and_its_seed() -> None:
 
 def test_render_makes_only_the_folders_not_yet_complete(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     made: list[tuple[str, int, int, bool]] = []
-    monkeypatch.setattr(lg, "write_dataset", lambda out, n, seed, rules, crops, workers, progress:
+    monkeypatch.setattr(lg, "write_dataset", lambda out, n, seed, rules, crops, workers, progress, config:
                         made.append((out.name, n, seed, crops)))
     done = tmp_path / "g_jun_2" / "labels"
     done.mkdir(parents=True)
@@ -28,6 +28,19 @@ def test_render_makes_only_the_folders_not_yet_complete(tmp_path: Path, monkeypa
         (done / f"{k}.txt").write_text("")
     folders = lg.render([lg.Folder("riichi", 5, 1), lg.Folder("jun", 3, 2)], tmp_path, 4, crops=True)
     assert [f.name for f in folders] == ["g_riichi_1", "g_jun_2"] and made == [("g_riichi_1", 5, 1, True)]
+
+
+def test_a_far_folder_renders_at_its_own_size_and_fill(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    configs: dict[str, object] = {}
+    monkeypatch.setattr(lg, "write_dataset", lambda out, n, seed, rules, crops, workers, progress, config:
+                        configs.__setitem__(out.name, config))
+    far = lg.Folder("riichi", 2, 7, size=(2000, 1500), fill=(0.3, 0.6))
+    assert lg.scaled([far], 0.01) == [lg.Folder("riichi", 1, 7, size=(2000, 1500), fill=(0.3, 0.6))]
+    lg.render([far, lg.Folder("jun", 2, 8)], tmp_path, 1)
+    near = configs["g_jun_8"]
+    got = configs["gf_riichi_7"]
+    assert near is None and isinstance(got, lg.SynthConfig)
+    assert (got.width, got.height, got.fill) == (2000, 1500, (0.3, 0.6))
 
 
 def test_copy_out_brings_back_only_what_changed_and_never_a_partial_file(tmp_path: Path) -> None:
