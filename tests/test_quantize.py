@@ -143,3 +143,78 @@ def test_mixed_calibration_takes_a_quarter_from_the_real_photos(tmp_path: Path) 
     # at most n - n // 4 renders (three here), and n // 4 real photos when the supplement is there
     assert got.shape == ((3 + 2) if real else 3, 3, 384, 384)
     assert got.dtype == np.float32 and got.min() >= 0.0 and got.max() <= 1.0
+
+
+CLASSIFIER = ROOT / "models" / "classifier.onnx"
+
+
+def _int8_weights(path: Path) -> list[np.ndarray]:
+    """The int8 weights a QDQ file stores (biases are int32)."""
+    from onnx import numpy_helper
+
+    model = onnx.load(str(path))
+    weights = {t.name: t for t in model.graph.initializer}
+    return [numpy_helper.to_array(weights[n.input[0]]) for n in model.graph.node
+            if n.op_type == "DequantizeLinear" and n.input[0] in weights
+            and weights[n.input[0]].data_type == onnx.TensorProto.INT8]
+
+
+@pytest.mark.parametrize("path", [CLASSIFIER, INT8], ids=["classifier", "localizer"])
+def test_the_committed_int8_files_hold_7_bit_weights(path: Path) -> None:
+    # 8-bit weights saturate onnxruntime's int16 pair sums on x86 CPUs without VNNI (AVX2 alone)
+    weights = _int8_weights(path)
+    assert weights and all(int(np.abs(w.astype(np.int32)).max()) <= 64 for w in weights)
+
+
+def _crops(tmp_path: Path) -> np.ndarray:
+    from datasets.synth import write_dataset
+    from datasets.train_classifier import model_input, read_crop_folder
+
+    write_dataset(tmp_path / "r", 6, 990007, crops=True, progress=False)
+    crops, _, _ = read_crop_folder(tmp_path / "r")
+    return model_input(crops)
+
+
+def _session(path: Path, fused: bool) -> object:
+    import onnxruntime as ort
+
+    opts = ort.SessionOptions()
+    opts.graph_optimization_level = (ort.GraphOptimizationLevel.ORT_ENABLE_ALL if fused
+                                     else ort.GraphOptimizationLevel.ORT_DISABLE_ALL)
+    return ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
+
+
+def test_the_committed_classifier_reads_alike_with_and_without_the_fused_int8_kernels(tmp_path: Path) -> None:
+    # the fused kernels are what this CPU runs; unfused, the QDQ graph is computed in float
+    x = _crops(tmp_path)
+    fused, plain = (_session(CLASSIFIER, f).run(None, {"images": x})[0] for f in (True, False))  # type: ignore[attr-defined]
+    assert len(x) >= 60 and (fused.argmax(1) == plain.argmax(1)).mean() >= 0.98
+
+
+def test_a_float_copy_of_a_qdq_file_computes_what_it_computes_and_quantizes_again(tmp_path: Path) -> None:
+    from datasets.quantize import dequantized, requantize_classifier
+
+    x = _crops(tmp_path)
+    copy = dequantized(CLASSIFIER, tmp_path / "float.onnx")
+    ops = {n.op_type for n in onnx.load(str(copy)).graph.node}
+    assert not ops & {"QuantizeLinear", "DequantizeLinear"} and "Clip" in ops  # each range kept
+    plain = _session(CLASSIFIER, False).run(None, {"images": x})[0]  # type: ignore[attr-defined]
+    floats = make_session(copy).run(None, {"images": x})[0]
+    assert (plain.argmax(1) == floats.argmax(1)).mean() >= 0.98
+    again = requantize_classifier(CLASSIFIER, tmp_path / "again.onnx", x[:32])
+    assert all(int(np.abs(w.astype(np.int32)).max()) <= 64 for w in _int8_weights(again))
+    assert (make_session(again).run(None, {"images": x})[0].argmax(1) == floats.argmax(1)).mean() >= 0.95
+    assert make_session(again).get_modelmeta().custom_metadata_map["classes"] == \
+        make_session(CLASSIFIER).get_modelmeta().custom_metadata_map["classes"]
+
+
+def test_the_quantize_command_quantizes_an_int8_classifier_again(tmp_path: Path) -> None:
+    from datasets.quantize import main
+    from datasets.synth import write_dataset
+
+    write_dataset(tmp_path / "r", 2, 1110, crops=True, progress=False)
+    main(["classifier", str(CLASSIFIER), str(tmp_path / "again.onnx"), "--data", str(tmp_path / "r"), "--n", "24"])
+    again = tmp_path / "again.onnx"
+    assert all(int(np.abs(w.astype(np.int32)).max()) <= 64 for w in _int8_weights(again))
+    keys = [p.key for p in onnx.load(str(again)).metadata_props]
+    assert len(keys) == len(set(keys)) and "classes" in keys  # each key once
