@@ -130,7 +130,7 @@ def requantize_classifier(src: Path, dst: Path, calibration: np.ndarray) -> Path
 
 
 def quantize_classifier(src: Path, dst: Path, calibration: np.ndarray, batch: int = 16) -> Path:
-    """Write the int8 (QDQ: per-channel int8 weights, uint8 activations) copy of ``src`` to ``dst``;
+    """Write the int8 (QDQ: per-channel int8 weights in 7 bits, uint8 activations) copy of ``src`` to ``dst``;
     ``calibration`` is a ``[N, 3, H, W]`` float batch of typical crops. Keeps the model's metadata."""
     return _quantize(src, dst, calibration, batch)
 
@@ -256,6 +256,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     ap.add_argument("--n", type=int, default=None, help="calibration inputs (localizer 64, classifier 512)")
     args = ap.parse_args(argv)
     if args.model == "classifier":
+        if not args.data:
+            raise SystemExit("give --data folders with crops/ (paiscan synth --crops): the int8 ranges are set on them")
         calibration = classifier_calibration(args.data, args.n or 512)
         qdq = any(n.op_type == "QuantizeLinear" for n in onnx.load(str(args.src)).graph.node)
         (requantize_classifier if qdq else quantize_classifier)(args.src, args.dst, calibration)
@@ -265,7 +267,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         try:
             calibration = mixed_calibration(renders, size, args.n or 64)
         except ValueError as exc:
-            raise SystemExit(f"{exc}: give --data folders") from exc
+            raise SystemExit(f"{exc}: give --data folders with images/") from exc
         quantize_localizer(args.src, args.dst, calibration)
     print(f"wrote {args.dst} ({args.dst.stat().st_size / 1e6:.1f} MB)")
 

@@ -218,3 +218,6 @@ def test_the_quantize_command_quantizes_an_int8_classifier_again(tmp_path: Path)
     assert all(int(np.abs(w.astype(np.int32)).max()) <= 64 for w in _int8_weights(again))
     keys = [p.key for p in onnx.load(str(again)).metadata_props]
     assert len(keys) == len(set(keys)) and "classes" in keys  # each key once
+    with pytest.raises(SystemExit, match="--data"):
+        main(["classifier", str(CLASSIFIER), str(tmp_path / "none.onnx")])
+    assert not (tmp_path / "none.onnx").exists()
