@@ -17,6 +17,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from datasets.evaluate import machine
 from datasets.synth import SynthConfig, render_sample
 from vision.pipeline import PhotoReader, VisionSettings
 
@@ -37,6 +38,7 @@ def main() -> None:
     for seed in range(3, 3 + args.photos):
         sample = render_sample(seed, "riichi", replace(SynthConfig(), width=args.width, height=args.height))
         photos.append(cv2.imencode(".jpg", sample.image, [cv2.IMWRITE_JPEG_QUALITY, 90])[1].tobytes())
+    print(f"machine: {machine()}")
     print(f"{len(photos)} photos: {args.width}×{args.height} JPEG, "
           f"{sum(map(len, photos)) // len(photos) // 1024} KB on average")
     for threads in (1, 2):

@@ -20,7 +20,7 @@ import json
 import tempfile
 from pathlib import Path
 
-from datasets.evaluate import evaluate_folder, paiscan_detector
+from datasets.evaluate import evaluate_folder, machine, paiscan_detector
 from datasets.realdata import iter_realdata
 from datasets.synth import SynthConfig, write_dataset
 from vision.pipeline import PhotoReader, VisionSettings
@@ -41,7 +41,7 @@ def main() -> None:
     config = SynthConfig().framed(tuple(args.size) if args.size else None, tuple(args.fill) if args.fill else None)
     reader = PhotoReader.load(VisionSettings(threads=args.threads).with_models(args.models))
     reader.warm()
-    out: dict[str, object] = {}
+    out: dict[str, object] = {"machine": machine()}
     with tempfile.TemporaryDirectory() as tmp:
         if not args.real_only:
             synth = Path(tmp) / "synth"

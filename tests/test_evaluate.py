@@ -5,7 +5,16 @@ from pathlib import Path
 
 import pytest
 
-from datasets.evaluate import Prediction, RowAgreement, evaluate_folder, iou, match, row_agreement, same_structure
+from datasets.evaluate import (
+    Prediction,
+    RowAgreement,
+    evaluate_folder,
+    iou,
+    machine,
+    match,
+    row_agreement,
+    same_structure,
+)
 from datasets.realdata import iter_realdata, photos_with_dropped_boxes, read_yolo_labels, source_kinds
 from datasets.synth import write_dataset
 
@@ -153,3 +162,14 @@ def test_the_supplements_placeholder_photos_are_the_all_1p_trays() -> None:
         pytest.skip("no real-photo supplement here")
     marked = sorted(item.image.name[:8] for item in items if not item.classes_reliable)
     assert marked == ["IMG_2778", "IMG_2779", "IMG_2780", "IMG_2781", "IMG_2783", "IMG_2786", "IMG_2788"]
+
+
+def test_the_machine_is_named_with_whether_its_cpu_has_vnni(tmp_path: Path) -> None:
+    cpuinfo = tmp_path / "cpuinfo"
+    cpuinfo.write_text("processor\t: 0\nmodel name\t: AMD EPYC\nflags\t\t: fpu sse avx2 fma\n\n"
+                       "processor\t: 1\nmodel name\t: AMD EPYC\nflags\t\t: fpu sse avx2 fma\n")
+    assert machine(cpuinfo)["cpu"] == "AMD EPYC" and machine(cpuinfo)["vnni"] is False
+    cpuinfo.write_text("model name\t: Intel Xeon\nflags\t\t: avx2 avx512f avx512_vnni\n")
+    assert machine(cpuinfo)["vnni"] is True
+    unknown = machine(tmp_path / "none")  # not Linux: nothing said rather than a guess
+    assert unknown["cpu"] is None and unknown["vnni"] is None and unknown["cores"] >= 1
