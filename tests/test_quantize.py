@@ -159,20 +159,27 @@ def _int8_weights(path: Path) -> list[np.ndarray]:
             and weights[n.input[0]].data_type == onnx.TensorProto.INT8]
 
 
+def _seven_bit(path: Path) -> bool:
+    """Every int8 weight of ``path`` within 7 bits (and there are some)."""
+    weights = _int8_weights(path)
+    return bool(weights) and all(int(np.abs(w.astype(np.int32)).max()) <= 64 for w in weights)
+
+
 @pytest.mark.parametrize("path", [CLASSIFIER, INT8], ids=["classifier", "localizer"])
 def test_the_committed_int8_files_hold_7_bit_weights(path: Path) -> None:
     # 8-bit weights saturate onnxruntime's int16 pair sums on x86 CPUs without VNNI (AVX2 alone)
-    weights = _int8_weights(path)
-    assert weights and all(int(np.abs(w.astype(np.int32)).max()) <= 64 for w in weights)
+    assert _seven_bit(path)
 
 
-def _crops(tmp_path: Path) -> np.ndarray:
+@pytest.fixture(scope="module")
+def crops(tmp_path_factory: pytest.TempPathFactory) -> np.ndarray:
+    """The classifier's inputs for the crops of six renders, rendered once for the tests below."""
     from datasets.synth import write_dataset
     from datasets.train_classifier import model_input, read_crop_folder
 
-    write_dataset(tmp_path / "r", 6, 990007, crops=True, progress=False)
-    crops, _, _ = read_crop_folder(tmp_path / "r")
-    return model_input(crops)
+    folder = tmp_path_factory.mktemp("crops")
+    write_dataset(folder, 6, 990007, crops=True, progress=False)
+    return model_input(read_crop_folder(folder)[0])
 
 
 def _session(path: Path, fused: bool) -> object:
@@ -184,17 +191,18 @@ def _session(path: Path, fused: bool) -> object:
     return ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
 
 
-def test_the_committed_classifier_reads_alike_with_and_without_the_fused_int8_kernels(tmp_path: Path) -> None:
+def test_the_committed_classifier_reads_alike_with_and_without_the_fused_int8_kernels(crops: np.ndarray) -> None:
     # the fused kernels are what this CPU runs; unfused, the QDQ graph is computed in float
-    x = _crops(tmp_path)
+    x = crops
     fused, plain = (_session(CLASSIFIER, f).run(None, {"images": x})[0] for f in (True, False))  # type: ignore[attr-defined]
     assert len(x) >= 60 and (fused.argmax(1) == plain.argmax(1)).mean() >= 0.98
 
 
-def test_a_float_copy_of_a_qdq_file_computes_what_it_computes_and_quantizes_again(tmp_path: Path) -> None:
+def test_a_float_copy_of_a_qdq_file_computes_what_it_computes_and_quantizes_again(tmp_path: Path,
+                                                                                  crops: np.ndarray) -> None:
     from datasets.quantize import dequantized, requantize_classifier
 
-    x = _crops(tmp_path)
+    x = crops
     copy = dequantized(CLASSIFIER, tmp_path / "float.onnx")
     ops = {n.op_type for n in onnx.load(str(copy)).graph.node}
     assert not ops & {"QuantizeLinear", "DequantizeLinear"} and "Clip" in ops  # each range kept
@@ -202,7 +210,7 @@ def test_a_float_copy_of_a_qdq_file_computes_what_it_computes_and_quantizes_agai
     floats = make_session(copy).run(None, {"images": x})[0]
     assert (plain.argmax(1) == floats.argmax(1)).mean() >= 0.98
     again = requantize_classifier(CLASSIFIER, tmp_path / "again.onnx", x[:32])
-    assert all(int(np.abs(w.astype(np.int32)).max()) <= 64 for w in _int8_weights(again))
+    assert _seven_bit(again)
     assert (make_session(again).run(None, {"images": x})[0].argmax(1) == floats.argmax(1)).mean() >= 0.95
     assert make_session(again).get_modelmeta().custom_metadata_map["classes"] == \
         make_session(CLASSIFIER).get_modelmeta().custom_metadata_map["classes"]
@@ -215,7 +223,7 @@ def test_the_quantize_command_quantizes_an_int8_classifier_again(tmp_path: Path)
     write_dataset(tmp_path / "r", 2, 1110, crops=True, progress=False)
     main(["classifier", str(CLASSIFIER), str(tmp_path / "again.onnx"), "--data", str(tmp_path / "r"), "--n", "24"])
     again = tmp_path / "again.onnx"
-    assert all(int(np.abs(w.astype(np.int32)).max()) <= 64 for w in _int8_weights(again))
+    assert _seven_bit(again)
     keys = [p.key for p in onnx.load(str(again)).metadata_props]
     assert len(keys) == len(set(keys)) and "classes" in keys  # each key once
     with pytest.raises(SystemExit, match="--data"):
