@@ -51,9 +51,9 @@ def machine(cpuinfo: Path = Path("/proc/cpuinfo")) -> dict[str, Any]:
 
     import onnxruntime
 
-    text = cpuinfo.read_text(errors="replace") if cpuinfo.is_file() else ""
-    name = next((line.split(":", 1)[1].strip() for line in text.splitlines() if line.startswith("model name")), None)
-    flags = next((line.split(":", 1)[1].split() for line in text.splitlines() if line.startswith("flags")), [])
+    lines = cpuinfo.read_text(errors="replace").splitlines() if cpuinfo.is_file() else []
+    name = next((line.split(":", 1)[1].strip() for line in lines if line.startswith("model name")), None)
+    flags = next((line.split(":", 1)[1].split() for line in lines if line.startswith("flags")), [])
     return {"cpu": name, "vnni": bool({"avx512_vnni", "avx_vnni"} & set(flags)) if flags else None,
             "cores": os.cpu_count(), "onnxruntime": onnxruntime.__version__}
 
