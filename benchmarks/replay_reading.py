@@ -12,8 +12,10 @@ change moved.
     python benchmarks/replay_reading.py --data data/sel_990011 --data data/sel_990012 \
         --cache build/sel.pkl [--save build/before.json] [--against build/before.json] [--models DIR]
 
-The cache is keyed by the image's path and size; delete it after a model changes. ``--reread``
-reads each hand as the runtime does, its indicators and gari read again from more crops
+The cache is keyed by the image's path and size; delete it after a model changes. ``--stacked``
+looks for added kans' missed stacked tiles (:meth:`vision.pipeline.PhotoReader.find_stacked`; it
+decodes and localizes again the images whose reading has a pon). ``--reread`` reads each hand
+as the runtime does, its indicators and gari read again from more crops
 (:meth:`vision.pipeline.PhotoReader.read_roles_again`; it decodes every image, so it is slower).
 """
 
@@ -28,7 +30,8 @@ from typing import Any
 
 from datasets.evaluate import no_right_answer, same_structure, structure_outcome
 from vision.detection import Detection
-from vision.pipeline import PhotoReader, VisionSettings
+from vision.models import TileBox
+from vision.pipeline import PhotoReader, VisionSettings, bare_pons
 from vision.reading import read_hand
 
 OUTCOMES = ("silent_right", "silent_wrong", "asked", "refused")
@@ -67,9 +70,11 @@ def main() -> None:
     ap.add_argument("--save", type=Path, default=None, help="write each render's outcome here")
     ap.add_argument("--against", type=Path, default=None, help="list the renders whose outcome differs from this")
     ap.add_argument("--reread", action="store_true", help="read indicators and gari again as the runtime does")
+    ap.add_argument("--stacked", action="store_true",
+                    help="look for added kans' missed stacked tiles as the runtime does (decodes the photos with pons)")
     args = ap.parse_args()
     known = cached_detections(args.data, args.cache, args.models)
-    reader = PhotoReader.load(VisionSettings().with_models(args.models)) if args.reread else None
+    reader = PhotoReader.load(VisionSettings().with_models(args.models)) if args.reread or args.stacked else None
     per: dict[str, str] = {}
     table: dict[str, Counter[str]] = {}
     for folder in args.data:
@@ -79,7 +84,11 @@ def main() -> None:
             rules = truth.get("rules", "riichi")
             dets = known[cache_key(img)]
             reading = read_hand(dets, rules=rules)
-            if reader is not None:
+            if reader is not None and args.stacked and bare_pons(reading):
+                faint: list[TileBox] = []
+                decoded, _ = reader.detect_photo(reader.decode(img.read_bytes()), faint=faint)
+                dets, reading = reader.find_stacked(decoded.bgr, dets, reading, faint, rules)
+            if reader is not None and args.reread:
                 _, reading = reader.read_roles_again(reader.decode(img.read_bytes()).bgr, dets, reading, rules)
             right = same_structure(truth, reading.hand_dict())
             outcome = structure_outcome(right, reading.valid, bool(reading.ambiguities))

@@ -638,8 +638,9 @@ def _pipeline_reader() -> Any:
 
     class Localizer:
         size = 384  # the demo's tiles are large in this input: no second look through windows
+        conf = 0.45
 
-        def __call__(self, bgr: Any) -> list[Any]:
+        def __call__(self, bgr: Any, floor: float | None = None) -> list[Any]:
             return [TileBox(tuple(d["box"]), 0.95, False) for d in faces_and_boxes(bgr)]
 
     class Classifier:

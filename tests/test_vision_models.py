@@ -199,9 +199,9 @@ class _BlobLocalizer:
     short in its ``size``-pixel input, as a detector misses tiles too small in its input."""
 
     def __init__(self, size: int = 384, min_px: float = 0.0) -> None:
-        self.size, self.min_px, self.iou, self.calls = size, min_px, 0.6, 0
+        self.size, self.min_px, self.iou, self.conf, self.calls = size, min_px, 0.6, 0.45, 0
 
-    def __call__(self, bgr: np.ndarray) -> list[TileBox]:
+    def __call__(self, bgr: np.ndarray, floor: float | None = None) -> list[TileBox]:
         import cv2
 
         self.calls += 1
@@ -210,13 +210,14 @@ class _BlobLocalizer:
         return [TileBox((float(x), float(y), float(x + w), float(y + h)), 0.9, False)
                 for x, y, w, h, _ in stats[1:n] if min(w, h) * scale >= self.min_px]
 
-    def each(self, images: list[np.ndarray]) -> list[list[TileBox]]:
+    def each(self, images: list[np.ndarray], floor: float | None = None) -> list[list[TileBox]]:
         return [self(bgr) for bgr in images]
 
-    def in_windows(self, bgr: np.ndarray, windows: list[tuple[int, int, int, int]]) -> list[TileBox]:
+    def in_windows(self, bgr: np.ndarray, windows: list[tuple[int, int, int, int]],
+                   floor: float | None = None) -> list[TileBox]:
         from vision.models import Localizer
 
-        return Localizer.in_windows(self, bgr, windows)  # type: ignore[arg-type]
+        return Localizer.in_windows(self, bgr, windows, floor=floor)  # type: ignore[arg-type]
 
 
 def _tiles_image(boxes: list[tuple[int, int, int, int]], size: tuple[int, int] = (1280, 960)) -> np.ndarray:
@@ -454,3 +455,102 @@ def test_indicators_read_surely_are_read_again_and_the_hand_with_them(limit: int
         assert reading_again.to_dict()["hand"]["dora_indicators"] == ["6m"]
     else:
         assert stub.asked == [] and again is dets and reading_again is reading
+
+
+class _FixedLocalizer:
+    """Finds the same boxes in any image, each with its confidence, down to ``floor`` when given."""
+
+    def __init__(self, tiles: list[Any], conf: float = 0.45) -> None:
+        self.tiles, self.conf, self.size = tiles, conf, 384
+
+    def __call__(self, bgr: np.ndarray, floor: float | None = None) -> list[Any]:
+        least = self.conf if floor is None else min(floor, self.conf)
+        return [t for t in self.tiles if t.confidence >= least]
+
+
+def _added_kan_hand(missed: bool = True) -> tuple[list[Any], Any]:
+    """A hand with an added kan of 5p called from the left, and its stacked tile's detection
+    (left out of the list when the localizer ``missed`` it)."""
+    from test_layout_helpers import layout_boxes
+
+    dets = layout_boxes('123m678p789s1z 1z 5"55p')
+    stacked = dets[-3]  # spec order: the stacked copy right after its base
+    assert stacked.cls == 13 and dets[-4].cls == 13
+    return ([d for d in dets if d is not stacked] if missed else dets), stacked
+
+
+def test_the_localizer_s_faint_boxes_are_kept_apart_from_the_tiles() -> None:
+    from vision.image import DecodedImage
+    from vision.models import TileBox
+    from vision.pipeline import PhotoReader, VisionSettings
+
+    sure, faint_box = TileBox((100.0, 100, 140, 156), 0.9, False), TileBox((200.0, 100, 240, 156), 0.35, False)
+    reader = PhotoReader(_FixedLocalizer([sure, faint_box]), _StubClassifier(True, {100.0: 5}),  # type: ignore[arg-type]
+                         VisionSettings(zoom_min_px=0))
+    img = DecodedImage(np.zeros((300, 400, 3), np.uint8), "array", (400, 300), 1.0)
+    faint: list[TileBox] = []
+    _, dets = reader.detect_photo(img, faint=faint)
+    assert [d.box for d in dets] == [sure.box] and faint == [faint_box]
+    _, alone = reader.detect_photo(img)  # no list: the faint box is not even looked for
+    assert [d.box for d in alone] == [sure.box]
+    off = PhotoReader(reader.localizer, reader.classifier, VisionSettings(zoom_min_px=0, stacked_floor=0))
+    faint.clear()
+    off.detect_photo(img, faint=faint)
+    assert faint == []
+
+
+@pytest.mark.parametrize(("read_as", "where", "floor", "kan"), [
+    (13, "beyond", 0.3, True),  # read as the pon's kind: the added kan it is
+    (35, "beyond", 0.3, True),  # the red five of that kind too (the stacked tile may be the red one)
+    (33, "beyond", 0.3, False),  # another kind: a pond's tile beyond the called one, say
+    (37, "beyond", 0.3, False),  # a back
+    (13, "near", 0.3, False),  # on the player's side of the row: not where a stacked tile lies
+    (13, "beyond", 0.0, False),  # turned off
+])
+def test_a_stacked_tile_the_localizer_found_only_faintly_makes_the_pon_an_added_kan(
+        read_as: int, where: str, floor: float, kan: bool) -> None:
+    from dataclasses import replace
+
+    from vision.models import TileBox
+    from vision.pipeline import PhotoReader, VisionSettings, bare_pons
+    from vision.reading import read_hand
+
+    dets, stacked = _added_kan_hand()
+    reading = read_hand(dets)
+    assert [m["type"] for m in reading.to_dict()["hand"]["melds"]] == ["pon"]
+    assert len(bare_pons(reading)) == 1
+    x1, y1, x2, y2 = stacked.box
+    if where == "near":  # mirrored across the called tile, towards the player
+        base = dets[-3].box
+        dy = (base[1] + base[3]) - (y1 + y2)
+        y1, y2 = y1 + dy, y2 + dy
+    faint = [TileBox((x1, y1, x2, y2), 0.4, False)]
+    stub = _StubClassifier(True, {x1: read_as}, axis_sure=0.1)  # no face angle: judged by its box
+    reader = PhotoReader(None, stub, replace(VisionSettings(), stacked_floor=floor))  # type: ignore[arg-type]
+    again, second = reader.find_stacked(np.zeros((800, 1000, 3), np.uint8), dets, reading, faint)
+    melds = second.to_dict()["hand"]["melds"]
+    if kan:
+        assert len(again) == len(dets) + 1 and again[-1].box == (x1, y1, x2, y2)
+        assert [(m["type"], m["added"], m["from"]) for m in melds] == [("kan", True, "left")]
+        assert bare_pons(second) == []
+    else:
+        assert again is dets and second is reading
+        assert stub.asked in ([], [x1])  # looked at only where a stacked tile may lie
+
+
+def test_no_faint_box_near_a_pon_leaves_the_reading_alone() -> None:
+    from vision.models import TileBox
+    from vision.pipeline import PhotoReader, VisionSettings
+    from vision.reading import read_hand
+
+    dets, _ = _added_kan_hand()
+    reading = read_hand(dets)
+    stub = _StubClassifier(True, {})
+    reader = PhotoReader(None, stub, VisionSettings())  # type: ignore[arg-type]
+    far = [TileBox((0.0, 0.0, 30.0, 40.0), 0.4, False)]  # in a corner of the photo
+    for faint in ([], far):
+        again, second = reader.find_stacked(np.zeros((800, 1000, 3), np.uint8), dets, reading, faint)
+        assert again is dets and second is reading
+    assert stub.asked == []
+    full, _ = _added_kan_hand(missed=False)  # the localizer found it: nothing to look for
+    assert [m["type"] for m in read_hand(full).to_dict()["hand"]["melds"]] == ["kan"]

@@ -349,27 +349,32 @@ class Localizer:
         self.batched = not isinstance(inp.shape[0], int)
         self.conf, self.iou = conf, iou
 
-    def __call__(self, bgr: np.ndarray) -> list[TileBox]:
-        return self.each([bgr])[0]
+    def __call__(self, bgr: np.ndarray, floor: float | None = None) -> list[TileBox]:
+        return self.each([bgr], floor)[0]
 
-    def each(self, images: Sequence[np.ndarray]) -> list[list[TileBox]]:
-        """The tiles of each image: in one run when the model is :attr:`batched`, else one by one."""
+    def each(self, images: Sequence[np.ndarray], floor: float | None = None) -> list[list[TileBox]]:
+        """The tiles of each image: in one run when the model is :attr:`batched`, else one by one.
+        ``floor``: keep boxes down to this confidence (under :attr:`conf` too; the caller tells them
+        apart). The boxes at :attr:`conf` or more are the same either way: a weaker box suppresses
+        none of them."""
         inputs = [letterbox(bgr, self.size) for bgr in images]
         if self.batched and len(inputs) > 1:
             (out,) = self.session.run(None, {self.input_name: np.concatenate([x for x, _ in inputs])})
             outs = [out[i:i + 1] for i in range(len(inputs))]
         else:
             outs = [self.session.run(None, {self.input_name: x})[0] for x, _ in inputs]
-        return [decode_yolo(o, lb, self.conf, self.iou, image_size=(bgr.shape[1], bgr.shape[0]))
+        conf = self.conf if floor is None else min(floor, self.conf)
+        return [decode_yolo(o, lb, conf, self.iou, image_size=(bgr.shape[1], bgr.shape[0]))
                 for o, (_, lb), bgr in zip(outs, inputs, images, strict=True)]
 
-    def in_windows(self, bgr: np.ndarray, windows: Sequence[Window], edge: float = 2.0) -> list[TileBox]:
+    def in_windows(self, bgr: np.ndarray, windows: Sequence[Window], edge: float = 2.0,
+                   floor: float | None = None) -> list[TileBox]:
         """The tiles of ``bgr`` found window by window (see :func:`zoom_windows`), in image pixels.
         A box touching a window's edge inside the photo is a cut tile and is dropped (the overlap
         shows it whole in a neighbour); the rest are merged by non-maximum suppression."""
         h, w = bgr.shape[:2]
         found: list[TileBox] = []
-        seen = self.each([bgr[ya:yb, xa:xb] for xa, ya, xb, yb in windows])
+        seen = self.each([bgr[ya:yb, xa:xb] for xa, ya, xb, yb in windows], floor)
         for (xa, ya, xb, yb), tiles in zip(windows, seen, strict=True):
             for t in tiles:
                 bx = t.box
