@@ -651,9 +651,13 @@ def _doubtful_indicators(best: Candidate, competitive: Sequence[Candidate], hrow
                          options: Mapping[int, Sequence[tuple[int, float]]], dets: Sequence[Detection],
                          ) -> list[Candidate]:
     """The best reading again with each doubtful dora indicator or set-aside tile (best class under
-    ``DOUBTFUL_INDICATOR_P``, or detection under ``DOUBTFUL_INDICATOR_CONF``) read as its next
-    class, where no competitive reading already offers another class for it: so it is asked about
-    (a ``tile`` ambiguity), never silently trusted. Tiles apart that the reading gave no role (a
+    ``DOUBTFUL_INDICATOR_P``, or detection under ``DOUBTFUL_INDICATOR_CONF``) read as each of its
+    other classes (:func:`_class_options`), where no competitive reading already offers another
+    class for it: so it is asked about (a ``tile`` ambiguity), never silently trusted. Every class
+    is offered, not the next alone: nothing in the hand checks an indicator, so the question must
+    hold the right answer where the classifier does (selection render 990012/213: a 3m read 0.06,
+    fifth), and an indicator whose next class made five of a kind was not asked at all (fresh
+    990015/175, /943). Tiles apart that the reading gave no role (a
     cluster past the indicators' limit) keep their top class (``top``): the reading is built again
     from all of them."""
     out: list[Candidate] = []
@@ -664,12 +668,12 @@ def _doubtful_indicators(best: Candidate, competitive: Sequence[Candidate], hrow
             continue
         if any(c.class_of(d) not in (None, choice[d]) for c in competitive):
             continue
-        nxt = next(((c, cost) for c, cost in options.get(d, ()) if c != choice[d]), None)
-        if nxt is None:
-            continue
-        cand = _score(rules, ctx, _build(rules, best.structure, hrow, {**choice, d: nxt[0]}, aside, best.cost + nxt[1]))
-        if cand.valid:
-            out.append(cand)
+        for c, cost in options.get(d, ()):
+            if c == choice[d]:
+                continue
+            cand = _score(rules, ctx, _build(rules, best.structure, hrow, {**choice, d: c}, aside, best.cost + cost))
+            if cand.valid:
+                out.append(cand)
     return out
 
 
