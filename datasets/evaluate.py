@@ -19,6 +19,7 @@ import numpy as np
 
 from datasets.realdata import read_yolo_labels
 from scoring.tiles import BACK, RED_5M, RED_5S, kind, parse_tiles
+from vision.detection import iou
 
 Box = tuple[float, float, float, float]
 
@@ -56,14 +57,6 @@ def machine(cpuinfo: Path = Path("/proc/cpuinfo")) -> dict[str, Any]:
     flags = next((line.split(":", 1)[1].split() for line in lines if line.startswith("flags")), [])
     return {"cpu": name, "vnni": bool({"avx512_vnni", "avx_vnni"} & set(flags)) if flags else None,
             "cores": os.cpu_count(), "onnxruntime": onnxruntime.__version__}
-
-
-def iou(a: Box, b: Box) -> float:
-    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
-    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
-    inter = ix * iy
-    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
-    return inter / union if union > 0 else 0.0
 
 
 def match(gt: Sequence[Box], pred: Sequence[Box], threshold: float = 0.5) -> list[tuple[int, int]]:

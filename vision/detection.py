@@ -16,13 +16,26 @@ tile ids: ``37`` is a face-down tile).
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from scoring.tiles import BACK, N_CLASSES, parse_tiles, tile_name
 
 Box = tuple[float, float, float, float]
+
+
+def iou(a: Sequence[float], b: Sequence[float]) -> float:
+    """Intersection over union of two ``x1, y1, x2, y2`` boxes.
+
+    >>> iou((0, 0, 10, 10), (5, 0, 15, 10)), iou((0, 0, 10, 10), (20, 20, 30, 30))
+    (0.3333333333333333, 0.0)
+    """
+    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
+    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+    inter = ix * iy
+    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
+    return inter / union if union > 0 else 0.0
 
 
 #: faces that look alike turned by 90° (the one of circles, the blank white dragon): the

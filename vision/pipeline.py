@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from scoring.tiles import BACK, kind
-from vision.detection import ROUND_FACES, Detection
+from vision.detection import ROUND_FACES, Detection, iou
 from vision.image import DecodedImage, decode_image, redecode
 from vision.models import MODELS_DIR, Classifier, Localizer, TileBox, inside_frame, zoom_windows
 from vision.reading import Reading, read_hand
@@ -171,16 +171,6 @@ def bare_pons(reading: Reading) -> list[tuple[int, int]]:
         if len(kinds) == 1 and None not in classes and base in carries and carries[base] is None:
             out.append((base, kinds.pop()))
     return out
-
-
-def box_iou(a: Sequence[float], b: Sequence[float]) -> float:
-    """Intersection over union of two ``x1, y1, x2, y2`` boxes."""
-    w = min(a[2], b[2]) - max(a[0], b[0])
-    h = min(a[3], b[3]) - max(a[1], b[1])
-    if w <= 0 or h <= 0:
-        return 0.0
-    inter = w * h
-    return inter / ((a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter)
 
 
 def lies_beyond(base: Sequence[float], box: Sequence[float], direction: tuple[float, float]) -> bool:
@@ -342,14 +332,15 @@ class PhotoReader:
         """The detections and reading with a missed stacked tile found: for each pon of the best
         reading whose called tile carries none, the ``faint`` boxes (under the localizer's
         threshold, overlapping no detection) that lie beside the called tile away from the player
-        (:func:`lies_beyond`) are classified, and one read as the pon's kind with at least
-        :attr:`VisionSettings.stacked_p` joins the detections; the hand is read again and the new
-        reading kept when it is valid and holds that tile in a meld. Else both as they were."""
+        (:func:`lies_beyond`, two at most) are classified, and the first read as the pon's kind
+        with at least :attr:`VisionSettings.stacked_p` joins the detections (one a photo: two added
+        kans both missing their stacked tile are rarer than a false one); the hand is read again and
+        the new reading kept when it is valid and holds that tile in a meld. Else both as they were."""
         pons = bare_pons(reading)
         if not faint or not pons or reading.row is None or self.settings.stacked_floor <= 0:
             return dets, reading
         direction = reading.row.row.direction
-        free = [t for t in faint if all(box_iou(t.box, d.box) < 0.5 for d in dets)]
+        free = [t for t in faint if all(iou(t.box, d.box) < 0.5 for d in dets)]
         picks: list[tuple[TileBox, int]] = []
         for base, k in pons:
             picks += [(t, k) for t in free if lies_beyond(dets[base].box, t.box, direction)][:2]
