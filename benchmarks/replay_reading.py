@@ -84,12 +84,15 @@ def main() -> None:
             rules = truth.get("rules", "riichi")
             dets = known[cache_key(img)]
             reading = read_hand(dets, rules=rules)
-            if reader is not None and args.stacked and bare_pons(reading):
-                faint: list[TileBox] = []
-                decoded, _ = reader.detect_photo(reader.decode(img.read_bytes()), faint=faint)
-                dets, reading = reader.find_stacked(decoded.bgr, dets, reading, faint, rules)
-            if reader is not None and args.reread:
-                _, reading = reader.read_roles_again(reader.decode(img.read_bytes()).bgr, dets, reading, rules)
+            stacked = args.stacked and bool(bare_pons(reading))
+            if reader is not None and (stacked or args.reread):
+                decoded = reader.decode(img.read_bytes())  # once for both, as the runtime does
+                if stacked:
+                    faint: list[TileBox] = []
+                    decoded, _ = reader.detect_photo(decoded, faint=faint)
+                    dets, reading = reader.find_stacked(decoded.bgr, dets, reading, faint, rules)
+                if args.reread:
+                    _, reading = reader.read_roles_again(decoded.bgr, dets, reading, rules)
             right = same_structure(truth, reading.hand_dict())
             outcome = structure_outcome(right, reading.valid, bool(reading.ambiguities))
             counts[outcome] += 1
