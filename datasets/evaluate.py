@@ -19,9 +19,7 @@ import numpy as np
 
 from datasets.realdata import read_yolo_labels
 from scoring.tiles import BACK, RED_5M, RED_5S, kind, parse_tiles
-from vision.detection import iou
-
-Box = tuple[float, float, float, float]
+from vision.detection import Box, iou
 
 
 @dataclass(frozen=True)
