@@ -1008,6 +1008,34 @@ def test_a_second_looser_box_on_one_tile_counts_once() -> None:
         assert hand_row(layout_boxes("123m456p789s1122z2z", angle=angle, faces=True)).n_tiles == 14
 
 
+#: a render (seed 990012, image 797; true boxes and face angles): a hand row at 35°, a dead wall
+#: (backs, indicators 3z 3p) beyond its first tile and bending off its line, a pond to its right.
+#: The first line found held the wall and the hand less its first three tiles; those three, with a
+#: pond tile, made a line at 6°, which let the pond tile go and kept the stale direction, so it
+#: could not rejoin the hand: two tiles short, refused even with every box and class right
+WALL_BENT_FROM_ROW = [
+    ("1m", (406, 355, 492, 450), 38), ("1m", (453, 387, 538, 481), 35), ("8m", (498, 417, 584, 512), 36),
+    ("0s", (544, 449, 632, 544), 36), ("5s", (591, 481, 678, 576), 34), ("1z", (638, 513, 725, 607), 33),
+    ("1z", (683, 544, 772, 638), 32), ("4z", (734, 581, 828, 674), 41), ("4z", (788, 616, 879, 711), 31),
+    ("5z", (836, 650, 929, 743), 31), ("5z", (886, 685, 982, 778), 35), ("6z", (937, 719, 1032, 814), 29),
+    ("6z", (986, 752, 1081, 848), 29), ("8m", (1062, 804, 1155, 901), 23),
+    ("?", (85, 46, 179, 140), 0), ("?", (129, 75, 222, 170), 0), ("3z", (173, 104, 265, 199), 42),
+    ("3p", (217, 134, 307, 228), 41), ("?", (261, 163, 350, 257), 0), ("?", (306, 193, 393, 287), 0),
+    ("?", (351, 222, 436, 316), 0),
+    ("4p", (879, 392, 973, 478), 123), ("4m", (906, 356, 999, 441), 122), ("7s", (929, 312, 1022, 398), 125),
+    ("1m", (963, 272, 1045, 361), 26), ("9p", (979, 235, 1071, 320), 124), ("8p", (1002, 193, 1093, 276), 120),
+    ("1s", (942, 433, 1038, 521), 126), ("7z", (963, 393, 1058, 480), 125), ("1z", (990, 354, 1084, 439), 122),
+]
+
+
+def test_a_short_line_rejoins_the_hand_by_the_direction_its_own_tiles_take() -> None:
+    dets = render_dets(WALL_BENT_FROM_ROW)
+    assert hand_row(dets).n_tiles == 14
+    hand = read_hand(dets).hand_dict()
+    assert hand is not None and hand["hand"] == "118m05s11445566z" and hand["win_tile"] == "8m"
+    assert hand["dora_indicators"] == ["3z", "3p"]
+
+
 def test_tiles_a_bent_row_lost_from_its_middle_are_taken_back() -> None:
     # as in a render (seed 990004, image 0): two concealed tiles sit a little off the line through
     # the rest (the row bends), fall out of it, and the hand came out two tiles short

@@ -1289,9 +1289,13 @@ def _merge_continuations(g: _Geo, lines: list[_Line], rest: list[int]) -> tuple[
                     other = lines[j]
                     if j in taken or walled(other):
                         continue
-                    # (a remnant of two tiles, left when a line gave back its far ones, has no direction to speak of)
+                    # (a remnant of two tiles, left when a line gave back its far ones, has no direction to speak of;
+                    # a longer one's is measured on the tiles it kept: the direction it was found with may be a
+                    # released tile's, as in selection render 990012/797, whose first three concealed tiles made a
+                    # line at 6° with a pond tile and could not rejoin the hand at 35°)
                     if (len(other.members) >= MIN_ROW_TILES
-                            and abs(float(line.direction @ other.direction)) < math.cos(math.radians(20))):
+                            and abs(float(line.direction @ _principal(g.pts[other.members])[0]))
+                            < math.cos(math.radians(20))):
                         continue
                     if _joins(g, line, other.members):
                         line.members.extend(other.members)
