@@ -12,7 +12,11 @@ the hand is read four ways, and the exact-structure rate of each is printed:
 With ``--show N`` it also lists up to N images each that fail under ``oracle`` and under
 ``pipeline`` but not ``oracle_classes``, with the truth and the reading, for a look by eye.
 
-    python benchmarks/diagnose_structure.py --data data/valsel [--limit 200] [--show 10]
+``--oracle-only`` reads the true detections alone (no models: thousands of renders a minute), the
+reading code's own ceiling, and lists every render it reads wrong: where a layout rule, not a
+model, loses a hand (selection render 990012/797's line that could not rejoin the hand was found so).
+
+    python benchmarks/diagnose_structure.py --data data/valsel [--data ...] [--limit 200] [--show 10] [--oracle-only]
 """
 
 from __future__ import annotations
@@ -51,22 +55,43 @@ def _short(hand: dict[str, Any] | None) -> str:
             f"dora={hand.get('dora_indicators')} nuki={hand.get('nuki', '')}")
 
 
+def _oracle_only(folders: list[Path], limit: int | None) -> None:
+    """Each render read from its true detections; the wrong ones listed, then the count."""
+    right = n = 0
+    for folder in folders:
+        for img in sorted((folder / "images").iterdir())[:limit]:
+            meta = json.loads((folder / "meta" / f"{img.stem}.json").read_text())
+            truth = json.loads((folder / "structures" / f"{img.stem}.json").read_text())
+            r = read_hand(_truth_dets(meta), rules=truth.get("rules", "riichi"))
+            n += 1
+            if same_structure(truth, r.hand_dict()):
+                right += 1
+                continue
+            print(f"{folder.name}/{img.name}\n  truth {_short(truth)}\n  read  {_short(r.hand_dict())}\n"
+                  f"  problems {[p.code for p in r.problems]} ambiguities {[a.kind for a in r.ambiguities]}")
+    print(json.dumps({"n": n, "oracle_exact": right, "oracle": round(right / max(n, 1), 4)}))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--data", type=Path, required=True)
+    ap.add_argument("--data", type=Path, action="append", required=True, help="a labelled render folder (repeatable)")
     ap.add_argument("--limit", type=int, default=None)
     ap.add_argument("--show", type=int, default=0)
     ap.add_argument("--models", type=Path, default=None)
+    ap.add_argument("--oracle-only", action="store_true", help="the true detections alone, no models")
     args = ap.parse_args()
+    if args.oracle_only:
+        _oracle_only(args.data, args.limit)
+        return
     reader = PhotoReader.load(VisionSettings().with_models(args.models))
     reader.warm()
-    images = sorted((args.data / "images").iterdir())[: args.limit]
+    images = [img for folder in args.data for img in sorted((folder / "images").iterdir())[: args.limit]]
     ok: Counter[str] = Counter()
     shown: dict[str, list[str]] = {"oracle": [], "pipeline": []}
     problems: Counter[str] = Counter()
     for img in images:
-        meta = json.loads((args.data / "meta" / f"{img.stem}.json").read_text())
-        truth = json.loads((args.data / "structures" / f"{img.stem}.json").read_text())
+        meta = json.loads((img.parent.parent / "meta" / f"{img.stem}.json").read_text())
+        truth = json.loads((img.parent.parent / "structures" / f"{img.stem}.json").read_text())
         rules = truth.get("rules", "riichi")
         decoded = reader.decode(img.read_bytes())
         s = decoded.scale
