@@ -33,7 +33,7 @@ from scoring.tiles import BACK
 from vision.detection import Detection
 from vision.models import TileBox
 from vision.pipeline import PhotoReader, VisionSettings
-from vision.reading import read_hand
+from vision.reading import Reading, read_hand
 
 
 def _truth_dets(meta: dict[str, Any]) -> list[Detection]:
@@ -55,20 +55,31 @@ def _short(hand: dict[str, Any] | None) -> str:
             f"dora={hand.get('dora_indicators')} nuki={hand.get('nuki', '')}")
 
 
+def _labels(img: Path) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A render's ``meta/`` and ``structures/`` files."""
+    folder = img.parent.parent
+    return (json.loads((folder / "meta" / f"{img.stem}.json").read_text()),
+            json.loads((folder / "structures" / f"{img.stem}.json").read_text()))
+
+
+def _failure(name: str, truth: dict[str, Any], reading: Reading) -> str:
+    """A render read wrong, for a look by eye: the truth, the reading, its problems and questions."""
+    return (f"{name}\n  truth {_short(truth)}\n  read  {_short(reading.hand_dict())}\n"
+            f"  problems {[p.code for p in reading.problems]} ambiguities {[a.kind for a in reading.ambiguities]}")
+
+
 def _oracle_only(folders: list[Path], limit: int | None) -> None:
     """Each render read from its true detections; the wrong ones listed, then the count."""
     right = n = 0
     for folder in folders:
         for img in sorted((folder / "images").iterdir())[:limit]:
-            meta = json.loads((folder / "meta" / f"{img.stem}.json").read_text())
-            truth = json.loads((folder / "structures" / f"{img.stem}.json").read_text())
+            meta, truth = _labels(img)
             r = read_hand(_truth_dets(meta), rules=truth.get("rules", "riichi"))
             n += 1
             if same_structure(truth, r.hand_dict()):
                 right += 1
                 continue
-            print(f"{folder.name}/{img.name}\n  truth {_short(truth)}\n  read  {_short(r.hand_dict())}\n"
-                  f"  problems {[p.code for p in r.problems]} ambiguities {[a.kind for a in r.ambiguities]}")
+            print(_failure(f"{folder.name}/{img.name}", truth, r))
     print(json.dumps({"n": n, "oracle_exact": right, "oracle": round(right / max(n, 1), 4)}))
 
 
@@ -90,8 +101,7 @@ def main() -> None:
     shown: dict[str, list[str]] = {"oracle": [], "pipeline": []}
     problems: Counter[str] = Counter()
     for img in images:
-        meta = json.loads((img.parent.parent / "meta" / f"{img.stem}.json").read_text())
-        truth = json.loads((img.parent.parent / "structures" / f"{img.stem}.json").read_text())
+        meta, truth = _labels(img)
         rules = truth.get("rules", "riichi")
         decoded = reader.decode(img.read_bytes())
         s = decoded.scale
@@ -123,10 +133,7 @@ def main() -> None:
         for key, fail in (("oracle", not good["oracle"]),
                           ("pipeline", good["oracle"] and good["oracle_classes"] and not good["pipeline"])):
             if fail and len(shown[key]) < args.show:
-                r = res[key]
-                shown[key].append(f"{img.name}\n  truth {_short(truth)}\n  read  {_short(r.hand_dict())}\n"
-                                  f"  problems {[p.code for p in r.problems]} ambiguities "
-                                  f"{[a.kind for a in r.ambiguities]}")
+                shown[key].append(_failure(img.name, truth, res[key]))
     n = len(images)
     print(json.dumps({"n": n, **{k: round(v / n, 3) for k, v in ok.items()},
                       "first_failure": dict(problems)}, indent=1))
