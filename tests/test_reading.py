@@ -848,6 +848,26 @@ def test_a_pon_whose_called_tile_looks_two_deep_may_be_an_added_kan(deeper: floa
         assert not melds
 
 
+@pytest.mark.parametrize(("overlap", "asked"), [(0.0, False), (0.6, True)])
+def test_a_kan_tile_taken_for_a_second_box_is_asked_about(overlap: float, asked: bool) -> None:
+    # as in renders (seed 990011, image 460; seed 990019, image 105): seen steeply, the open kan's
+    # last tile overlaps the one before it as that tile's second box would, is dropped as one, and
+    # the kan read silently as a pon
+    dets = layout_boxes("123m456p78s11z 9s ~0.8 7'777z")
+    x1, y1, x2, y2 = dets[-1].box
+    shift = overlap * (x2 - x1)
+    dets[-1] = replace(dets[-1], box=(x1 - shift, y1, x2 - shift, y2), confidence=0.7)
+    r = read(dets)
+    pon, kan = meld("pon", "777z", "left"), meld("kan", "7777z", "left")
+    hand = r.to_dict()["hand"]
+    if not asked:  # apart, the fourth tile is a tile: the kan is read
+        assert r.valid and hand == shape("123m456p78s11z", "9s", [kan]) and not r.ambiguities
+        return
+    assert r.valid and hand == shape("123m456p78s11z", "9s", [pon])  # the pon stays the best
+    assert [list(a.candidates) for a in r.ambiguities if a.kind == "meld_split"] == [[("777z",), ("7777z",)]]
+    assert shape("123m456p78s11z", "9s", [kan]) in [c.shape() for c in r.alternatives]
+
+
 # ---------------------------------------------------------------------------------- no indicator found
 @pytest.mark.parametrize(("rules", "asked"), [("riichi", True), ("wsom", False)])
 def test_an_indicator_taken_for_a_discard_is_asked_about(rules: str, asked: bool) -> None:
