@@ -1078,14 +1078,15 @@ def read_hand(dets: Sequence[Detection], rules: str = "riichi", context: Mapping
     if row.degenerate:
         notes.append("the row runs near 45°: sideways tiles judged from the rotated flag only")
     competitive = list(chosen.competitive)
-    if chosen.best is not None and chosen.best.valid:
-        kans, scored = _kans_from_second_boxes(chosen.best, seen, rules, ctx, allowed, max_readings)
+    best = chosen.best if chosen.best is not None and chosen.best.valid else None
+    if best is not None:
+        kans, scored = _kans_from_second_boxes(best, seen, rules, ctx, allowed, max_readings)
         competitive += kans
         evaluated += scored
     alternatives = tuple(c for c in competitive if c is not chosen.best)[:MAX_ALTERNATIVES]
     asked = _ambiguities(competitive)
-    if chosen.best is not None and chosen.best.valid:
-        asked += _unlikely_classes(chosen.best, dets, asked)
+    if best is not None:
+        asked += _unlikely_classes(best, dets, asked)
     return Reading(
         rules, dets, layout, chosen.best, alternatives, tuple(asked),
         tuple(chosen.problems), ctx_items, chosen_i, evaluated, capped, tuple(notes),
