@@ -1012,10 +1012,14 @@ def _kans_from_second_boxes(best: Candidate, seen: tuple[Detection, ...], rules:
     unchanged. Returns those readings and the hands scored finding them."""
     out: list[Candidate] = []
     scored = 0
+    tried: set[int] = set()  # a box between two pons is read as a tile once
     for meld in best.melds:
         if meld.type != "pon":
             continue
         for j in second_boxes_on(seen, meld.dets):
+            if j in tried:
+                continue
+            tried.add(j)
             again = analyse_layout(seen, rules, readmit=frozenset({j}))
             if not again.candidates:
                 continue
