@@ -1079,6 +1079,18 @@ def test_only_sure_tops_of_faces_that_look_alike_upside_down_make_a_pond(
     assert all(t.cls in TOP_DOUBTED for t in dets[-3:]) == (faces[0] in ("5p", "6s"))
 
 
+@pytest.mark.parametrize(("face_sure", "indicator"), [(0.7, True), (0.8, True), (0.9, False)])
+def test_a_lone_tile_apart_is_turned_away_only_when_its_top_is_read_very_surely(face_sure: float,
+                                                                                 indicator: bool) -> None:
+    # as in selection renders 990011/220 and /312: the classifier read a lone indicator's top
+    # upside down, 0.77 and 0.68 sure, and the reading took it for someone's discard; a cluster of
+    # three turned faces is a pond from 0.5 on (the test above), one tile alone needs 0.85
+    dets = layout_boxes("123m456p789s1122z 2z", extras=[("3s!", 4.0, 3.0)], faces=True)
+    dets[-1] = replace(dets[-1], face_sure=face_sure)
+    hr = hand_row(dets)
+    assert names(dets, hr.indicators) == (["3s"] if indicator else [])
+
+
 @pytest.mark.parametrize(("shift", "joins"), [
     (0.0, True),  # the pon's called tile fills the hole it left, the kan goes on past the end
     (40.0, False),  # ... not from a tile's height across the row

@@ -238,6 +238,14 @@ DEAD_WALL_MAX_FACES = 5
 #: a cluster apart most of whose faces are turned from the hand's (sideways to it, or upside down
 #: with this certainty) is someone's pond, not indicators: players lay indicators facing them
 TURNED_SURE = 0.5
+#: ... but a lone tile apart only from this certainty: one face's top read upside down is all that
+#: tells it from an indicator, and the classifier misreads tops (selection renders 990011/220 and
+#: /312: lone indicators read upside down 0.77 and 0.68 sure, taken for someone's discard). On the
+#: 2,600 selection renders 0.8 to 0.95 read both exactly (0.7 one), the 2,000 fresh ones and the
+#: rack photos read the same; never counting a lone tile's top (1.01) lost 2 fresh renders, one
+#: silently. A cluster of two or more keeps ``TURNED_SURE`` (pairs judged as lone tiles read the same)
+LONE_TURNED_SURE = 0.85
+LONE_TURNED_MAX = 1
 #: ... sideways to them: its top over this many degrees off the row's normal. A tile turned on the
 #: table lies along the row (90°), but an upright one is not seen square to the row either: roll and
 #: perspective skew the table's axes in the photo, and a flat indicator beside a standing hand (whose
@@ -1793,21 +1801,24 @@ def split_apart(groups: Iterable[Sequence[int]], cls_of: Mapping[int, int], asid
     return tuple(dora), tuple(d for grp in aside for d in grp)
 
 
-def _face_turned(g: _Geo, j: int, row: Row) -> bool | None:
+def _face_turned(g: _Geo, j: int, row: Row, min_sure: float = TURNED_SURE) -> bool | None:
     """Whether tile ``j``'s face is turned from the way the hand's faces look: sideways to them
-    (``TURNED_AXIS_DEG``), or (sure of its top) upside down; ``None`` where its angle is unknown."""
+    (``TURNED_AXIS_DEG``), or (at least ``min_sure`` of its top) upside down; ``None`` where its
+    angle is unknown."""
     a = g.angles[j]
     if np.isnan(a):
         return None
     d = np.array(row.direction)
     up = np.array([d[1], -d[0]])
     top = _face_top(a)
-    return abs(float(top @ d)) > TURNED_AXIS_SIN or (bool(g.sure[j] >= TURNED_SURE) and float(top @ up) < -0.5)
+    return abs(float(top @ d)) > TURNED_AXIS_SIN or (bool(g.sure[j] >= min_sure) and float(top @ up) < -0.5)
 
 
 def _turned_away(g: _Geo, group: Sequence[int], row: Row) -> bool:
-    """Most faces of ``group`` (with known angles) turned from the way the hand's faces look."""
-    turned = [t for j in group if (t := _face_turned(g, j, row)) is not None]
+    """Most faces of ``group`` (with known angles) turned from the way the hand's faces look (a
+    lone tile's top counts upside down only from ``LONE_TURNED_SURE``)."""
+    min_sure = LONE_TURNED_SURE if len(group) <= LONE_TURNED_MAX else TURNED_SURE
+    turned = [t for j in group if (t := _face_turned(g, j, row, min_sure)) is not None]
     return bool(turned) and len(turned) == len(group) and 2 * sum(turned) > len(turned)
 
 
