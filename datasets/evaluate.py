@@ -136,6 +136,29 @@ def same_structure(truth: dict[str, Any], read: dict[str, Any] | None) -> bool:
 LOOSE_IOU = 0.3
 
 
+#: the groups of a render's tiles (``meta/``) that its hand structure shows
+STRUCTURE_GROUPS = frozenset({"hand", "win", "meld", "dora", "nuki"})
+
+
+def hand_in_frame(meta: dict[str, Any], truth: dict[str, Any]) -> bool:
+    """Whether every tile ``truth`` shows lies whole inside the render (its ``meta/`` record):
+    the renderer cuts some photos at the frame on purpose (``SynthConfig.p_cut``), and a tile cut
+    by a third can lose what tells its face (a character's numeral), so that no reader could name
+    it. ``paiscan eval`` gives exact structure on these renders apart, beside the whole figure.
+
+    >>> truth = {"hand": "1m", "win_tile": "1m", "melds": [], "dora_indicators": ["2p"]}
+    >>> boxes = [{"group": g, "truncated": t} for g, t in (("hand", 0.0), ("win", 0.0), ("dora", 0.2))]
+    >>> hand_in_frame({"boxes": boxes}, truth), hand_in_frame({"boxes": boxes[:2]}, truth)
+    (False, False)
+    >>> hand_in_frame({"boxes": [*boxes[:2], {"group": "dora", "truncated": 0.0}]}, truth)
+    True
+    """
+    from datasets.synth.hands import hand_tiles
+
+    shown = [b for b in meta.get("boxes", []) if b.get("group") in STRUCTURE_GROUPS]
+    return len(shown) == len(hand_tiles(truth)) and all(not b.get("truncated") for b in shown)
+
+
 def evaluate_folder(data: Path, detector: Detector, limit: int | None = None, progress: bool = False,
                     plain_reds: bool = False) -> dict[str, Any]:
     """Metrics of the contract's ``paiscan eval``. ``plain_reds`` judges red fives as plain fives
@@ -146,6 +169,7 @@ def evaluate_folder(data: Path, detector: Detector, limit: int | None = None, pr
     n_gt = n_pred = correct = localized = right_class = loose = loose_right = 0
     red_gt = red_ok = back_gt = back_ok = exact = 0
     structures = struct_ok = 0
+    in_frame = in_frame_ok = 0
     outcomes: Counter[str] = Counter()
     latencies: list[float] = []
     it: Iterable[Path] = images
@@ -203,6 +227,10 @@ def evaluate_folder(data: Path, detector: Detector, limit: int | None = None, pr
             structures += 1
             right = same_structure(truth, pred.hand)
             struct_ok += right
+            meta_path = data / "meta" / f"{img_path.stem}.json"
+            if meta_path.exists() and hand_in_frame(json.loads(meta_path.read_text()), truth):
+                in_frame += 1
+                in_frame_ok += right
             if pred.scoreable is not None:
                 outcome = structure_outcome(right, pred.scoreable, pred.asks)
                 outcomes[outcome] += 1
@@ -226,6 +254,9 @@ def evaluate_folder(data: Path, detector: Detector, limit: int | None = None, pr
     }
     if structures:
         out["exact_structure_rate"] = struct_ok / structures
+        if in_frame:  # renders (with meta/) whose hand lies whole inside the photo
+            out["n_structures_in_frame"] = in_frame
+            out["exact_structure_rate_in_frame"] = in_frame_ok / in_frame
         if outcomes:  # the detector reads hands: how each reading would reach the user
             # asked_unreachable: asked, but no answer to the questions gives the right hand (a
             # question about the winning tile while an indicator is misread): wrong unless the
@@ -297,5 +328,5 @@ def peer_detector() -> Detector:
     return detect
 
 
-__all__ = ["Prediction", "evaluate_folder", "kind", "no_right_answer", "paiscan_detector", "peer_detector",
-           "same_structure", "structure_outcome"]
+__all__ = ["Prediction", "evaluate_folder", "hand_in_frame", "kind", "no_right_answer", "paiscan_detector",
+           "peer_detector", "same_structure", "structure_outcome"]

@@ -173,3 +173,34 @@ def test_the_machine_is_named_with_whether_its_cpu_has_vnni(tmp_path: Path) -> N
     assert machine(cpuinfo)["vnni"] is True
     unknown = machine(tmp_path / "none")  # not Linux: nothing said rather than a guess
     assert unknown["cpu"] is None and unknown["vnni"] is None and unknown["cores"] >= 1
+
+
+def test_exact_structure_is_also_given_on_the_renders_whose_hand_lies_whole_in_frame(
+        folder: Path, tmp_path: Path) -> None:
+    import shutil
+
+    copy = tmp_path / "set"
+    shutil.copytree(folder, copy)
+    names = sorted(p.stem for p in (copy / "images").iterdir())
+    meta_path = copy / "meta" / f"{names[0]}.json"
+    meta = json.loads(meta_path.read_text())
+    for b in meta["boxes"]:
+        b["truncated"] = 0.0 if b["group"] != "dora" else 0.25  # the frame cuts the indicator
+    meta_path.write_text(json.dumps(meta))
+    for other in names[1:]:  # ... and no other tile of a hand
+        m = json.loads((copy / "meta" / f"{other}.json").read_text())
+        m["boxes"] = [{**b, "truncated": 0.0} for b in m["boxes"]]
+        (copy / "meta" / f"{other}.json").write_text(json.dumps(m))
+    exact = truth_detector(copy)
+
+    def wrong_on_the_cut_one(data: bytes, rules: str) -> Prediction:
+        pred = exact(data, rules)
+        if data == (copy / "images" / f"{names[0]}.jpg").read_bytes():
+            return Prediction(pred.boxes, {**pred.hand, "dora_indicators": ["1z"]})
+        return pred
+
+    m = evaluate_folder(copy, wrong_on_the_cut_one)
+    assert m["exact_structure_rate"] == 0.75
+    assert m["n_structures_in_frame"] == 3 and m["exact_structure_rate_in_frame"] == 1.0
+    shutil.rmtree(copy / "meta")  # a folder without records gives the whole figure alone
+    assert "exact_structure_rate_in_frame" not in evaluate_folder(copy, wrong_on_the_cut_one)
