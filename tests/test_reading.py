@@ -558,6 +558,30 @@ def test_a_doubtful_end_tile_the_frame_cuts_is_read_as_the_indicator_first(cut: 
     assert roles == [{"kind": "role", "index": 14, "candidates": ["dora", "other"] if cut else ["other", "dora"]}]
 
 
+@pytest.mark.parametrize(("cut", "role", "notes"), [
+    ("indicator", "dora", [reading.CUT_NOTE.format(what="a dora indicator")]),
+    ("winning tile", "win", [reading.CUT_NOTE.format(what="the winning tile")]),
+    ("nothing", None, []),
+    ("left out", None, [reading.CUT_LEFT_OUT_NOTE]),  # a sliver, too doubtful for any role
+])
+def test_a_tile_of_the_hand_the_frame_cuts_is_named_in_a_note(cut: str, role: str | None,
+                                                              notes: list[str]) -> None:
+    """Selection renders whose indicator the frame cuts by a quarter, its numeral gone: a reading
+    with it, however sure, or without it (990011/955: a 9m read 0.13 as 2m, left out, the score
+    silently short of its dora) tells the user so."""
+    dets = layout_boxes("123m456p789s1122z 2z", extras=[("3p", 4.0, 3.0)])
+    index = {"indicator": 14, "winning tile": 13, "left out": 14}.get(cut)
+    if index is not None:
+        d = dets[index]
+        dets[index] = replace(d, cut=True, **({"confidence": 0.05, "topk": ((d.cls, 0.05),)} if cut == "left out"
+                                               else {}))
+    r = read_hand(dets, "riichi", CTX_TSUMO)
+    assert r.valid and r.roles()[14] == ("other" if cut == "left out" else "dora")
+    if role is not None:
+        assert r.roles()[index] == role
+    assert [n for n in r.notes if "edge cuts" in n] == notes
+
+
 def test_doubtful_tiles_at_both_ends_are_left_out_before_a_sure_one() -> None:
     """A real rack photo: a sliver at the left end read as a white dragon 0.01 sure, a doubtful
     box at the right end, all touching. Both ways make a hand (the sliver completes the dragons'

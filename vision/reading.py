@@ -41,7 +41,7 @@ from scoring import score_hand
 from scoring.errors import HandError
 from scoring.registry import get_ruleset
 from scoring.tiles import BACK, RED_5M, format_tiles, is_honor, kind, suit, tile_name
-from vision.detection import Detection
+from vision.detection import Detection, iou
 from vision.layout import (
     SIZE_RATIO,
     HandRow,
@@ -135,6 +135,15 @@ MERGED_KAN_NEIGHBOURS = 4
 #: that were right (the truth shows no indicator in a sixth of the renders)
 MISSING_INDICATOR_UNITS = 2.5
 MISSING_INDICATOR_CONF = 0.3
+#: what a tile the photo's edge cuts is called in the note that says so (:func:`_cut_note`), by role
+CUT_ROLE_NAMES = {"hand": "a tile of the hand", "win": "the winning tile", "meld": "a tile of a meld",
+                  "dora": "a dora indicator", "nuki": "a tile set aside"}
+CUT_NOTE = ("the photo's edge cuts {what}: read from part of its face, so check it (a photo with the whole hand "
+            "inside reads it surely)")
+#: ... a box overlapping a tile with a role this much is a second box on it, not a tile left out
+CUT_DUPLICATE_IOU = 0.3
+CUT_LEFT_OUT_NOTE = ("a tile by the hand that the photo's edge cuts was left out: if it is a dora indicator or a "
+                     "tile of the hand, add it")
 
 
 # ---------------------------------------------------------------------------------- results
@@ -764,6 +773,35 @@ def _missing_indicator(best: Candidate, hrow: HandRow, rules: str, ctx: Mapping[
     return [cand] if cand.valid else []
 
 
+def _cut_note(roles: Mapping[int, str], dets: Sequence[Detection]) -> list[str]:
+    """What the user is told of the tiles the photo's edge cuts (:attr:`Detection.cut`): those the
+    best reading gives a role (``roles``: detection to role), by role, and a face-up one of the
+    hand's size left out within ``MISSING_INDICATOR_UNITS`` tile sizes of the hand (not a second box
+    on one of its tiles: ``CUT_DUPLICATE_IOU``). Such a tile is read from part of its face, a
+    character's numeral perhaps cut away, however sure the classifier is.
+
+    >>> hand = [Detection(0, 0.9, (20.0 * k, 0.0, 20.0 * k + 18.0, 26.0)) for k in range(1, 4)]
+    >>> edge = Detection(9, 0.2, (0.0, 30.0, 18.0, 56.0), cut=True)
+    >>> _cut_note({0: "hand", 1: "hand", 2: "win", 3: "dora"}, [*hand, edge])[0][:39]
+    "the photo's edge cuts a dora indicator:"
+    >>> _cut_note({0: "hand", 1: "hand", 2: "win"}, [*hand, edge]) == [CUT_LEFT_OUT_NOTE]
+    True
+    """
+    named = [CUT_ROLE_NAMES[r] for d, r in sorted(roles.items()) if dets[d].cut and r in CUT_ROLE_NAMES]
+    notes = [CUT_NOTE.format(what=", ".join(dict.fromkeys(named)))] if named else []
+    members = [d for d, r in roles.items() if r in ("hand", "win", "meld")]
+    if not members:
+        return notes
+    size = median(dets[d].size for d in members)
+    for j, d in enumerate(dets):
+        if (j in roles or not d.cut or d.cls == BACK or not SIZE_RATIO[0] <= d.size / size <= SIZE_RATIO[1]
+                or any(iou(d.box, dets[m].box) > CUT_DUPLICATE_IOU for m in roles)):
+            continue
+        if min(math.dist(d.centre, dets[m].centre) for m in members) / size <= MISSING_INDICATOR_UNITS:
+            return [*notes, CUT_LEFT_OUT_NOTE]
+    return notes
+
+
 def _ambiguities(competitive: Sequence[Candidate]) -> list[Ambiguity]:
     if len(competitive) < 2:
         return []
@@ -1091,6 +1129,8 @@ def read_hand(dets: Sequence[Detection], rules: str = "riichi", context: Mapping
     asked = _ambiguities(competitive)
     if best is not None:
         asked += _unlikely_classes(best, dets, asked)
+    if chosen.best is not None:  # a refused reading's tiles too: a cut one may be why
+        notes += _cut_note(dict(chosen.best.roles), dets)
     return Reading(
         rules, dets, layout, chosen.best, alternatives, tuple(asked),
         tuple(chosen.problems), ctx_items, chosen_i, evaluated, capped, tuple(notes),
