@@ -760,9 +760,7 @@ def _missing_indicator(best: Candidate, hrow: HandRow, rules: str, ctx: Mapping[
         d = dets[j]
         if d.cls == BACK or d.confidence < MISSING_INDICATOR_CONF:
             continue
-        if not SIZE_RATIO[0] <= d.size / size <= SIZE_RATIO[1]:
-            continue
-        dist = min(math.dist(d.centre, dets[m].centre) for m in members) / size
+        dist = _from_hand(d, dets, members, size)
         if dist < nearest_dist:
             nearest, nearest_dist = j, dist
     if nearest is None or nearest_dist > MISSING_INDICATOR_UNITS:
@@ -794,12 +792,20 @@ def _cut_note(roles: Mapping[int, str], dets: Sequence[Detection]) -> list[str]:
         return notes
     size = median(dets[d].size for d in members)
     for j, d in enumerate(dets):
-        if (j in roles or not d.cut or d.cls == BACK or not SIZE_RATIO[0] <= d.size / size <= SIZE_RATIO[1]
+        if (j in roles or not d.cut or d.cls == BACK
                 or any(iou(d.box, dets[m].box) > CUT_DUPLICATE_IOU for m in roles)):
             continue
-        if min(math.dist(d.centre, dets[m].centre) for m in members) / size <= MISSING_INDICATOR_UNITS:
+        if _from_hand(d, dets, members, size) <= MISSING_INDICATOR_UNITS:
             return [*notes, CUT_LEFT_OUT_NOTE]
     return notes
+
+
+def _from_hand(d: Detection, dets: Sequence[Detection], members: Sequence[int], size: float) -> float:
+    """How far ``d`` lies from the nearest of the hand's tiles ``members``, in tiles of the hand's
+    size ``size``; infinite for a box not of the hand's size (``SIZE_RATIO``): no tile of this set."""
+    if not SIZE_RATIO[0] <= d.size / size <= SIZE_RATIO[1]:
+        return math.inf
+    return min(math.dist(d.centre, dets[m].centre) for m in members) / size
 
 
 def _ambiguities(competitive: Sequence[Candidate]) -> list[Ambiguity]:
