@@ -559,8 +559,8 @@ def test_a_doubtful_end_tile_the_frame_cuts_is_read_as_the_indicator_first(cut: 
 
 
 @pytest.mark.parametrize(("cut", "role", "notes"), [
-    ("indicator", "dora", [reading.CUT_NOTE.format(what="a dora indicator")]),
-    ("winning tile", "win", [reading.CUT_NOTE.format(what="the winning tile")]),
+    ("indicator", "dora", [reading.cut_note({"dora": 1})]),
+    ("winning tile", "win", [reading.cut_note({"win": 1})]),
     ("nothing", None, []),
     ("left out", None, [reading.CUT_LEFT_OUT_NOTE]),  # a sliver, too doubtful for any role
 ])

@@ -135,11 +135,15 @@ MERGED_KAN_NEIGHBOURS = 4
 #: that were right (the truth shows no indicator in a sixth of the renders)
 MISSING_INDICATOR_UNITS = 2.5
 MISSING_INDICATOR_CONF = 0.3
-#: what a tile the photo's edge cuts is called in the note that says so (:func:`_cut_note`), by role
-CUT_ROLE_NAMES = {"hand": "a tile of the hand", "win": "the winning tile", "meld": "a tile of a meld",
-                  "dora": "a dora indicator", "nuki": "a tile set aside"}
-CUT_NOTE = ("the photo's edge cuts {what}: read from part of its face, so check it (a photo with the whole hand "
-            "inside reads it surely)")
+#: what the tiles the photo's edge cuts are called in the note that says so (:func:`cut_note`), by
+#: role (one, several), in a hand's order
+CUT_ROLE_NAMES = {
+    "hand": ("a tile of the hand", "{n} tiles of the hand"), "win": ("the winning tile", ""),
+    "meld": ("a tile of a meld", "{n} tiles of melds"), "dora": ("a dora indicator", "{n} dora indicators"),
+    "nuki": ("a tile set aside", "{n} tiles set aside"),
+}
+CUT_NOTE = ("the photo's edge cuts {what}: read from part of {faces}, so check {it} (a photo with the whole hand "
+            "inside reads {it} surely)")
 #: ... a box overlapping a tile with a role this much is a second box on it, not a tile left out
 CUT_DUPLICATE_IOU = 0.3
 CUT_LEFT_OUT_NOTE = ("a tile by the hand that the photo's edge cuts was left out: if it is a dora indicator or a "
@@ -785,8 +789,8 @@ def _cut_note(roles: Mapping[int, str], dets: Sequence[Detection]) -> list[str]:
     >>> _cut_note({0: "hand", 1: "hand", 2: "win"}, [*hand, edge]) == [CUT_LEFT_OUT_NOTE]
     True
     """
-    named = [CUT_ROLE_NAMES[r] for d, r in sorted(roles.items()) if dets[d].cut and r in CUT_ROLE_NAMES]
-    notes = [CUT_NOTE.format(what=", ".join(dict.fromkeys(named)))] if named else []
+    cut = Counter(r for d, r in roles.items() if dets[d].cut and r in CUT_ROLE_NAMES)
+    notes = [cut_note(cut)] if cut else []
     members = [d for d, r in roles.items() if r in ("hand", "win", "meld")]
     if not members:
         return notes
@@ -798,6 +802,21 @@ def _cut_note(roles: Mapping[int, str], dets: Sequence[Detection]) -> list[str]:
         if _from_hand(d, dets, members, size) <= MISSING_INDICATOR_UNITS:
             return [*notes, CUT_LEFT_OUT_NOTE]
     return notes
+
+
+def cut_note(cut: Mapping[str, int]) -> str:
+    """The note on the tiles the photo's edge cuts, ``cut``: how many of each role.
+
+    >>> cut_note({"dora": 1}).split(",")[0]
+    "the photo's edge cuts a dora indicator: read from part of its face"
+    >>> cut_note({"hand": 2, "win": 1}).split(",")[0]
+    "the photo's edge cuts 2 tiles of the hand and the winning tile: read from part of their faces"
+    """
+    parts = [CUT_ROLE_NAMES[r][0] if cut[r] == 1 else CUT_ROLE_NAMES[r][1].format(n=cut[r])
+             for r in CUT_ROLE_NAMES if cut.get(r)]
+    what = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+    one = sum(cut.values()) == 1
+    return CUT_NOTE.format(what=what, faces="its face" if one else "their faces", it="it" if one else "them")
 
 
 def _from_hand(d: Detection, dets: Sequence[Detection], members: Sequence[int], size: float) -> float:
@@ -1143,4 +1162,4 @@ def read_hand(dets: Sequence[Detection], rules: str = "riichi", context: Mapping
     )
 
 
-__all__ = ["Ambiguity", "Candidate", "Problem", "ReadMeld", "Reading", "read_hand"]
+__all__ = ["Ambiguity", "Candidate", "Problem", "ReadMeld", "Reading", "cut_note", "read_hand"]
