@@ -138,7 +138,7 @@ MISSING_INDICATOR_CONF = 0.3
 #: what the tiles the photo's edge cuts are called in the note that says so (:func:`cut_note`), by
 #: role (one, several), in a hand's order
 CUT_ROLE_NAMES = {
-    "hand": ("a tile of the hand", "{n} tiles of the hand"), "win": ("the winning tile", ""),
+    "hand": ("a tile of the hand", "{n} tiles of the hand"), "win": ("the winning tile", "{n} winning tiles"),
     "meld": ("a tile of a meld", "{n} tiles of melds"), "dora": ("a dora indicator", "{n} dora indicators"),
     "nuki": ("a tile set aside", "{n} tiles set aside"),
 }
@@ -775,7 +775,7 @@ def _missing_indicator(best: Candidate, hrow: HandRow, rules: str, ctx: Mapping[
     return [cand] if cand.valid else []
 
 
-def _cut_note(roles: Mapping[int, str], dets: Sequence[Detection]) -> list[str]:
+def _cut_notes(roles: Mapping[int, str], dets: Sequence[Detection]) -> list[str]:
     """What the user is told of the tiles the photo's edge cuts (:attr:`Detection.cut`): those the
     best reading gives a role (``roles``: detection to role), by role, and a face-up one of the
     hand's size left out within ``MISSING_INDICATOR_UNITS`` tile sizes of the hand (not a second box
@@ -784,9 +784,9 @@ def _cut_note(roles: Mapping[int, str], dets: Sequence[Detection]) -> list[str]:
 
     >>> hand = [Detection(0, 0.9, (20.0 * k, 0.0, 20.0 * k + 18.0, 26.0)) for k in range(1, 4)]
     >>> edge = Detection(9, 0.2, (0.0, 30.0, 18.0, 56.0), cut=True)
-    >>> _cut_note({0: "hand", 1: "hand", 2: "win", 3: "dora"}, [*hand, edge])[0][:39]
+    >>> _cut_notes({0: "hand", 1: "hand", 2: "win", 3: "dora"}, [*hand, edge])[0][:39]
     "the photo's edge cuts a dora indicator:"
-    >>> _cut_note({0: "hand", 1: "hand", 2: "win"}, [*hand, edge]) == [CUT_LEFT_OUT_NOTE]
+    >>> _cut_notes({0: "hand", 1: "hand", 2: "win"}, [*hand, edge]) == [CUT_LEFT_OUT_NOTE]
     True
     """
     cut = Counter(r for d, r in roles.items() if dets[d].cut and r in CUT_ROLE_NAMES)
@@ -1155,7 +1155,7 @@ def read_hand(dets: Sequence[Detection], rules: str = "riichi", context: Mapping
     if best is not None:
         asked += _unlikely_classes(best, dets, asked)
     if chosen.best is not None:  # a refused reading's tiles too: a cut one may be why
-        notes += _cut_note(dict(chosen.best.roles), dets)
+        notes += _cut_notes(dict(chosen.best.roles), dets)
     return Reading(
         rules, dets, layout, chosen.best, alternatives, tuple(asked),
         tuple(chosen.problems), ctx_items, chosen_i, evaluated, capped, tuple(notes),
