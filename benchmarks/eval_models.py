@@ -1,7 +1,8 @@
 """Full evaluation of the committed models: a held-out synthetic set and the real-photo holdout.
 
 The synthetic set is rendered with seed 990001, which no training run or choice uses (training
-renders use seeds 1001-1016, choices the selection renders 990003-990004); the real-photo
+renders use seeds 1001-1136, the model cards list them; choices the selection and fresh renders,
+seeds 990003-990019); the real-photo
 holdout is the hash-chosen 25 % of ``../shared/realdata`` that the classifier never trains on
 (``datasets.realdata.split_of``). Prints one JSON object; its figures go into the model cards.
 
