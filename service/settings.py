@@ -43,7 +43,7 @@ class ServiceSettings(BaseSettings):
         description="large JPEGs are decoded at reduced size down to about this long side (again larger when the "
                     "tiles are small)")
     zoom_min_px: float = Field(
-        default=18.0, ge=0.0, le=200.0,
+        default=20.0, ge=0.0, le=200.0,
         description="when the tiles come out under this many pixels in the localizer's input, it looks again "
                     "through closer windows (slower, finds far tiles); 0 turns it off")
     recheck_below: float = Field(
