@@ -582,6 +582,38 @@ def test_a_tile_of_the_hand_the_frame_cuts_is_named_in_a_note(cut: str, role: st
     assert [n for n in r.notes if "edge cuts" in n] == notes
 
 
+@pytest.mark.parametrize(("cut", "rules", "ctx", "asked"), [
+    (True, "riichi", {}, True),
+    (False, "riichi", {}, False),  # a sliver inside the frame: felt, as likely as a tile
+    (True, "wsom", {}, False),  # a ruleset with no dora has no indicator to miss
+    (True, "riichi", {"dora_indicators": ["1p"]}, False),  # the context gives the indicators
+])
+def test_a_tile_the_frame_cuts_left_out_by_the_hand_is_asked_about_as_an_indicator(
+        cut: bool, rules: str, ctx: dict[str, Any], asked: bool) -> None:
+    """Selection render 990011/184: a green dragon indicator cut by a third, read 0.26 and left out
+    beside a sure one, the score silently a dora short. The reading keeps it out, but offers it as
+    an indicator (a ``role`` question), with the class read."""
+    dets = layout_boxes("123m456p789s1122z 2z", extras=[("3p", 4.0, 3.0), ("6z", 5.05, 3.0)])
+    dets[15] = replace(dets[15], confidence=0.05, topk=((dets[15].cls, 0.26),), cut=cut)
+    r = read_hand(dets, rules, {**CTX_TSUMO, **ctx})
+    assert r.valid and r.roles()[15] == "other"
+    roles = [a.to_dict() for a in r.ambiguities if a.kind == "role"]
+    assert roles == ([{"kind": "role", "index": 15, "candidates": ["other", "dora"]}] if asked else [])
+    offered = [sorted(h["dora_indicators"]) for h in r.offered_hands()]
+    assert (["3p", "6z"] in offered) == asked
+
+
+def test_a_manzu_terminal_the_frame_cuts_is_offered_as_a_gari_too() -> None:
+    """Totenko sets a 1m or 9m aside as a gari (fresh render 990016/187: a 1m cut by the frame,
+    left out, the score silently short of its bonus): both roles are offered."""
+    dets = layout_boxes("111p456p789s1122z 2z", extras=[("3p", 4.0, 3.0), ("1m", 5.05, 3.0)])
+    dets[15] = replace(dets[15], confidence=0.05, topk=((dets[15].cls, 0.3),), cut=True)
+    r = read_hand(dets, "totenko_balance", CTX_TSUMO)
+    assert r.valid and r.roles()[15] == "other"
+    offered = {(tuple(h["dora_indicators"]), h.get("nuki", "")) for h in r.offered_hands()}
+    assert {(("3p", "1m"), ""), (("3p",), "1m")} <= offered
+
+
 def test_doubtful_tiles_at_both_ends_are_left_out_before_a_sure_one() -> None:
     """A real rack photo: a sliver at the left end read as a white dragon 0.01 sure, a doubtful
     box at the right end, all touching. Both ways make a hand (the sliver completes the dragons'

@@ -605,6 +605,7 @@ def _arbitrate(layout: Layout, hrow: HandRow, rules: str, ctx: Mapping[str, Any]
         dropped = _dropped_indicators(best, hrow, rules, ctx, aside, top, dets)
         asked += _merged_kans(best, hrow, rules, ctx)
         asked += _missing_indicator(best, hrow, rules, ctx, aside, top, dets)
+        asked += _cut_indicators(best, hrow, rules, ctx, aside, top, dets)
         has_role = dict(best.roles)
         cut = [c for c in dropped if any(dets[d].cut and d not in has_role for d, _ in c.roles)]
         if cut:  # doubtful for being cut: taken as the indicator, and the other way asked
@@ -775,6 +776,31 @@ def _missing_indicator(best: Candidate, hrow: HandRow, rules: str, ctx: Mapping[
     return [cand] if cand.valid else []
 
 
+def _cut_indicators(best: Candidate, hrow: HandRow, rules: str, ctx: Mapping[str, Any], aside: frozenset[int],
+                    top: Mapping[int, int], dets: Sequence[Detection]) -> list[Candidate]:
+    """The best reading again with each face-up tile the photo's edge cuts that it left out, by the
+    hand (:func:`_cut_left_out`), taken as a dora indicator (or, of a kind the ruleset sets aside, a
+    gari too): asked about (a ``role`` ambiguity), never preferred. Such a tile is read from part
+    of its face, so the localizer and the classifier are often unsure of it, and a reading that
+    drops it is silently short of a dora (selection render 990011/184: a green dragon cut by a
+    third, read 0.26) or a gari. Not where the context gives the role's tiles or the ruleset
+    counts no dora."""
+    counts_dora = get_ruleset(rules).counts_dora and "dora_indicators" not in ctx
+    choice = {**top, **dict(best.classes)}
+    out: list[Candidate] = []
+    for d in _cut_left_out(dict(best.roles), dets):
+        c = {**choice, d: dets[d].cls}
+        one = frozenset({d})
+        roles = [*(["dora"] if counts_dora else []), *(["nuki"] if kind(c[d]) in aside and "nuki" not in ctx else [])]
+        for role in roles:
+            cand = _score(rules, ctx, _build(rules, best.structure, hrow, c, aside, best.cost,
+                                             as_dora=one if role == "dora" else frozenset(),
+                                             as_nuki=one if role == "nuki" else frozenset()))
+            if cand.valid:
+                out.append(cand)
+    return out
+
+
 def _cut_notes(roles: Mapping[int, str], dets: Sequence[Detection]) -> list[str]:
     """What the user is told of the tiles the photo's edge cuts (:attr:`Detection.cut`): those the
     best reading gives a role (``roles``: detection to role), by role, and a face-up one of the
@@ -791,17 +817,29 @@ def _cut_notes(roles: Mapping[int, str], dets: Sequence[Detection]) -> list[str]
     """
     cut = Counter(r for d, r in roles.items() if dets[d].cut and r in CUT_ROLE_NAMES)
     notes = [cut_note(cut)] if cut else []
+    if _cut_left_out(roles, dets):
+        notes.append(CUT_LEFT_OUT_NOTE)
+    return notes
+
+
+def _cut_left_out(roles: Mapping[int, str], dets: Sequence[Detection]) -> list[int]:
+    """The face-up tiles the photo's edge cuts that a reading (``roles``: detection to role) left
+    out, of the hand's size and within ``MISSING_INDICATOR_UNITS`` tile sizes of its tiles (not a
+    second box on a tile with a role: ``CUT_DUPLICATE_IOU``), nearest first.
+
+    >>> hand = [Detection(0, 0.9, (20.0 * k, 0.0, 20.0 * k + 18.0, 26.0)) for k in range(1, 4)]
+    >>> edge, far = (Detection(9, 0.2, (x, 30.0, x + 18.0, 56.0), cut=True) for x in (0.0, 200.0))
+    >>> _cut_left_out({0: "hand", 1: "hand", 2: "win"}, [*hand, far, edge])
+    [4]
+    """
     members = [d for d, r in roles.items() if r in ("hand", "win", "meld")]
     if not members:
-        return notes
+        return []
     size = median(dets[d].size for d in members)
-    for j, d in enumerate(dets):
-        if (j in roles or not d.cut or d.cls == BACK
-                or any(iou(d.box, dets[m].box) > CUT_DUPLICATE_IOU for m in roles)):
-            continue
-        if _from_hand(d, dets, members, size) <= MISSING_INDICATOR_UNITS:
-            return [*notes, CUT_LEFT_OUT_NOTE]
-    return notes
+    near = {j: _from_hand(d, dets, members, size) for j, d in enumerate(dets)
+            if j not in roles and d.cut and d.cls != BACK
+            and not any(iou(d.box, dets[m].box) > CUT_DUPLICATE_IOU for m in roles)}
+    return sorted((j for j, dist in near.items() if dist <= MISSING_INDICATOR_UNITS), key=near.__getitem__)
 
 
 def cut_note(cut: Mapping[str, int]) -> str:
