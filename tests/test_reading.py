@@ -630,6 +630,19 @@ def test_doubtful_tiles_at_both_ends_are_left_out_before_a_sure_one() -> None:
     assert r.roles()[0] == "other" and r.roles()[-1] == "other"
 
 
+@pytest.mark.parametrize("tiles", ["5555z", "3333p"])
+def test_four_equal_tiles_face_up_apart_are_a_closed_kan_asked_about(tiles: str) -> None:
+    """Four equal upright tiles apart read as a closed kan shown face up, but may be an open kan
+    whose sideways tile was not seen (fresh render 990015/126: four white dragons, the called
+    one's blank face giving no angle, scored silently as a closed kan): the open kan is asked
+    about (a ``meld`` question whose candidates differ only in being open)."""
+    r = read(layout_boxes(f"123m456p789s1z 1z ~0.8 {tiles}"), "riichi", {"win": "ron"})
+    assert r.valid and r.to_dict()["hand"]["melds"] == [{"type": "kan", "tiles": tiles, "open": False, "added": False}]
+    melds = [a for a in r.ambiguities if a.kind == "meld"]
+    assert len(melds) == 1 and melds[0].index == 0
+    assert [(m["type"], m["tiles"], m["open"]) for m in melds[0].candidates] == [("kan", tiles, False), ("kan", tiles, True)]
+
+
 @pytest.mark.parametrize(("spec", "from_"), [("123m456p789s1z 1z ~0.8 5'55z3p", "left"),
                                              ("123m456p789s1z 1z ~0.8 55'5z3p", "across")])
 def test_an_indicator_touching_the_last_meld_is_no_kan(spec: str, from_: str) -> None:

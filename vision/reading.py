@@ -604,6 +604,7 @@ def _arbitrate(layout: Layout, hrow: HandRow, rules: str, ctx: Mapping[str, Any]
         asked = _doubtful_indicators(best, competitive, hrow, rules, ctx, aside, top, options, dets)
         dropped = _dropped_indicators(best, hrow, rules, ctx, aside, top, dets)
         asked += _merged_kans(best, hrow, rules, ctx)
+        asked += _face_up_kans(best, rules, ctx)
         asked += _missing_indicator(best, hrow, rules, ctx, aside, top, dets)
         asked += _cut_indicators(best, hrow, rules, ctx, aside, top, dets)
         has_role = dict(best.roles)
@@ -741,6 +742,26 @@ def _merged_kans(best: Candidate, hrow: HandRow, rules: str, ctx: Mapping[str, A
         if len(near) < 2 or called[0].across < MERGED_KAN_ACROSS * median(t.across for t in near):
             continue
         kan = ReadMeld("kan", (*m.tiles, kind(m.tiles[0])), True, True, m.from_, m.dets)
+        cand = replace(best, melds=(*best.melds[:k], kan, *best.melds[k + 1:]), status="unscored",
+                       score_total=None, error_code=None, error_message=None)
+        cand = _score(rules, ctx, cand)
+        if cand.valid:
+            out.append(cand)
+    return out
+
+
+def _face_up_kans(best: Candidate, rules: str, ctx: Mapping[str, Any]) -> list[Candidate]:
+    """The best reading again with each closed kan it read from four face-up tiles (no backs: a
+    player who shows a closed kan face up) read as an open kan whose sideways tile was not seen (a
+    white dragon's blank face gives no angle; fresh render 990015/126 was scored silently as a
+    closed kan): asked about (a ``meld`` question), not preferred. Where it was called from is not
+    known."""
+    classes = dict(best.classes)
+    out: list[Candidate] = []
+    for k, m in enumerate(best.melds):
+        if m.type != "kan" or m.open or any(classes.get(d) == BACK for d in m.dets):
+            continue
+        kan = ReadMeld("kan", m.tiles, True, False, None, m.dets)
         cand = replace(best, melds=(*best.melds[:k], kan, *best.melds[k + 1:]), status="unscored",
                        score_total=None, error_code=None, error_message=None)
         cand = _score(rules, ctx, cand)
@@ -892,12 +913,12 @@ def _ambiguities(competitive: Sequence[Candidate]) -> list[Ambiguity]:
     meld_dets = {d for c in competitive for m in c.melds for d in m.dets}
     if len(splits) > 1:
         out.append(Ambiguity("meld_split", tuple(split_names)))
-    for k, first in enumerate(competitive[0].melds):  # the same tiles as another set: a pon or a kan
-        sets: dict[tuple[str, bool, int], dict[str, Any]] = {}
+    for k, first in enumerate(competitive[0].melds):  # the same tiles as another set: a pon or a kan, open or not
+        sets: dict[tuple[str, bool, bool, int], dict[str, Any]] = {}
         for c in competitive:
             for m in c.melds:
                 if m.dets == first.dets:
-                    sets.setdefault((m.type, m.added, len(m.tiles)), m.to_dict())
+                    sets.setdefault((m.type, m.open, m.added, len(m.tiles)), m.to_dict())
         if len(sets) > 1:
             out.append(Ambiguity("meld", tuple(sets.values()), index=k))
     dets = sorted({d for c in competitive for d, _ in c.classes})
