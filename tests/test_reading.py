@@ -1093,7 +1093,7 @@ def test_a_doubtful_dora_indicator_is_asked_about(best_p: float, box_conf: float
         assert [parse_tiles("5p")[0]] in [list(c.dora_indicators) for c in r.alternatives]
 
 
-@pytest.mark.parametrize(("p", "asked"), [(0.28, True), (0.32, False), (0.9, False)])
+@pytest.mark.parametrize(("p", "asked"), [(0.28, True), (0.38, True), (0.42, False), (0.9, False)])
 def test_a_face_no_class_of_which_is_likely_is_asked_about_though_the_hand_is_valid(p: float, asked: bool) -> None:
     """The reading takes a face's likeliest class, and the hand is valid with it: but read under
     NO_LIKELY_CLASS_P, nothing but the hand's validity backs it, so its next class is offered."""

@@ -80,8 +80,12 @@ UNLIKELY_CLASS_P = 0.15
 #: render 990015/164: a 1m read 0.28 as 5z, the hand valid with it). Of the 4,600 selection and
 #: fresh renders, silently wrong 8 → 6 and 4 → 3, for 8 and 2 more questions on hands read right;
 #: exact readings unchanged. One of the three is then asked about its wrong tile; in the other two
-#: another tile read under 0.3 marks a hand read wrong elsewhere (0.25: 7 and 4; 0.4: 5 and 3)
-NO_LIKELY_CLASS_P = 0.3
+#: another tile read under 0.3 marks a hand read wrong elsewhere (0.25: 7 and 4; 0.4: 5 and 3).
+#: 0.4 since the range after `3d9e8ef`: silently wrong 8 → 7 on the selection renders (a closed
+#: kan's faces read 0.37 as east, 990014/011) and 5 → 4 on the fresh (two 1m read 0.31 and 0.51 as
+#: 2m, 990015/052), for 7 more questions on hands read right in each; exact readings unchanged
+#: (0.35: 8 and 4, for 3 and 5 more)
+NO_LIKELY_CLASS_P = 0.4
 #: Hand fields the photo decides (the context's are ignored); dora_indicators and nuki from the
 #: context replace the photo's
 PHOTO_FIELDS = frozenset({"hand", "melds", "win_tile", "rules"})
