@@ -603,6 +603,18 @@ def test_a_tile_the_frame_cuts_left_out_by_the_hand_is_asked_about_as_an_indicat
     assert (["3p", "6z"] in offered) == asked
 
 
+def test_a_reading_two_checks_offer_is_offered_once() -> None:
+    """A cut tile left out by a hand with no indicator is both the missing indicator and a cut one:
+    its reading is one alternative, not two (the page would list it twice)."""
+    dets = layout_boxes("123m456p789s1122z 2z", extras=[("6z", 4.0, 3.0)])
+    dets[14] = replace(dets[14], confidence=0.35, topk=((dets[14].cls, 0.26),), cut=True)
+    r = read_hand(dets, "riichi", CTX_TSUMO)
+    assert r.valid and r.roles()[14] == "other" and r.best is not None
+    keys = [r.best.key, *(c.key for c in r.alternatives)]
+    assert len(keys) == len(set(keys))
+    assert [h["dora_indicators"] for h in r.offered_hands()].count(["6z"]) == 1
+
+
 def test_a_manzu_terminal_the_frame_cuts_is_offered_as_a_gari_too() -> None:
     """Totenko sets a 1m or 9m aside as a gari (fresh render 990016/187: a 1m cut by the frame,
     left out, the score silently short of its bonus): both roles are offered."""

@@ -617,7 +617,11 @@ def _arbitrate(layout: Layout, hrow: HandRow, rules: str, ctx: Mapping[str, Any]
             best, competitive = cut[0], [cut[0], *competitive]
             dropped = [c for c in dropped if c is not best]
         asked += dropped
-        return _RowResult(hrow, best, competitive + asked, [], evaluated + len(asked), capped)
+        # several checks may offer the same reading (a cut tile left out is dropped, missing and cut)
+        offered: dict[tuple[Any, ...], Candidate] = {}
+        for c in (*competitive, *asked):
+            offered.setdefault(c.key, c)
+        return _RowResult(hrow, best, list(offered.values()), [], evaluated + len(asked), capped)
     assert first is not None
     complete = [c for c in results.values() if c.error_code in COMPLETE_BUT_REFUSED and c.cost <= first.cost + DELTA]
     if complete:
