@@ -603,6 +603,24 @@ def test_a_tile_the_frame_cuts_left_out_by_the_hand_is_asked_about_as_an_indicat
     assert (["3p", "6z"] in offered) == asked
 
 
+@pytest.mark.parametrize(("cut", "topk", "offered"), [
+    (True, [("7m", 0.3), ("8m", 0.2), ("1m", 0.1)], ["7m", "8m", "1m", "2m", "3m", "4m", "5m", "6m", "9m", "0m"]),
+    (False, [("7m", 0.3), ("8m", 0.2), ("1m", 0.1)], ["7m", "8m"]),  # the readings within reach alone
+    (True, [("7m", 0.3), ("8s", 0.2), ("1p", 0.1)], ["7m", "8s"]),  # no suit leads: likewise
+])
+def test_a_doubtful_indicator_the_frame_cuts_is_asked_about_with_its_whole_suit(
+        cut: bool, topk: list[tuple[str, float]], offered: list[str]) -> None:
+    """Selection render 990011/494: a 2m indicator cut by a quarter, its numeral gone, read 0.17 as
+    0m, then 7m, 8m, 1m, 9m: the question held no right answer. A cut face whose classes lean to one
+    suit is offered with every face of that suit."""
+    dets = layout_boxes("123m456p789s1122z 2z", extras=[("7m", 4.0, 3.0)])
+    dets[14] = replace(dets[14], confidence=0.2, topk=tuple((parse_tiles(t)[0], p) for t, p in topk), cut=cut)
+    r = read_hand(dets, "riichi", CTX_TSUMO)
+    assert r.valid and r.to_dict()["hand"]["dora_indicators"] == ["7m"]
+    tiles = [a.to_dict() for a in r.ambiguities if a.kind == "tile"]
+    assert tiles == [{"kind": "tile", "index": 14, "candidates": offered}]
+
+
 def test_a_reading_two_checks_offer_is_offered_once() -> None:
     """A cut tile left out by a hand with no indicator is both the missing indicator and a cut one:
     its reading is one alternative, not two (the page would list it twice)."""

@@ -32,7 +32,7 @@ from __future__ import annotations
 import heapq
 import math
 from collections import Counter
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence, Set
 from dataclasses import dataclass, field, replace
 from statistics import fmean, median
 from typing import Any
@@ -123,6 +123,9 @@ DOUBTFUL_INDICATOR_CONF = 0.4
 #: a doubtful end tile the reading leaves out of the row (see ``_build``) whose best class is at
 #: least this likely is offered as an indicator too, and asked about
 DROPPED_INDICATOR_P = 0.2
+#: a doubtful indicator the photo's edge cuts, whose top-k classes are at least this much of one
+#: suit, is asked about with every face of that suit (:func:`_cut_suit_options`)
+CUT_SUIT_P = 0.5
 #: a pon whose called tile's box reaches at least this much further across the row than the
 #: upright tiles beside it (their median) may be an added kan whose fourth tile, stacked on the
 #: called one, the localizer merged into its box: it is asked about (see :func:`_merged_kans`).
@@ -605,7 +608,7 @@ def _arbitrate(layout: Layout, hrow: HandRow, rules: str, ctx: Mapping[str, Any]
     if valid:
         best = valid[0]
         competitive = [c for c in valid if c.cost <= best.cost + DELTA]
-        asked = _doubtful_indicators(best, competitive, hrow, rules, ctx, aside, top, options, dets)
+        asked = _doubtful_indicators(best, competitive, hrow, rules, ctx, aside, top, options, dets, allowed)
         dropped = _dropped_indicators(best, hrow, rules, ctx, aside, top, dets)
         asked += _merged_kans(best, hrow, rules, ctx)
         asked += _face_up_kans(best, rules, ctx)
@@ -673,7 +676,7 @@ def _gari_or_indicator(results: Mapping[tuple[Any, ...], Candidate], hrow: HandR
 def _doubtful_indicators(best: Candidate, competitive: Sequence[Candidate], hrow: HandRow, rules: str,
                          ctx: Mapping[str, Any], aside: frozenset[int], top: Mapping[int, int],
                          options: Mapping[int, Sequence[tuple[int, float]]], dets: Sequence[Detection],
-                         ) -> list[Candidate]:
+                         allowed: frozenset[int] | None = None) -> list[Candidate]:
     """The best reading again with each doubtful dora indicator or set-aside tile (best class under
     ``DOUBTFUL_INDICATOR_P``, or detection under ``DOUBTFUL_INDICATOR_CONF``) read as each of its
     other classes (:func:`_class_options`), where no competitive reading already offers another
@@ -690,15 +693,38 @@ def _doubtful_indicators(best: Candidate, competitive: Sequence[Candidate], hrow
         if role not in ("dora", "nuki") or (dets[d].candidates()[0][1] >= DOUBTFUL_INDICATOR_P
                                              and dets[d].confidence >= DOUBTFUL_INDICATOR_CONF):
             continue
-        if any(c.class_of(d) not in (None, choice[d]) for c in competitive):
-            continue
-        for c, cost in options.get(d, ()):
+        others = {c.class_of(d) for c in competitive} - {None, choice[d]}
+        opts = [] if others else list(options.get(d, ()))
+        for c, cost in [*opts, *_cut_suit_options(dets[d], {choice[d], *others, *(c for c, _ in opts)}, allowed)]:
             if c == choice[d]:
                 continue
             cand = _score(rules, ctx, _build(rules, best.structure, hrow, {**choice, d: c}, aside, best.cost + cost))
             if cand.valid:
                 out.append(cand)
     return out
+
+
+def _cut_suit_options(d: Detection, have: Set[int | None], allowed: frozenset[int] | None) -> list[tuple[int, float]]:
+    """For a face the photo's edge cuts whose classes lean to one suit (at least ``CUT_SUIT_P`` of
+    its top-k): every face of that suit the ruleset has and ``have`` lacks, at the largest
+    alternative's cost.
+    The edge may have cut what tells the suit's faces apart (a character's numeral: selection render
+    990011/494, a 2m read 0.17 as 0m, then 7m and 8m), so the question must offer them all.
+
+    >>> cut = Detection(0, 0.2, (0.0, 0.0, 1.0, 1.0), topk=((0, 0.3), (6, 0.2), (7, 0.1), (12, 0.1)), cut=True)
+    >>> [c for c, _ in _cut_suit_options(cut, {0, 6}, None)]
+    [1, 2, 3, 4, 5, 7, 8, 34]
+    >>> _cut_suit_options(replace(cut, cut=False), set(), None)
+    []
+    """
+    cands = [(c, p) for c, p in d.candidates() if c != BACK]
+    if not d.cut or not cands:
+        return []
+    lean = suit(cands[0][0])
+    if sum(p for c, p in cands if suit(c) == lean) < CUT_SUIT_P:
+        return []
+    return [(c, MAX_ALT_COST) for c in range(BACK)  # the face classes
+            if suit(c) == lean and c not in have and (allowed is None or kind(c) in allowed)]
 
 
 def _dropped_indicators(best: Candidate, hrow: HandRow, rules: str, ctx: Mapping[str, Any],
