@@ -684,9 +684,10 @@ def _doubtful_indicators(best: Candidate, competitive: Sequence[Candidate], hrow
     is offered, not the next alone: nothing in the hand checks an indicator, so the question must
     hold the right answer where the classifier does (selection render 990012/213: a 3m read 0.06,
     fifth), and an indicator whose next class made five of a kind was not asked at all (fresh
-    990015/175, /943). Tiles apart that the reading gave no role (a
-    cluster past the indicators' limit) keep their top class (``top``): the reading is built again
-    from all of them."""
+    990015/175, /943). One the photo's edge cuts is read as every other face of the suit its
+    classes lean to as well (:func:`_cut_suit_options`), competitive readings or not. Tiles apart
+    that the reading gave no role (a cluster past the indicators' limit) keep their top class
+    (``top``): the reading is built again from all of them."""
     out: list[Candidate] = []
     choice = {**top, **dict(best.classes)}
     for d, role in best.roles:
@@ -776,12 +777,17 @@ def _merged_kans(best: Candidate, hrow: HandRow, rules: str, ctx: Mapping[str, A
         if len(near) < 2 or called[0].across < MERGED_KAN_ACROSS * median(t.across for t in near):
             continue
         kan = ReadMeld("kan", (*m.tiles, kind(m.tiles[0])), True, True, m.from_, m.dets)
-        cand = replace(best, melds=(*best.melds[:k], kan, *best.melds[k + 1:]), status="unscored",
-                       score_total=None, error_code=None, error_message=None)
-        cand = _score(rules, ctx, cand)
+        cand = _with_meld(best, k, kan, rules, ctx)
         if cand.valid:
             out.append(cand)
     return out
+
+
+def _with_meld(best: Candidate, k: int, meld: ReadMeld, rules: str, ctx: Mapping[str, Any]) -> Candidate:
+    """``best`` with its ``k``-th meld read as ``meld``, scored again."""
+    melds = (*best.melds[:k], meld, *best.melds[k + 1:])
+    return _score(rules, ctx, replace(best, melds=melds, status="unscored", score_total=None, error_code=None,
+                                      error_message=None))
 
 
 def _face_up_kans(best: Candidate, rules: str, ctx: Mapping[str, Any]) -> list[Candidate]:
@@ -795,10 +801,7 @@ def _face_up_kans(best: Candidate, rules: str, ctx: Mapping[str, Any]) -> list[C
     for k, m in enumerate(best.melds):
         if m.type != "kan" or m.open or any(classes.get(d) == BACK for d in m.dets):
             continue
-        kan = ReadMeld("kan", m.tiles, True, False, None, m.dets)
-        cand = replace(best, melds=(*best.melds[:k], kan, *best.melds[k + 1:]), status="unscored",
-                       score_total=None, error_code=None, error_message=None)
-        cand = _score(rules, ctx, cand)
+        cand = _with_meld(best, k, ReadMeld("kan", m.tiles, True, False, None, m.dets), rules, ctx)
         if cand.valid:
             out.append(cand)
     return out
@@ -844,11 +847,10 @@ def _cut_indicators(best: Candidate, hrow: HandRow, rules: str, ctx: Mapping[str
     choice = {**top, **dict(best.classes)}
     out: list[Candidate] = []
     for d in _cut_left_out(dict(best.roles), dets):
-        c = {**choice, d: dets[d].cls}
         one = frozenset({d})
-        roles = [*(["dora"] if counts_dora else []), *(["nuki"] if kind(c[d]) in aside and "nuki" not in ctx else [])]
-        for role in roles:
-            cand = _score(rules, ctx, _build(rules, best.structure, hrow, c, aside, best.cost,
+        as_gari = kind(dets[d].cls) in aside and "nuki" not in ctx
+        for role in [r for r, ok in (("dora", counts_dora), ("nuki", as_gari)) if ok]:
+            cand = _score(rules, ctx, _build(rules, best.structure, hrow, {**choice, d: dets[d].cls}, aside, best.cost,
                                              as_dora=one if role == "dora" else frozenset(),
                                              as_nuki=one if role == "nuki" else frozenset()))
             if cand.valid:
