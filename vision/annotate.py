@@ -29,13 +29,30 @@ def annotate(bgr: np.ndarray, result: dict[str, Any], max_side: int = 1600) -> n
         label = det["class"]
         cv2.putText(img, label, (x1, max(10, y1 - 3)), cv2.FONT_HERSHEY_SIMPLEX, 0.4 * thick, color, thick,
                     cv2.LINE_AA)
-    hand = result.get("hand") or {}
-    summary = f"hand {hand.get('hand', '')}  win {hand.get('win_tile', '')}  dora {hand.get('dora_indicators', '')}"
+    summary = summary_line(result.get("hand") or {})
     cv2.putText(img, summary, (8, img.shape[0] - 10), cv2.FONT_HERSHEY_SIMPLEX, 0.5 * thick, (255, 255, 255),
                 thick + 1, cv2.LINE_AA)
     cv2.putText(img, summary, (8, img.shape[0] - 10), cv2.FONT_HERSHEY_SIMPLEX, 0.5 * thick, (0, 0, 0), thick,
                 cv2.LINE_AA)
     return img
+
+
+def summary_line(hand: dict[str, Any]) -> str:
+    """The structure found, in one line of the characters OpenCV's Hershey font draws (no brackets
+    or quotes: a Python list's repr drew as boxes): concealed tiles, melds, winning tile,
+    indicators and tiles set aside; a dash for none.
+
+    >>> summary_line({"hand": "123m456p789s1z", "melds": [{"type": "kan", "tiles": "5555z", "open": False}],
+    ...               "win_tile": "1z", "dora_indicators": ["3p", "0s"], "nuki": ""})
+    'hand 123m456p789s1z  melds 5555z(closed)  win 1z  dora 3p 0s'
+    >>> summary_line({})
+    'hand -  win -  dora -'
+    """
+    melds = " ".join(m.get("tiles", "") + ("" if m.get("open", True) else "(closed)") for m in hand.get("melds") or [])
+    parts = [f"hand {hand.get('hand') or '-'}", *([f"melds {melds}"] if melds else []),
+             f"win {hand.get('win_tile') or '-'}", f"dora {' '.join(hand.get('dora_indicators') or []) or '-'}",
+             *([f"nuki {hand['nuki']}"] if hand.get("nuki") else [])]
+    return "  ".join(parts)
 
 
 #: the endings an annotated photo may be written under (OpenCV encodes by the name's ending)
