@@ -716,6 +716,18 @@ def test_a_dead_wall_line_of_backs_keeps_its_indicators() -> None:
     assert r.valid and r.to_dict()["hand"] == shape(CLOSED, "2z", dora=["3p", "5s"])
 
 
+def test_a_tile_set_aside_a_gap_beyond_a_dead_wall_is_no_indicator() -> None:
+    """Selection render 990013/027: a dead wall (backs, indicators, backs) and Totenko's 9m laid
+    0.7 widths beyond its last stack, on its line: the wall's run took the 9m as one more
+    indicator. A wall's stacks touch, so a face a gap beyond its face-down ends is not the wall's:
+    it is set aside, a gari."""
+    wall = [("?", 1.0 + 1.05 * k, 3.0) for k in range(2)] + [("3p", 3.1, 3.0), ("5s", 4.15, 3.0)] + \
+        [("?", 5.2 + 1.05 * k, 3.0) for k in range(3)] + [("9m", 9.0, 3.0)]
+    r = read(layout_boxes("111p456p789s1122z 2z", extras=wall), "totenko_balance", {"win": "tsumo"})
+    hand = r.to_dict()["hand"]
+    assert r.valid and sorted(hand["dora_indicators"]) == ["3p", "5s"] and hand["nuki"] == "9m"
+
+
 @pytest.mark.parametrize(("spec", "dora"), [
     ("123m456p789s1122z 2z ~0.8 5s5p", ["5s", "5p"]),  # two indicators in line, a short gap out
     ("123m456p789s1122z 2z ~1.5 3'p", ["3p"]),  # a lone sideways tile far out: no meld

@@ -207,6 +207,9 @@ MERGE_END_UNITS = 4.0
 #: ``DEAD_WALL_BACKS`` face-down tiles, is a dead wall: its face-up tiles are the indicators
 DEAD_WALL_GAP = 1.0
 DEAD_WALL_BACKS = 2
+#: ... but face-up tiles at its ends a gap this wide beyond its outermost face-down tiles are not
+#: the wall's (see :func:`_wall_part`)
+WALL_FACE_GAP = 0.4
 #: ... unless this many face-up tiles or more lead the run from the hand's side before a wall laid
 #: touching them (:func:`_wall_tail`): the concealed tiles against their dead wall, the melds a gap
 #: beyond. A dead wall shows its indicators from the third stack in; taken whole, such a run lost
@@ -2018,10 +2021,24 @@ def _dead_walls(g: _Geo, lines: Sequence[_Line]) -> list[_DeadWall]:
     out: list[_DeadWall] = []
     for line in lines:
         for run in _line_runs(g, line, lambda gap: gap >= DEAD_WALL_GAP):
+            run = _wall_part(run)
             faces = frozenset(r.det for r in run if not r.back)
             if sum(r.back for r in run) >= DEAD_WALL_BACKS and 0 < len(faces) <= DEAD_WALL_MAX_FACES:
                 out.append(_DeadWall(faces, tuple(r.det for r in run)))
     return out
+
+
+def _wall_part(run: list[RowTile]) -> list[RowTile]:
+    """``run`` less the face-up tiles at either end that lie ``WALL_FACE_GAP`` or more beyond its
+    outermost face-down tiles: a wall's stacks touch, and its indicators are flipped in place
+    between them, so a tile laid a gap beyond is not one of them (Totenko's gari beside the wall:
+    selection render 990013/027 read a 9m set aside as a fourth indicator)."""
+    backs = [k for k, r in enumerate(run) if r.back]
+    if not backs:
+        return run
+    end = next((k for k in range(backs[-1] + 1, len(run)) if run[k].gap_before >= WALL_FACE_GAP), len(run))
+    start = next((k for k in range(backs[0], 0, -1) if run[k].gap_before >= WALL_FACE_GAP), 0)
+    return run[start:end]
 
 
 def _extend_wall(g: _Geo, wall: _DeadWall, skip: set[int]) -> _DeadWall:
