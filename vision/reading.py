@@ -708,9 +708,9 @@ def _doubtful_indicators(best: Candidate, competitive: Sequence[Candidate], hrow
 def _cut_suit_options(d: Detection, have: Set[int | None], allowed: frozenset[int] | None) -> list[tuple[int, float]]:
     """For a face the photo's edge cuts whose classes lean to one suit (at least ``CUT_SUIT_P`` of
     its top-k): every face of that suit the ruleset has and ``have`` lacks, at the largest
-    alternative's cost.
-    The edge may have cut what tells the suit's faces apart (a character's numeral: selection render
-    990011/494, a 2m read 0.17 as 0m, then 7m and 8m), so the question must offer them all.
+    alternative's cost. The edge may have cut what tells the suit's faces apart (a character's
+    numeral: selection render 990011/494, a 2m read 0.17 as 0m, then 7m and 8m), so the question
+    must offer them all.
 
     >>> cut = Detection(0, 0.2, (0.0, 0.0, 1.0, 1.0), topk=((0, 0.3), (6, 0.2), (7, 0.1), (12, 0.1)), cut=True)
     >>> [c for c, _ in _cut_suit_options(cut, {0, 6}, None)]
@@ -749,13 +749,20 @@ def _dropped_indicators(best: Candidate, hrow: HandRow, rules: str, ctx: Mapping
         for role in ("nuki", "dora") if kind(choice[d]) in aside else ("dora",):
             if has.get(d) == role:
                 continue
-            one = frozenset({d})
-            cand = _score(rules, ctx, _build(rules, best.structure, hrow, choice, aside, best.cost,
-                                             as_dora=one if role == "dora" else frozenset(),
-                                             as_nuki=one if role == "nuki" else frozenset()))
+            cand = _with_role(best, hrow, rules, ctx, aside, choice, d, role)
             if cand.valid:
                 out.append(cand)
     return out
+
+
+def _with_role(best: Candidate, hrow: HandRow, rules: str, ctx: Mapping[str, Any], aside: frozenset[int],
+               choice: Mapping[int, int], d: int, role: str) -> Candidate:
+    """``best``'s structure read again with the classes ``choice`` and detection ``d`` as a dora
+    indicator (``role`` "dora") or a tile set aside ("nuki"), scored."""
+    one = frozenset({d})
+    return _score(rules, ctx, _build(rules, best.structure, hrow, choice, aside, best.cost,
+                                     as_dora=one if role == "dora" else frozenset(),
+                                     as_nuki=one if role == "nuki" else frozenset()))
 
 
 def _merged_kans(best: Candidate, hrow: HandRow, rules: str, ctx: Mapping[str, Any]) -> list[Candidate]:
@@ -829,8 +836,7 @@ def _missing_indicator(best: Candidate, hrow: HandRow, rules: str, ctx: Mapping[
     if nearest is None or nearest_dist > MISSING_INDICATOR_UNITS:
         return []
     choice = {**top, **dict(best.classes), nearest: dets[nearest].cls}
-    cand = _score(rules, ctx, _build(rules, best.structure, hrow, choice, aside, best.cost,
-                                     as_dora=frozenset({nearest})))
+    cand = _with_role(best, hrow, rules, ctx, aside, choice, nearest, "dora")
     return [cand] if cand.valid else []
 
 
@@ -847,12 +853,9 @@ def _cut_indicators(best: Candidate, hrow: HandRow, rules: str, ctx: Mapping[str
     choice = {**top, **dict(best.classes)}
     out: list[Candidate] = []
     for d in _cut_left_out(dict(best.roles), dets):
-        one = frozenset({d})
         as_gari = kind(dets[d].cls) in aside and "nuki" not in ctx
         for role in [r for r, ok in (("dora", counts_dora), ("nuki", as_gari)) if ok]:
-            cand = _score(rules, ctx, _build(rules, best.structure, hrow, {**choice, d: dets[d].cls}, aside, best.cost,
-                                             as_dora=one if role == "dora" else frozenset(),
-                                             as_nuki=one if role == "nuki" else frozenset()))
+            cand = _with_role(best, hrow, rules, ctx, aside, {**choice, d: dets[d].cls}, d, role)
             if cand.valid:
                 out.append(cand)
     return out
