@@ -862,6 +862,31 @@ def test_indicators_between_the_hand_and_a_pond_touching_them_stay_indicators(ne
     assert {"4s", "5s", "6s", "7s", "8s", "9s"} <= set(names(dets, hr.unused))
 
 
+INDICATORS_BEFORE_A_POND = [
+    ("4s", (798, 334, 869, 426), 6), ("0s", (710, 337, 803, 418), 89), ("6s", (862, 342, 936, 435), 4),
+    ("6z", (465, 289, 541, 385), -3), ("8m", (1061, 364, 1152, 459), -8), ("8m", (997, 356, 1077, 451), -5),
+    ("6z", (554, 299, 629, 397), 0), ("6z", (405, 284, 483, 378), -6), ("?", (929, 348, 1004, 444), 0),
+    ("?", (1134, 372, 1232, 472), 0), ("2s", (288, 270, 370, 365), -12), ("1p", (132, 258, 218, 344), -17),
+    ("2s", (342, 275, 427, 371), -9), ("4m", (368, 163, 433, 220), 43), ("7z", (306, 100, 367, 149), 76),
+    ("3p", (234, 265, 321, 360), -12), ("2p", (184, 261, 269, 350), -10), ("8s", (453, 107, 518, 161), 57),
+    ("5z", (494, 110, 557, 163), 0), ("6p", (413, 103, 472, 159), 40), ("4z", (377, 103, 434, 155), 43),
+    ("3z", (340, 101, 397, 154), 46), ("4s", (503, 93, 566, 152), 33), ("7m", (472, 90, 532, 144), 41),
+    ("3z", (344, 75, 404, 126), 68), ("3s", (412, 166, 481, 224), 41), ("5p", (394, 66, 454, 116), 34),
+    ("1s", (433, 74, 492, 125), 54), ("7s", (352, 66, 409, 116), 44),
+]
+
+
+def test_indicators_before_a_pond_with_felt_between_are_not_its_next_row() -> None:
+    # as in a render (seed 990012, image 450; the models' boxes): a steep photo, the player's own
+    # pond in rows a third of a tile's size apart, the two indicators laid before it a gap of felt
+    # (over twice that) away, touching its front row by the centres: they were read as its next
+    # row, and the hand scored with no dora
+    dets = render_dets(INDICATORS_BEFORE_A_POND)
+    hr = hand_row(dets)
+    assert names(dets, hr.indicators) == ["4m", "3s"]
+    assert {"3z", "4z", "6p", "8s", "5z", "7s"} <= set(names(dets, hr.unused))
+
+
 def test_a_cluster_turned_away_from_the_hand_is_a_pond() -> None:
     pond = [("3s!", 10.0, 3.5), ("5s!", 11.05, 3.5), ("7s!", 12.1, 3.5)]
     dets = layout_boxes("123m456p789s1122z 2z", extras=[("3p", 2.0, 3.2), *pond], faces=True)

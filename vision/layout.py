@@ -61,7 +61,7 @@ from scoring.engine import Ruleset
 from scoring.errors import HandError
 from scoring.registry import get_ruleset
 from scoring.tiles import BACK, kind
-from vision.detection import ROUND_FACES, Detection
+from vision.detection import ROUND_FACES, Detection, iou
 
 # ---------------------------------------------------------------------------------- thresholds
 #: half-width of a row band, in tile sizes (sqrt of box area): sideways tiles sit ~0.15 off
@@ -284,6 +284,15 @@ NEAR_LINE_BEYOND = 1.0
 #: a cluster apart whose tiles stray from one line by more than this share of a tile's size lies in
 #: rows (a pond); so does one touching a background line (``CLUSTER_UNITS``)
 POND_ROW_SPREAD = 0.5
+#: a cluster apart touching a background line (``CLUSTER_UNITS``) is that pond's next row unless it
+#: lies farther from it than this many times the pond's pitch that way (:func:`_past_row_pitch`):
+#: indicators laid before someone's discards, with felt between (selection render 990012/450).
+#: Selection renders 3 more exact (990011/421, 990012/277 and /450 had their indicators dropped;
+#: 990012/378's misread one is now at least asked about), fresh 1 (990018/24, silently wrong
+#: before), none fewer; 1.3 alike, 1.5–1.6 not the fresh one, 1.2 lost a fresh render (990018/43)
+POND_PITCH_OVER = 1.4
+POND_STEP_DEG = 30.0
+POND_ROW_MIN = 0.2
 #: tiles apart whose centres are this many tile widths apart touch (side by side ~1.05, one above
 #: the other ~1.35)
 CLUSTER_UNITS = 1.6
@@ -1957,10 +1966,43 @@ def _beside_background(g: _Geo, group: Sequence[int], background: Sequence[set[i
     for bg in background:
         if not bg or _nearest(g, bg, group, ref_size) > CLUSTER_UNITS * unit:
             continue
+        if _past_row_pitch(g, group, bg):
+            continue
         theirs = _mean_top(g, bg)
         if top is None or theirs is None or float(np.linalg.norm(theirs)) < FACES_DISAGREE or float(top @ theirs) > 0:
             return True
     return False
+
+
+def _past_row_pitch(g: _Geo, group: Sequence[int], line: set[int]) -> bool:
+    """``group`` lies farther from the background ``line`` than ``POND_PITCH_OVER`` times the
+    pond's own pitch that way: felt between them, not the pond's next row, whose rows touch (in a
+    steep photo a pond's rows lie a fraction of a tile's size apart, less than the gap before
+    indicators laid by it). The step is from the line's tile nearest ``group`` to the nearest tile
+    of ``group`` (scaled to the pond's tile size); the pitch, the median over the line's tiles of
+    the way to the nearest tile behind each, that way (within ``POND_STEP_DEG``, at least
+    ``POND_ROW_MIN`` of its size off, not a second box of it: ``DUPLICATE_IOU``), the median riding
+    over tiles the localizer missed. False where no tile lies behind any."""
+    idx, mine = sorted(line), list(group)
+    dist = np.linalg.norm(g.pts[mine][:, None, :] - g.pts[idx][None, :, :], axis=2)
+    a, b = np.unravel_index(int(np.argmin(dist)), dist.shape)
+    step = g.pts[mine[a]] - g.pts[idx[b]]
+    gap = float(np.linalg.norm(step))
+    if gap == 0.0:
+        return False
+    way = step / gap
+    gap *= 2.0 * g.size[idx[b]] / (g.size[idx[b]] + g.size[mine[a]])  # a larger tile's centre lies farther
+    cos_min = math.cos(math.radians(POND_STEP_DEG))
+    pitches = []
+    for p in idx:
+        back = g.pts[p] - g.pts
+        far = np.linalg.norm(back, axis=1)
+        ok = [q for q in range(len(g.dets)) if q != p and q not in mine and not g.backs[q]
+              and far[q] >= POND_ROW_MIN * g.size[p] and float(back[q] @ way) >= cos_min * far[q]
+              and iou(g.dets[q].box, g.dets[p].box) < DUPLICATE_IOU]
+        if ok:
+            pitches.append(float(min(far[q] for q in ok)))
+    return bool(pitches) and gap > POND_PITCH_OVER * float(np.median(pitches))
 
 
 def _touches(g: _Geo, group: Sequence[int], strays: set[int], unit: float, ref_size: float | None = None) -> bool:
