@@ -728,6 +728,20 @@ def test_a_dead_wall_near_the_hand_gives_its_indicators_however_far_they_lie() -
     assert names(dets, hr.indicators) == ["2m"]
 
 
+def test_a_wall_of_doubtful_faces_does_not_hide_a_sure_indicator() -> None:
+    # as in a fresh render (seed 990015, image 867): someone's discards cut by the photo's top edge
+    # show slivers read as backs and doubtful faces, in a line like a dead wall's; the true
+    # indicator, read surely, lay apart from it and was dropped (a dead wall shows the indicators)
+    wall = [(name, 6.0 + 1.02 * k, 4.0) for k, name in enumerate(["1z", "4s", "1z", "5s", "1z", "6s"])]
+    dets = layout_boxes("123m456p789s1122z 2z", extras=[("3p", 1.0, 2.6), *wall], faces=True)
+    for k in range(len(dets) - 6, len(dets)):
+        d = dets[k]
+        dets[k] = (replace(d, cls=37, topk=((37, 0.4),), face_angle=None, confidence=0.3, cut=True) if d.cls == 27
+                   else replace(d, confidence=0.08, topk=((d.cls, 0.2),), cut=True))
+    hr = hand_row(dets)
+    assert "3p" in names(dets, hr.indicators)
+
+
 def test_a_doubtful_tile_apart_is_no_indicator() -> None:
     # as on a real photo (hand_010 of the supplement): "tiles" found on bare felt, read 0.13 and 0.14
     dets = layout_boxes("123m456p789s1122z 2z", extras=[("3p", 2.0, 3.2), ("8s", 6.0, 3.4)], faces=True)

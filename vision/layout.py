@@ -2324,7 +2324,9 @@ def analyse_layout(dets: Sequence[Detection], rules: str = "riichi", readmit: fr
             unused += [j for grp in ponds for j in grp]
             groups = tuple(grp for grp in groups if grp not in ponds)
             apart = [j for j in apart if any(j in grp for grp in groups)]
-        if any(j in walled for grp in groups for j in grp):  # the dead wall shows the indicators
+        # the dead wall shows the indicators, unless every face it shows is doubtful (someone's discards
+        # cut by the photo's edge look like a wall: fresh render 990015/867 lost its sure indicator)
+        if any(j in walled and not _doubtful(dets[j]) for grp in groups for j in grp):
             # ... its face-up tiles, not the discards touching it, and the tiles set aside
             keep = [kept for grp in groups
                     if (kept := tuple(j for j in grp if j in walled or is_aside[j]))
