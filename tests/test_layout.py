@@ -742,6 +742,21 @@ def test_a_wall_of_doubtful_faces_does_not_hide_a_sure_indicator() -> None:
     assert "3p" in names(dets, hr.indicators)
 
 
+def test_a_line_of_strips_at_the_photo_s_edge_is_no_dead_wall() -> None:
+    # as in a fresh render (seed 990015, image 192): the photo's top edge cuts a line of tiles to
+    # strips a fifth of their height, read as backs and one doubtful face: taken for a dead wall,
+    # its face was read as an indicator no one can see
+    wall = [(name, 6.0 + 1.02 * k, 4.0) for k, name in enumerate(["1z", "1z", "4s", "1z"])]
+    dets = layout_boxes("123m456p789s1122z 2z", extras=wall, faces=True)
+    for k in range(len(dets) - 4, len(dets)):
+        d = dets[k]
+        strip = (d.box[0], d.box[1], d.box[2], d.box[1] + 0.25 * d.height)
+        dets[k] = (replace(d, box=strip, cls=37, topk=((37, 0.6),), face_angle=None, cut=True) if d.cls == 27
+                   else replace(d, box=strip, confidence=0.1, topk=((d.cls, 0.2),), cut=True))
+    hr = hand_row(dets)
+    assert hr.n_tiles == 14 and names(dets, hr.indicators) == []
+
+
 def test_a_doubtful_tile_apart_is_no_indicator() -> None:
     # as on a real photo (hand_010 of the supplement): "tiles" found on bare felt, read 0.13 and 0.14
     dets = layout_boxes("123m456p789s1122z 2z", extras=[("3p", 2.0, 3.2), ("8s", 6.0, 3.4)], faces=True)

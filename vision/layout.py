@@ -210,6 +210,9 @@ DEAD_WALL_BACKS = 2
 #: ... but face-up tiles at its ends a gap this wide beyond its outermost face-down tiles are not
 #: the wall's (see :func:`_wall_part`)
 WALL_FACE_GAP = 0.4
+#: a line of tiles the photo's edge cuts to strips is no dead wall (:func:`_sliver`; fresh render
+#: 990015/192: strips a fifth of a tile's height; 0.35–0.5 alike, 0.25 not enough)
+SLIVER_SHARE = 0.4
 #: ... unless this many face-up tiles or more lead the run from the hand's side before a wall laid
 #: touching them (:func:`_wall_tail`): the concealed tiles against their dead wall, the melds a gap
 #: beyond. A dead wall shows its indicators from the third stack in; taken whole, such a run lost
@@ -2065,9 +2068,17 @@ def _dead_walls(g: _Geo, lines: Sequence[_Line]) -> list[_DeadWall]:
         for run in _line_runs(g, line, lambda gap: gap >= DEAD_WALL_GAP):
             run = _wall_part(run)
             faces = frozenset(r.det for r in run if not r.back)
+            if all(_sliver(g.dets[r.det]) for r in run):
+                continue
             if sum(r.back for r in run) >= DEAD_WALL_BACKS and 0 < len(faces) <= DEAD_WALL_MAX_FACES:
                 out.append(_DeadWall(faces, tuple(r.det for r in run)))
     return out
+
+
+def _sliver(d: Detection) -> bool:
+    """A box the photo's edge cuts to a strip (its short side under ``SLIVER_SHARE`` of its long):
+    a tile's edge or side, whose face cannot be read."""
+    return d.cut and min(d.width, d.height) < SLIVER_SHARE * max(d.width, d.height)
 
 
 def _wall_part(run: list[RowTile]) -> list[RowTile]:
