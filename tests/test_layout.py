@@ -916,6 +916,31 @@ def test_indicators_before_a_pond_with_felt_between_are_not_its_next_row() -> No
     assert {"3z", "4z", "6p", "8s", "5z", "7s"} <= set(names(dets, hr.unused))
 
 
+INDICATOR_BEFORE_A_LOOSE_POND = [
+    ("4s", (585, 323, 636, 392), -5), ("4s", (441, 336, 496, 405), -7), ("2s", (632, 318, 684, 387), -2),
+    ("9m", (347, 258, 396, 312), 10), ("2s", (393, 339, 447, 409), -7), ("4s", (677, 314, 731, 382), -3),
+    ("?", (927, 298, 987, 359), 0), ("7p", (342, 344, 401, 414), -12), ("2s", (736, 310, 789, 378), 4),
+    ("7p", (292, 349, 356, 419), -12), ("4s", (538, 327, 590, 396), -6), ("7p", (242, 352, 306, 424), -14),
+    ("8p", (884, 302, 945, 362), -21), ("3s", (489, 330, 543, 400), -9), ("9m", (1077, 268, 1143, 323), -30),
+    ("8p", (840, 306, 901, 366), -20), ("1p", (544, 178, 586, 225), 0), ("?", (800, 310, 857, 370), 0),
+    ("0m", (1039, 272, 1105, 327), -24), ("2z", (368, 145, 410, 188), 4), ("5z", (400, 189, 441, 237), 4),
+    ("7z", (545, 153, 583, 195), 2), ("9p", (404, 142, 442, 183), 3), ("1p", (437, 187, 476, 234), 4),
+    ("4p", (359, 195, 404, 240), 11), ("2p", (473, 182, 511, 230), 179), ("1s", (506, 181, 545, 227), 3),
+    ("7s", (401, 164, 442, 209), 5), ("6s", (506, 159, 545, 204), -6), ("1s", (440, 139, 479, 182), -3),
+    ("6z", (474, 138, 512, 177), -5), ("0s", (362, 171, 403, 212), 6), ("7z", (439, 164, 476, 207), 1),
+    ("3p", (471, 159, 509, 205), 168),
+]
+
+
+def test_an_indicator_before_a_pond_in_short_rows_is_parted_from_it_by_the_felt() -> None:
+    # as in a render (seed 990013, image 272; the models' boxes): Totenko's manzu indicator laid
+    # a tile in front of a pond whose short rows make no background line, so the two made one
+    # cluster apart, in rows; the pond faces as the hand does, and the hand was scored with no dora
+    dets = render_dets(INDICATOR_BEFORE_A_LOOSE_POND)
+    hr = hand_row(dets, "totenko_balance")
+    assert names(dets, sorted(hr.apart)) == ["9m"]
+
+
 def test_a_cluster_turned_away_from_the_hand_is_a_pond() -> None:
     pond = [("3s!", 10.0, 3.5), ("5s!", 11.05, 3.5), ("7s!", 12.1, 3.5)]
     dets = layout_boxes("123m456p789s1122z 2z", extras=[("3p", 2.0, 3.2), *pond], faces=True)
