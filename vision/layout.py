@@ -1981,16 +1981,17 @@ def _beside_background(g: _Geo, group: Sequence[int], background: Sequence[set[i
     return False
 
 
-def _past_row_pitch(g: _Geo, group: Sequence[int], line: set[int]) -> bool:
-    """``group`` lies farther from the background ``line`` than ``POND_PITCH_OVER`` times the
-    pond's own pitch that way: felt between them, not the pond's next row, whose rows touch (in a
-    steep photo a pond's rows lie a fraction of a tile's size apart, less than the gap before
-    indicators laid by it). The step is from the line's tile nearest ``group`` to the nearest tile
-    of ``group`` (scaled to the pond's tile size); the pitch, the median over the line's tiles of
-    the way to the nearest tile behind each, that way (within ``POND_STEP_DEG``, at least
-    ``POND_ROW_MIN`` of its size off, not a second box of it: ``DUPLICATE_IOU``), the median riding
-    over tiles the localizer missed. False where no tile lies behind any."""
-    idx, mine = sorted(line), list(group)
+def _past_row_pitch(g: _Geo, group: Sequence[int], pond: set[int]) -> bool:
+    """``group`` lies farther from ``pond`` (a background line, or the rest of a cluster) than
+    ``POND_PITCH_OVER`` times the pond's own pitch that way: felt between them, not the pond's next
+    row, whose rows touch (in a steep photo a pond's rows lie a fraction of a tile's size apart,
+    less than the gap before indicators laid by it). The step is from the pond's tile nearest
+    ``group`` to the nearest tile of ``group`` (scaled to the pond's tile size); the pitch, the
+    median over the pond's tiles of the way to the nearest face-up tile behind each, that way
+    (within ``POND_STEP_DEG``, at least ``POND_ROW_MIN`` of its size off, not a second box of it:
+    ``DUPLICATE_IOU``), the median riding over tiles the localizer missed. False where no tile lies
+    behind any."""
+    idx, mine = sorted(pond), list(group)
     dist = np.linalg.norm(g.pts[mine][:, None, :] - g.pts[idx][None, :, :], axis=2)
     a, b = np.unravel_index(int(np.argmin(dist)), dist.shape)
     step = g.pts[mine[a]] - g.pts[idx[b]]
@@ -2000,15 +2001,16 @@ def _past_row_pitch(g: _Geo, group: Sequence[int], line: set[int]) -> bool:
     way = step / gap
     gap *= 2.0 * g.size[idx[b]] / (g.size[idx[b]] + g.size[mine[a]])  # a larger tile's centre lies farther
     cos_min = math.cos(math.radians(POND_STEP_DEG))
+    others = ~g.backs
+    others[mine] = False
     pitches = []
     for p in idx:
         back = g.pts[p] - g.pts
         far = np.linalg.norm(back, axis=1)
-        ok = [q for q in range(len(g.dets)) if q != p and q not in mine and not g.backs[q]
-              and far[q] >= POND_ROW_MIN * g.size[p] and float(back[q] @ way) >= cos_min * far[q]
-              and iou(g.dets[q].box, g.dets[p].box) < DUPLICATE_IOU]
-        if ok:
-            pitches.append(float(min(far[q] for q in ok)))
+        behind = np.flatnonzero(others & (far >= POND_ROW_MIN * g.size[p]) & (back @ way >= cos_min * far))
+        steps = [float(far[q]) for q in behind if iou(g.dets[q].box, g.dets[p].box) < DUPLICATE_IOU]
+        if steps:
+            pitches.append(min(steps))
     return bool(pitches) and gap > POND_PITCH_OVER * float(np.median(pitches))
 
 
