@@ -7,6 +7,7 @@ tile, ``"`` a sideways tile with a second one stacked on it, ``?`` a face-down t
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import replace
 
 import numpy as np
@@ -29,7 +30,7 @@ def hand_row(dets: list[Detection], rules: str = "riichi") -> HandRow:
     return lay.hand
 
 
-def render_dets(tiles: list[tuple[str, tuple[int, int, int, int], int]]) -> list[Detection]:
+def render_dets(tiles: Sequence[tuple[str, tuple[float, float, float, float], int]]) -> list[Detection]:
     """Detections from a render's (tile, box, face angle) list, all sure (the true boxes and faces)."""
     out = []
     for name, box, face in tiles:
@@ -1383,12 +1384,18 @@ def test_gari_laid_in_a_line_are_one_cluster_however_short_the_rows_unit() -> No
     assert hand is not None and hand["dora_indicators"] == [] and hand["nuki"] == "110m"
 
 
-def test_an_indicator_laid_off_a_run_of_gari_stays_apart() -> None:
-    # as in a fresh render (seed 990016, image 145): a 0m indicator diagonally off three gari
+@pytest.mark.parametrize("boxes", [
+    [(942, 238, 1004, 300), (995, 180, 1053, 240), (1032, 171, 1090, 231), (1072, 162, 1130, 222)],  # true
+    [(937.32, 237.57, 1002.95, 300.92), (991.5, 182.64, 1051.12, 238.43), (1027.45, 172.94, 1091.76, 229.6),
+     (1066.31, 164.43, 1132.16, 219.68)],  # the models' (a best line through all four: 0.2498 of a size)
+])
+def test_an_indicator_laid_off_a_run_of_gari_stays_apart(boxes: list[tuple[float, float, float, float]]) -> None:
+    # as in a fresh render (seed 990016, image 145): a 0m indicator diagonally off three gari. With
+    # the models' boxes a best line through all four passed within a quarter of a size of each, so
+    # the indicator was read as a fourth gari, silently: it is measured from the run's own line
     from vision.layout import GARI_JOIN_SIZE, _geo, _join_set_aside
 
-    dets = render_dets([("0m", (942, 238, 1004, 300), 0), ("1m", (995, 180, 1053, 240), 0),
-                        ("0m", (1032, 171, 1090, 231), 0), ("9m", (1072, 162, 1130, 222), 0)])
+    dets = render_dets([(name, box, 0) for name, box in zip(["0m", "1m", "0m", "9m"], boxes, strict=True)])
     g = _geo(dets)
     unit = max(45.0, GARI_JOIN_SIZE * float(np.median(g.size)))  # as the layout measures them
     joined = _join_set_aside(g, ((0,), (1, 2, 3)), [True] * 4, unit)  # the run one cluster already

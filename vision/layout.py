@@ -1734,11 +1734,26 @@ def _join_set_aside(g: _Geo, groups: Sequence[tuple[int, ...]], is_aside: Sequen
         return list(groups)
     joined: list[tuple[int, ...]] = []
     for cl in _clusters(g, [j for grp in aside for j in grp], unit):
-        if _line_spread(g, cl) > GARI_JOIN_SPREAD:
-            joined += [grp for grp in aside if grp[0] in cl]
+        parts = [grp for grp in aside if grp[0] in cl]
+        if _line_spread(g, cl) > GARI_JOIN_SPREAD or _off_the_run(g, cl, max(parts, key=len)):
+            joined += parts
         else:
             joined.append(cl)
     return [*(grp for grp in groups if grp not in aside), *joined]
+
+
+def _off_the_run(g: _Geo, cl: Sequence[int], run: Sequence[int]) -> bool:
+    """A tile of ``cl`` lies off the line through ``run`` (two tiles or more) by over
+    ``GARI_JOIN_SPREAD`` of its size: a best line through them all may still pass near each, when
+    one tile at an end strays (fresh render 990016/145: a manzu indicator laid off the gari's run,
+    0.7 of a tile's size off its line, was read as a fourth gari)."""
+    if len(run) < 2 or len(run) == len(cl):
+        return False
+    pts = g.pts[list(run)]
+    centre = pts.mean(axis=0)
+    _, _, vt = np.linalg.svd(pts - centre, full_matrices=False)
+    size = float(np.median(g.size[list(cl)]))
+    return any(abs(float((g.pts[j] - centre) @ vt[1])) > GARI_JOIN_SPREAD * size for j in cl if j not in run)
 
 
 def _one_set(max_indicators: int) -> int:
