@@ -204,6 +204,22 @@ def test_stacked_tile_drawn_overlapping_its_base_is_still_stacked(angle: float) 
     assert hr.structures[0].melds[0].dets == (11, 13, 14, 12)
 
 
+@pytest.mark.parametrize("angle", [0.0, 25.0])
+@pytest.mark.parametrize(("grow", "stacked"), [(1.0, True), (1.3, False)])
+def test_a_stacked_tile_drawn_closer_still_is_stacked_unless_its_box_is_looser(angle: float, grow: float,
+                                                                               stacked: bool) -> None:
+    # as in fresh renders (seed 990015, image 616; 990019, image 105): the stacked tile's box drawn
+    # a fifth of the base's width across the row from it, its size the base's; a second, looser
+    # box of the base itself (selection renders 990012/193 and /372: 1.2-1.4 times its size) lies
+    # as close but is no tile
+    dets = layout_boxes('123m456p789s1z 1z ~0.8 5"55s', angle=angle)
+    d = _pulled_towards(dets[12], dets[11], 0.8)
+    (x1, y1, x2, y2), (cx, cy) = d.box, d.centre
+    w, h = (x2 - x1) * grow, (y2 - y1) * grow
+    dets[12] = replace(d, box=(cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2))
+    assert hand_row(dets).row.stacked == ((12,) if stacked else ())
+
+
 def test_a_duplicate_box_of_a_sideways_tile_is_not_a_stacked_tile() -> None:
     dets = layout_boxes("123m456p789s1z 1z ~0.8 5'55s")
     base = dets[11]

@@ -164,6 +164,14 @@ DOUBTFUL_EXCLUDE_COST = 0.2
 STACK_U_TOL = 0.4
 STACK_V_MIN = 0.25
 STACK_V_MAX = 1.6
+#: ... but a box set aside as a second box of the base (``DUPLICATE_IOU``) may lie from this share
+#: of its width on, where it is no larger than ``STACK_SECOND_SIZE`` times the base: the localizer
+#: draws a stacked pair's boxes closer still (fresh renders 990015/616 and 990019/105: 0.20 and
+#: 0.21 of the base apart, their sizes the base's, read as pons), while a second box of the base
+#: itself is looser (selection renders 990012/193 and /372: 0.18 and 0.19 apart, 1.22 and 1.37
+#: times the base). Fresh +2 exact, selection the same; 0.1–0.2 and 1.1–1.2 alike, 1.3 lost one
+STACK_V_MIN_SECOND = 0.15
+STACK_SECOND_SIZE = 1.15
 #: ... and is of the base's kind, some kind among the likeliest this many classes of each in
 #: common: a pond's tile beyond a called tile was taken for its stacked one (on the 2,600 selection
 #: renders, all 125 true stacked tiles share their base's top class; 28 of 87 false ones share no
@@ -954,8 +962,8 @@ def _split_gap(tiles: Sequence[RowTile]) -> float:
 def _attach_stacked(g: _Geo, line: _Line, pool: list[int], spare: set[int] | None = None) -> None:
     """Move sideways tiles lying on a sideways tile of the line from the pool onto it. ``spare``:
     boxes set aside as duplicates, which may be a stacked tile after all (the localizer draws a
-    stacked pair's boxes closer than they are, overlapping as a duplicate's would); one taken is
-    removed from it."""
+    stacked pair's boxes closer than they are, overlapping as a duplicate's would: one of the
+    base's size may lie as close as ``STACK_V_MIN_SECOND``); one taken is removed from it."""
     spare = spare if spare is not None else set()
     if not pool and not spare:
         return
@@ -978,7 +986,9 @@ def _attach_stacked(g: _Geo, line: _Line, pool: list[int], spare: set[int] | Non
             if not side[j] or g.backs[idx[j]] or int(idx[j]) in line.stacked.values():
                 continue
             dv = abs(v[j] - base.v)
-            if not _lies_on(g, base, int(idx[j]), abs(u[j] - base.u), dv, d, depth):
+            second = int(idx[j]) in spare and g.size[idx[j]] <= STACK_SECOND_SIZE * g.size[base.det]
+            v_min = STACK_V_MIN_SECOND if second else STACK_V_MIN
+            if not _lies_on(g, base, int(idx[j]), abs(u[j] - base.u), dv, d, depth, v_min):
                 continue
             if dv < best_dist:
                 best, best_dist = int(idx[j]), dv
@@ -1017,14 +1027,14 @@ def _detach_stacked(g: _Geo, line: _Line) -> None:
 
 
 def _lies_on(g: _Geo, base: RowTile, j: int, du: float, dv: float, direction: np.ndarray,
-             depth: np.ndarray | None) -> bool:
+             depth: np.ndarray | None, v_min: float = STACK_V_MIN) -> bool:
     """Tile ``j`` lies stacked on ``base``: ``du`` along the row (measured across the table's
     ``depth`` where known, see ``STACK_DEPTH_NEAR``) within ``STACK_U_TOL`` of the base, ``dv``
-    across it ``STACK_V_MIN`` to ``STACK_V_MAX``, of a size and a kind that may match."""
+    across it ``v_min`` to ``STACK_V_MAX``, of a size and a kind that may match."""
     if depth is not None:
         off = g.pts[j] - g.pts[base.det]
         du = abs(float(np.linalg.solve(np.column_stack([direction, depth]), off)[0]))
-    return (du <= STACK_U_TOL * base.along and STACK_V_MIN * base.across <= dv <= STACK_V_MAX * base.across
+    return (du <= STACK_U_TOL * base.along and v_min * base.across <= dv <= STACK_V_MAX * base.across
             and SIZE_RATIO[0] <= g.size[j] / g.size[base.det] <= SIZE_RATIO[1]
             and _may_match(g.dets[base.det], g.dets[j]))
 
