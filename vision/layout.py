@@ -1759,11 +1759,10 @@ def _off_the_run(g: _Geo, cl: Sequence[int], run: Sequence[int]) -> bool:
     0.7 of a tile's size off its line, was read as a fourth gari)."""
     if len(run) < 2 or len(run) == len(cl):
         return False
-    pts = g.pts[list(run)]
-    centre = pts.mean(axis=0)
-    _, _, vt = np.linalg.svd(pts - centre, full_matrices=False)
+    d, centre = _principal(g.pts[list(run)])
+    normal = np.array([-d[1], d[0]])
     size = float(np.median(g.size[list(cl)]))
-    return any(abs(float((g.pts[j] - centre) @ vt[1])) > GARI_JOIN_SPREAD * size for j in cl if j not in run)
+    return any(abs(float((g.pts[j] - centre) @ normal)) > GARI_JOIN_SPREAD * size for j in cl if j not in run)
 
 
 def _one_set(max_indicators: int) -> int:
