@@ -220,6 +220,16 @@ def test_a_stacked_tile_drawn_closer_still_is_stacked_unless_its_box_is_looser(a
     assert hand_row(dets).row.stacked == ((12,) if stacked else ())
 
 
+@pytest.mark.parametrize(("kind", "stacked"), [("z", True), ("s", False)])
+def test_a_stacked_white_dragon_read_upright_is_stacked_by_its_box(kind: str, stacked: bool) -> None:
+    # as in a render (seed 990011, image 851): an added kan of white dragons, its stacked tile's
+    # blank face read upright (a round face's axis is a guess), so it was no stacked tile and the
+    # kan was scored as a pon in silence; a five of bamboos read upright is believed
+    dets = layout_boxes(f'123m456p789s1z 1z ~0.8 5"55{kind}', faces=True)
+    dets[12] = replace(dets[12], face_angle=dets[13].face_angle)  # read as upright as its neighbours
+    assert hand_row(dets).row.stacked == ((12,) if stacked else ())
+
+
 def test_a_duplicate_box_of_a_sideways_tile_is_not_a_stacked_tile() -> None:
     dets = layout_boxes("123m456p789s1z 1z ~0.8 5'55s")
     base = dets[11]
