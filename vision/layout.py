@@ -980,13 +980,14 @@ def _attach_stacked(g: _Geo, line: _Line, pool: list[int], spare: set[int] | Non
     rel = g.pts[idx] - line.point
     u, v = rel @ d, rel @ up
     along, across, _ = _extents(g.w[idx], g.h[idx], d)
+    round_faces = np.array([g.dets[j].cls in ROUND_FACES for j in idx], dtype=bool)
     for base in bases:
         refs = np.full(len(idx), base.ref_ratio)
         side = _sideways(_side_margins(along, across, g.flags[idx], degenerate, refs, g.angles[idx], d))
-        if not degenerate:  # a round face's axis is a guess (ROUND_FACES): its box may say sideways
+        if not degenerate and round_faces.any():  # a round face's axis is a guess: its box may say sideways
             by_box = _sideways(_side_margins(along, across, g.flags[idx], degenerate, refs,
                                              np.full(len(idx), np.nan), d))
-            side |= by_box & np.array([g.dets[j].cls in ROUND_FACES for j in idx], dtype=bool)
+            side |= by_box & round_faces
         depth = _depth_near(g, tiles, base, up)
         best, best_dist = None, math.inf
         for j in range(len(idx)):
