@@ -662,6 +662,19 @@ def test_closed_kans_in_a_longer_line_than_the_concealed_tiles_join_them() -> No
     assert sorted(m["tiles"] for m in hand["melds"] if not m["open"]) == ["5555z", "7777z"]
 
 
+def test_a_faint_back_by_closed_kans_does_not_make_them_a_dead_wall() -> None:
+    # as in selection render 990013/148: a faint face-down box on the felt between the concealed
+    # tiles and the kans (0.17 sure) gave the kans' line a fifth back that no kan holds; it was cut
+    # off as a dead wall and the kans' faces read as indicators
+    faint = Detection(37, 0.17, (690.0, 619.0, 745.0, 681.0), False, ((37, 0.27), (31, 0.11)), None, 0.9)
+    dets = [*render_dets(KANS_APART), faint]
+    hr = hand_row(dets)
+    assert hr.n_tiles == 17 and len(dets) - 1 not in hr.row.dets
+    hand = read_hand(dets).hand_dict()
+    assert hand is not None and hand["hand"] == "3344466z" and hand["dora_indicators"] == ["4s"]
+    assert sorted(m["tiles"] for m in hand["melds"] if not m["open"]) == ["5555z", "7777z"]
+
+
 #: a render (seed 990011, image 163; its hand's true boxes and face angles, the sideways tiles' last):
 #: 6s and the winning 6s, then pon 888s, chi 678m, chi 678m and an open kan of 2s, seen from 40°
 #: with the faces' axes turning 75° along the row; four of the melds' thirteen tiles lie sideways

@@ -1224,6 +1224,21 @@ def _release_far(g: _Geo, line: _Line) -> list[int]:
     return released
 
 
+def _release_doubtful_backs(g: _Geo, line: _Line) -> list[int]:
+    """Let go of the line's face-down tiles read with under ``DOUBTFUL_END_CONF`` when without them,
+    and not with them, every face-down tile of the line belongs to a closed kan (and some do): a
+    faint box on the felt between the winning tile and two closed kans made them a dead wall, whose
+    faces were read as indicators (selection render 990013/148)."""
+    tiles = _row_tiles(g, line)[0]
+    weak = [t.det for t in tiles if t.back and t.doubtful]
+    rest = [t for t in tiles if not (t.back and t.doubtful)]
+    if not weak or _closed_kans_in(tiles) or not any(t.back for t in rest) or not _closed_kans_in(rest):
+        return []
+    for j in weak:
+        line.members.remove(j)
+    return weak
+
+
 def _duplicates(dets: Sequence[Detection]) -> set[int]:
     """Boxes overlapping a more confident one by ``DUPLICATE_IOU``, or lying in it by
     ``DUPLICATE_INSIDE`` of the smaller box (one tile detected twice)."""
@@ -1259,6 +1274,7 @@ def _extract_lines(g: _Geo, skip: set[int]) -> tuple[list[_Line], list[int]]:
         _detach_stacked(g, line)
         _attach_stacked(g, line, pool, skip)
         loose.extend(_release_far(g, line))
+        loose.extend(_release_doubtful_backs(g, line))
         lines.append(line)
         lines.extend(_split_dead_wall(g, line))
     rest = sorted(loose + pool)
