@@ -662,6 +662,31 @@ def test_closed_kans_in_a_longer_line_than_the_concealed_tiles_join_them() -> No
     assert sorted(m["tiles"] for m in hand["melds"] if not m["open"]) == ["5555z", "7777z"]
 
 
+#: fresh render 990015/363 as the models read it: a dead wall (1s among six backs) laid in line with
+#: the hand, left of it; 8p 8p 2s 2s 2s 0s 5s, the winning 8p, pons of 4z and 3z; a pond beyond
+WALL_IN_LINE = [
+    ("5s", (786, 335, 841, 401), 159), ("8p", (543, 397, 598, 464), -18), ("2s", (625, 376, 682, 443), -13),
+    ("3z", (1143, 244, 1208, 308), -24), ("0s", (746, 345, 801, 412), -17), ("2s", (706, 355, 761, 423), -15),
+    ("2s", (667, 365, 722, 433), -13), ("?", (269, 409, 323, 477), 0), ("8p", (584, 387, 638, 455), -17),
+    ("4z", (976, 296, 1040, 353), 81), ("4z", (932, 298, 990, 363), -22), ("1s", (183, 430, 239, 498), -2),
+    ("3z", (1106, 253, 1169, 317), -25), ("4z", (1020, 275, 1080, 340), -25), ("?", (139, 441, 196, 509), 0),
+    ("8p", (843, 321, 899, 387), -21), ("?", (311, 398, 363, 466), 0), ("?", (351, 387, 406, 455), 0),
+    ("?", (97, 451, 153, 520), 0), ("?", (227, 419, 281, 487), 0), ("3z", (1063, 273, 1128, 330), 81),
+    ("4p", (611, 217, 672, 271), -100), ("6z", (514, 89, 572, 142), 76), ("2p", (557, 231, 616, 286), -101),
+    ("7s", (605, 188, 665, 243), 74), ("4m", (525, 117, 585, 172), 71), ("5p", (539, 171, 600, 229), 75),
+    ("3p", (546, 199, 611, 251), -103), ("4m", (528, 143, 590, 195), 76)]
+
+
+def test_the_hand_is_found_again_without_a_dead_wall_in_its_line() -> None:
+    # the longest line ran through the wall, the hand's right end and the pons, missing the first
+    # four concealed tiles; without the wall the line through the hand holds them
+    dets = render_dets(WALL_IN_LINE)
+    hr = hand_row(dets)
+    assert hr.n_tiles == 14 and names(dets, hr.indicators) == ["1s"]
+    hand = read_hand(dets).hand_dict()
+    assert hand is not None and hand["hand"] == "88p22205s" and hand["win_tile"] == "8p"
+
+
 def test_a_faint_back_by_closed_kans_does_not_make_them_a_dead_wall() -> None:
     # as in selection render 990013/148: a faint face-down box on the felt between the concealed
     # tiles and the kans (0.17 sure) gave the kans' line a fifth back that no kan holds; it was cut

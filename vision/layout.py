@@ -1269,17 +1269,44 @@ def _extract_lines(g: _Geo, skip: set[int]) -> tuple[list[_Line], list[int]]:
         line = _best_line(g.pts, g.size, pool)
         if line is None:
             break
-        for m in line.members:
-            pool.remove(m)
-        _detach_stacked(g, line)
-        _attach_stacked(g, line, pool, skip)
-        loose.extend(_release_far(g, line))
-        loose.extend(_release_doubtful_backs(g, line))
+        pool_before = list(pool)
+        released = _settle(g, line, pool, skip)
+        walls = _split_dead_wall(g, line)
+        lines.extend(walls)
+        unwalled = [j for j in pool_before if not any(j in w.members for w in walls)
+                    and j not in line.stacked.values() and j not in released]
+        again = _found_again(g, line, unwalled) if walls else None
+        if again is not None:  # its tiles, along the first line's direction (measured on more tiles)
+            pool[:] = unwalled
+            line = _Line(again.members, line.direction, again.point, dict(line.stacked))
+            released += _settle(g, line, pool, skip)
+        loose.extend(released)
         lines.append(line)
-        lines.extend(_split_dead_wall(g, line))
     rest = sorted(loose + pool)
     lines, rest = _merge_continuations(g, lines, rest)
     return lines, rest
+
+
+def _settle(g: _Geo, line: _Line, pool: list[int], skip: set[int]) -> list[int]:
+    """Take ``line``'s tiles out of ``pool`` and its stacked tiles onto it (from ``pool`` or the
+    duplicates ``skip``); return the tiles it lets go (far apart, or faint backs)."""
+    for m in line.members:
+        pool.remove(m)
+    _detach_stacked(g, line)
+    _attach_stacked(g, line, pool, skip)
+    return _release_far(g, line) + _release_doubtful_backs(g, line)
+
+
+def _found_again(g: _Geo, line: _Line, pool: list[int]) -> _Line | None:
+    """The best line in ``pool`` (the tiles before ``line`` was taken, less the dead wall cut off
+    its end, its stacked tiles and the tiles it let go) where it holds every tile ``line`` kept
+    and more, else ``None``: the wall bent the line it was found in, which missed tiles of the
+    hand (fresh render 990015/363: its first four concealed tiles, refused). The line found again
+    keeps the first one's direction, and one with no more tiles is not taken: measured on fewer
+    tiles, its direction closed the winning tile's gap (990015/517) and a stacked tile joined
+    the row (990015/337)."""
+    again = _best_line(g.pts, g.size, pool)
+    return again if again is not None and set(again.members) > set(line.members) else None
 
 
 def _joins(g: _Geo, line: _Line, dets: Sequence[int]) -> bool:
