@@ -750,6 +750,77 @@ def test_a_box_that_looks_sideways_tips_a_face_read_a_little_turned() -> None:
     assert [t.det for t in hand_row(upright).row.tiles if t.sideways] == [0]
 
 
+#: fresh render 990015/267 as the models read it (box, face angle, rotated, confidence, top-k
+#: classes, face's top sure): 1s and the winning 1s; pon 777s, added kan 1111p, pon 055m and an
+#: added kan of 6p, whose stacked 6p is read upright among the sideways faces near it; the
+#: indicators 3z 7s 2p by someone's pond (a 5s of it upside down, touching it)
+KANS_BY_A_POND = [
+    (725, 587, 804, 677, 22, False, 0.92, "5m:0.98", 1.00),
+    (257, 372, 337, 442, 57, False, 0.92, "7s:0.99", 0.94),
+    (674, 562, 751, 651, 25, False, 0.88, "5m:0.96", 1.00),
+    (362, 420, 442, 494, 46, False, 0.90, "7s:0.99", 1.00),
+    (472, 470, 552, 549, 44, False, 0.89, "1p:0.98", 0.85),
+    (301, 399, 388, 471, -66, True, 0.89, "7s:0.98", 1.00),
+    (936, 683, 1015, 782, 1, False, 0.90, "6p:0.99", 1.00),
+    (876, 656, 950, 752, 10, False, 0.86, "6p:0.95", 1.00),
+    (601, 539, 695, 625, -63, False, 0.84, "0m:0.92 0p:0.02", 1.00),
+    (424, 447, 504, 525, 44, False, 0.89, "1p:0.99", 0.90),
+    (390, 327, 458, 385, 61, True, 0.88, "3z:0.97", 0.93),
+    (170, 331, 252, 398, 68, True, 0.90, "1s:1.00", 0.89),
+    (465, 361, 531, 419, 49, False, 0.89, "2p:0.99", 0.78),
+    (128, 312, 210, 377, 67, True, 0.84, "1s:0.94 6z:0.01 7s:0.01", 0.91),
+    (426, 345, 495, 403, 51, True, 0.80, "7s:0.90 5s:0.02 4s:0.01", 0.96),
+    (800, 638, 892, 724, -67, False, 0.83, "6p:0.95 7p:0.01", 1.00),
+    (423, 271, 482, 322, 63, True, 0.86, "7m:0.99", 0.93),
+    (363, 247, 420, 294, 69, True, 0.79, "7m:0.92 9m:0.02 5m:0.01", 0.89),
+    (523, 316, 586, 366, -127, True, 0.82, "5z:0.96", 0.46),
+    (391, 257, 450, 305, 63, True, 0.35, "0s:0.41 0p:0.12 7p:0.05 7z:0.04 5z:0.03", 0.36),
+    (519, 499, 613, 581, -71, False, 0.83, "1p:0.98", 0.10),
+    (449, 259, 505, 308, 70, False, 0.33, "5z:0.40 7m:0.16 9p:0.10 3z:0.03 1z:0.02", 0.72),
+    (457, 288, 519, 339, 51, True, 0.68, "9p:0.82 1p:0.05 6p:0.03 7p:0.02", 0.80),
+    (491, 305, 554, 355, 68, True, 0.27, "2m:0.32 1m:0.32 3m:0.13 8m:0.05 5m:0.03", 0.90),
+    (538, 480, 625, 552, -57, True, 0.83, "1p:1.00", 0.36),
+    (483, 276, 540, 327, 44, False, 0.56, "1m:0.70 8m:0.15 2m:0.09 3m:0.02", 1.00),
+    (532, 308, 598, 358, -107, True, 0.72, "5z:0.90 4p:0.06", 0.27),
+    (410, 230, 470, 277, -109, True, 0.72, "5s:0.91 7s:0.03 3s:0.01", 0.51),
+    (810, 606, 896, 679, -67, True, 0.76, "6p:0.99", 0.88),
+    (507, 286, 568, 337, 54, True, 0.34, "6p:0.47 5z:0.12 9p:0.07 7p:0.06 3m:0.05", 0.93),
+    (544, 302, 601, 347, None, True, 0.57, "4p:0.86 5z:0.10", 0.00),
+    (415, 257, 475, 306, 71, True, 0.35, "7m:0.72 9m:0.04 5m:0.03 3m:0.02 6m:0.01", 0.90),
+]
+
+
+def kans_by_a_pond() -> list[Detection]:
+    out = []
+    for x1, y1, x2, y2, face, rot, conf, topk, sure in KANS_BY_A_POND:
+        classes = tuple((37 if n == "?" else parse_tiles(n)[0], float(q))
+                        for n, q in (part.split(":") for part in topk.split()))
+        out.append(Detection(classes[0][0], conf, (float(x1), float(y1), float(x2), float(y2)), rot, classes,
+                             face, sure))
+    return out
+
+
+def test_a_stacked_tile_turned_as_its_base_is_stacked_whatever_its_own_judgement() -> None:
+    # the stacked 6p's face lies 0.3° off its base's, but among four sideways neighbours it was
+    # judged upright: it stayed in the row, a pon of 6p and a fourth 6p apart read as an indicator
+    dets = kans_by_a_pond()
+    hr = hand_row(dets)
+    assert hr.row.stacked == (24, 28) and 28 not in hr.row.dets
+    hand = read_hand(dets).hand_dict()
+    assert hand is not None
+    assert sorted((m["tiles"], m["added"]) for m in hand["melds"]) == [
+        ("055m", False), ("1111p", True), ("6666p", True), ("777s", False)]
+
+
+def test_a_lone_tile_upside_down_to_the_hand_by_a_pond_is_the_ponds() -> None:
+    # a 5s touching the pond's line, its top away from the pond's faces; players lay indicators
+    # facing them, and it looks away from the hand's faces too: laid upside down in the pond
+    dets = kans_by_a_pond()
+    assert sorted(names(dets, hand_row(dets).indicators)) == ["2p", "3z", "7s"]
+    hand = read_hand(dets).hand_dict()
+    assert hand is not None and sorted(hand["dora_indicators"]) == ["2p", "3z", "7s"]
+
+
 @pytest.mark.parametrize(("angles", "sideways"), [
     # MANY_CALLS' faces: the 8m (7) between two sideways tiles has four sideways neighbours of
     # eight, which pulled the mean of their axes 45° off; the axis most of them share stays upright
@@ -1342,12 +1413,13 @@ def test_a_closed_kan_a_little_apart_from_the_dead_wall_beyond_it_is_the_hands()
     assert hr.n_tiles == 15 and [m.kind for m in hr.structures[0].melds] == ["closed_kan"]
 
 
-@pytest.mark.parametrize(("pond_faces", "beside"), [
-    ([0.0, 180.0, 0.0, 180.0, 10.0, 350.0], True),  # half one way, half the other: it looks no way
-    ([0.0] * 6, False),  # it looks up the photo, the two below it the other way: not its next row
+@pytest.mark.parametrize(("pond_faces", "tops", "beside"), [
+    ([0.0, 180.0, 0.0, 180.0, 10.0, 350.0], 180.0, True),  # half one way, half the other: it looks no way
+    ([180.0] * 6, 0.0, False),  # it looks down the photo, the two by it up, as the hand: indicators
+    ([0.0] * 6, 180.0, True),  # it looks up, the two the other way but upside down to the hand too
 ])
 def test_a_background_line_whose_faces_disagree_says_nothing_of_the_way_beside_it(
-        pond_faces: list[float], beside: bool) -> None:
+        pond_faces: list[float], tops: float, beside: bool) -> None:
     # as in a fresh render (seed 990015, image 561): two tiles of a pond's near row, read upside
     # down, were parted from the rest of its row, whose faces' mean top was 0.02 long and a hair
     # the other way; the two were read as dora indicators
@@ -1355,11 +1427,9 @@ def test_a_background_line_whose_faces_disagree_says_nothing_of_the_way_beside_i
 
     pond = [(t, 6.0 + 1.05 * k, 5.0) for k, t in enumerate(["2s", "8s", "9p", "6s", "3p", "8p"])]
     dets = layout_boxes("123m456p789s1122z 2z", extras=[("5m", 3.9, 4.6), ("1p", 4.95, 4.8), *pond], faces=True)
-    dets[14:16] = [replace(d, face_angle=180.0, face_sure=0.9) for d in dets[14:16]]
+    dets[14:16] = [replace(d, face_angle=tops, face_sure=0.9) for d in dets[14:16]]
     dets[16:] = [replace(d, face_angle=a, face_sure=0.6) for d, a in zip(dets[16:], pond_faces, strict=True)]
-    g = _geo(dets)
-    unit = float(np.median(g.w[:14]))
-    assert _beside_background(g, (14, 15), [set(range(16, 22))], unit) == beside
+    assert _beside_background(_geo(dets), (14, 15), [set(range(16, 22))], hand_row(dets).row) == beside
 
 
 @pytest.mark.parametrize("cut", [False, True])

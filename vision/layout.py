@@ -171,6 +171,9 @@ STACK_V_MAX = 1.6
 #: itself is looser (selection renders 990012/193 and /372: 0.18 and 0.19 apart, 1.22 and 1.37
 #: times the base). Fresh +2 exact, selection the same; 0.1–0.2 and 1.1–1.2 alike, 1.3 lost one
 STACK_V_MIN_SECOND = 0.15
+#: a face-up tile whose face's axis lies this near a sideways neighbour's may be its stacked tile
+#: (:func:`_turned_as_next`)
+STACK_AXIS_DEG = 15.0
 STACK_SECOND_SIZE = 1.15
 #: ... and is of the base's kind, some kind among the likeliest this many classes of each in
 #: common: a pond's tile beyond a called tile was taken for its stacked one (on the 2,600 selection
@@ -1015,23 +1018,36 @@ def _detach_stacked(g: _Geo, line: _Line) -> None:
     centre lies within the line's band (fresh render 990019/97: a pon and an added kan read as
     five 4z). On 4,600 selection and fresh renders 4 more read exactly and none fewer."""
     tiles, _, _ = _row_tiles(g, line)
-    side = [t for t in tiles if t.sideways and not t.back]
+    side = [t for k, t in enumerate(tiles) if not t.back and (t.sideways or _turned_as_next(g, tiles, k))]
     if len(side) < 2:
         return
     d = line.direction
     up = np.array([d[1], -d[0]])
     ref_v = float(np.median([t.v for t in tiles]))
+    upright = [t for t in tiles if t not in side]  # (a stacked tile's face says nothing of the table's depth)
     taken: set[int] = set()
     for a, b in itertools.pairwise(side):
         if a.det in taken or b.det in taken:
             continue
         base, top = sorted((a, b), key=lambda t: abs(t.v - ref_v))
         if not _lies_on(g, base, top.det, abs(top.u - base.u), abs(top.v - base.v), d,
-                        _depth_near(g, tiles, base, up)):
+                        _depth_near(g, upright, base, up)):
             continue
         line.members.remove(top.det)
         line.stacked[base.det] = top.det
         taken |= {base.det, top.det}
+
+
+def _turned_as_next(g: _Geo, tiles: Sequence[RowTile], k: int) -> bool:
+    """Tile ``k``'s face lies within ``STACK_AXIS_DEG`` of the axis of a sideways face-up tile next
+    to it in the row: a stacked tile turned as its base, whatever its own sideways judgement (a
+    tile among several sideways ones is judged against their axis: fresh render 990015/267)."""
+    a = g.angles[tiles[k].det]
+    if math.isnan(a):
+        return False
+    return any(0 <= n < len(tiles) and tiles[n].sideways and not tiles[n].back
+               and not math.isnan(b := g.angles[tiles[n].det]) and _axis_gap(a, b) <= STACK_AXIS_DEG
+               for n in (k - 1, k + 1))
 
 
 def _lies_on(g: _Geo, base: RowTile, j: int, du: float, dv: float, direction: np.ndarray,
@@ -1940,7 +1956,7 @@ def _pond_like(g: _Geo, group: Sequence[int], row: Row, background: Sequence[set
     into doubtful ones in its line."""
     return not any(j in walled or is_aside[j] for j in group) and (
         _turned_away(g, group, row) or _in_rows(g, group)
-        or _beside_background(g, group, background, row.unit, med_size)
+        or _beside_background(g, group, background, row, med_size)
         or _touches(g, group, strays, row.unit, med_size)
         or _line_into_doubtful(g, group, doubtful, row.unit))
 
@@ -2035,23 +2051,28 @@ def _nearest(g: _Geo, a: Iterable[int], b: Iterable[int], ref_size: float | None
     return float(np.min(dist))
 
 
-def _beside_background(g: _Geo, group: Sequence[int], background: Sequence[set[int]], unit: float,
+def _beside_background(g: _Geo, group: Sequence[int], background: Sequence[set[int]], row: Row,
                        ref_size: float | None = None) -> bool:
     """A tile of ``group`` touches a background line's (``CLUSTER_UNITS``) and its faces do not
-    look the other way (a line whose faces disagree, ``FACES_DISAGREE``, looks no way): the pond's
-    next row (indicators may lie by someone else's pond). Only the tops the classifier is sure of
-    (``TURNED_SURE``) count: a far or cut tile's top is a guess.
+    look the other way (a line whose faces disagree, ``FACES_DISAGREE``, looks no way), or they
+    do but look away from the hand's too (upside down to ``row``'s: fresh render 990015/267, a
+    pond's tile laid upside down): the pond's next row (indicators may lie by someone else's pond,
+    facing the player). Only the tops the classifier is sure of (``TURNED_SURE``) count: a far or
+    cut tile's top is a guess.
     With ``ref_size`` (the hand's tile size) "touching" is measured in the tiles' own size: the
     pond lies farther than the hand, its tiles smaller and its gaps too (on 1,000 fresh selection
     renders 874 read exactly against 870; with the true detections 33 wrong against 36)."""
     top = _mean_top(g, group, TURNED_SURE)
+    d = row.direction
+    upside_down = top is not None and float(top @ np.array([d[1], -d[0]])) < -0.5
     for bg in background:
-        if not bg or _nearest(g, bg, group, ref_size) > CLUSTER_UNITS * unit:
+        if not bg or _nearest(g, bg, group, ref_size) > CLUSTER_UNITS * row.unit:
             continue
         if _past_row_pitch(g, group, bg):
             continue
         theirs = _mean_top(g, bg)
-        if top is None or theirs is None or float(np.linalg.norm(theirs)) < FACES_DISAGREE or float(top @ theirs) > 0:
+        if (top is None or theirs is None or float(np.linalg.norm(theirs)) < FACES_DISAGREE
+                or float(top @ theirs) > 0 or upside_down):
             return True
     return False
 
