@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import replace
+from typing import Any
 
 import numpy as np
 import pytest
@@ -790,9 +791,11 @@ KANS_BY_A_POND = [
 ]
 
 
-def kans_by_a_pond() -> list[Detection]:
+def as_read(table: Sequence[tuple[Any, ...]]) -> list[Detection]:
+    """Detections from a table of the models' output (box, face angle, rotated, confidence, top-k
+    classes as ``"name:p ..."``, face's top sure)."""
     out = []
-    for x1, y1, x2, y2, face, rot, conf, topk, sure in KANS_BY_A_POND:
+    for x1, y1, x2, y2, face, rot, conf, topk, sure in table:
         classes = tuple((37 if n == "?" else parse_tiles(n)[0], float(q))
                         for n, q in (part.split(":") for part in topk.split()))
         out.append(Detection(classes[0][0], conf, (float(x1), float(y1), float(x2), float(y2)), rot, classes,
@@ -803,7 +806,7 @@ def kans_by_a_pond() -> list[Detection]:
 def test_a_stacked_tile_turned_as_its_base_is_stacked_whatever_its_own_judgement() -> None:
     # the stacked 6p's face lies 0.3° off its base's, but among four sideways neighbours it was
     # judged upright: it stayed in the row, a pon of 6p and a fourth 6p apart read as an indicator
-    dets = kans_by_a_pond()
+    dets = as_read(KANS_BY_A_POND)
     hr = hand_row(dets)
     assert hr.row.stacked == (24, 28) and 28 not in hr.row.dets
     hand = read_hand(dets).hand_dict()
@@ -815,7 +818,7 @@ def test_a_stacked_tile_turned_as_its_base_is_stacked_whatever_its_own_judgement
 def test_a_lone_tile_upside_down_to_the_hand_by_a_pond_is_the_ponds() -> None:
     # a 5s touching the pond's line, its top away from the pond's faces; players lay indicators
     # facing them, and it looks away from the hand's faces too: laid upside down in the pond
-    dets = kans_by_a_pond()
+    dets = as_read(KANS_BY_A_POND)
     assert sorted(names(dets, hand_row(dets).indicators)) == ["2p", "3z", "7s"]
     hand = read_hand(dets).hand_dict()
     assert hand is not None and sorted(hand["dora_indicators"]) == ["2p", "3z", "7s"]
@@ -1411,6 +1414,49 @@ def test_a_closed_kan_a_little_apart_from_the_dead_wall_beyond_it_is_the_hands()
     hr = hand_row(dets)
     assert names(dets, hr.indicators) == ["2z"]
     assert hr.n_tiles == 15 and [m.kind for m in hr.structures[0].melds] == ["closed_kan"]
+
+
+#: selection render 990011/882 as the models read it (see :func:`as_read`): a steep photo; the
+#: indicators 7m 2p 1z lie before someone's pond, 0.96 of a tile's size nearer the hand than its
+#: first row (5m, 1p), touching it
+INDICATORS_BEFORE_A_STEEP_POND = [
+    (782, 447, 872, 555, 14, False, 0.86, "4z:0.92", 1.00),
+    (144, 173, 234, 287, 1, False, 0.92, "1m:0.99", 1.00),
+    (474, 314, 570, 425, 14, False, 0.90, "7z:0.97", 1.00),
+    (850, 475, 940, 587, 12, False, 0.87, "4z:0.94", 1.00),
+    (278, 228, 369, 341, 11, False, 0.90, "2z:0.98", 1.00),
+    (79, 147, 166, 263, -4, False, 0.91, "1m:0.99", 1.00),
+    (688, 424, 801, 528, -68, False, 0.91, "4z:0.99", 1.00),
+    (1138, 590, 1241, 713, None, False, 0.87, "?:0.95", 0.00),
+    (1068, 561, 1162, 679, 5, False, 0.88, "6z:0.97", 1.00),
+    (557, 344, 652, 460, 18, False, 0.88, "7z:0.97", 1.00),
+    (409, 286, 501, 398, 12, False, 0.88, "7z:0.97", 1.00),
+    (211, 202, 301, 315, 6, False, 0.89, "2z:0.98", 1.00),
+    (933, 507, 1021, 620, None, False, 0.84, "?:0.93", 0.00),
+    (344, 257, 436, 371, 12, False, 0.87, "2z:0.97", 1.00),
+    (1001, 535, 1094, 649, 3, False, 0.86, "6z:0.96", 1.00),
+    (395, 180, 487, 262, 49, False, 0.87, "7m:0.98", 1.00),
+    (234, 38, 315, 103, -113, True, 0.86, "5m:0.98", 0.96),
+    (478, 128, 553, 197, 55, False, 0.85, "1p:0.98", 0.61),
+    (289, 142, 377, 215, -116, True, 0.86, "2p:0.99", 0.11),
+    (338, 159, 430, 235, 43, True, 0.81, "1z:0.95 4z:0.03", 1.00),
+    (281, 57, 367, 121, None, True, 0.82, "1p:0.99", 0.00),
+    (339, 70, 419, 142, -118, False, 0.82, "8m:0.98", 0.95),
+    (421, 74, 498, 142, -123, False, 0.77, "1s:0.94 7p:0.04", 1.00),
+    (368, 56, 446, 119, -115, True, 0.63, "9s:0.79 5s:0.07 4m:0.02 8m:0.02", 0.38),
+    (385, 96, 463, 164, 66, True, 0.53, "8p:0.68 2p:0.05 2z:0.04 9p:0.02 2m:0.02", 0.78),
+    (292, 24, 373, 92, -98, True, 0.64, "1p:0.82 9s:0.08 5s:0.06", 0.08),
+    (424, 110, 501, 179, -132, False, 0.76, "7p:1.00", 0.95),
+    (445, 84, 521, 152, -130, False, 0.51, "5m:0.75 7p:0.15 1s:0.01", 0.96),
+    (337, 43, 415, 108, -115, True, 0.35, "8m:0.68 5s:0.10 2m:0.04 1m:0.02 9s:0.01", 0.89),
+    (437, 103, 513, 168, -131, True, 0.46, "7p:0.94 5m:0.01", 1.00),
+]
+
+
+def test_indicators_a_little_less_than_a_row_before_a_pond_are_parted_from_it() -> None:
+    dets = as_read(INDICATORS_BEFORE_A_STEEP_POND)
+    hand = read_hand(dets).hand_dict()
+    assert hand is not None and sorted(hand["dora_indicators"]) == ["1z", "2p", "7m"]
 
 
 @pytest.mark.parametrize(("pond_faces", "tops", "beside"), [

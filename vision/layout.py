@@ -291,10 +291,13 @@ PEEL_MIN_GAP = 1.45
 #: at 1.0 an indicator laid diagonally off a pond's near corner parts too (selection renders
 #: 990011/844, 990012/695, fresh 990015/749, 990019/121 read exactly; none read otherwise; 0.85
 #: lost one). A short row that is a pond's own nearest the hand faces away from it (someone
-#: across fills rows towards the player, turned from the hand's faces) and stays the pond's
+#: across fills rows towards the player, turned from the hand's faces) and stays the pond's.
+#: 0.9 since :func:`_split_near_line` also asks for felt between (:func:`_past_row_pitch`): in a
+#: steep photo a pond's rows lie closer (selection render 990011/882: three indicators 0.96 of a
+#: tile's size before a pond's row, and fresh 990017/016, read exactly; 0.8 alike, 0.7 lost one)
 NEAR_LINE_BAND = 0.5
 NEAR_LINE_MAX = 3
-NEAR_LINE_BEYOND = 1.0
+NEAR_LINE_BEYOND = 0.9
 #: a cluster apart whose tiles stray from one line by more than this share of a tile's size lies in
 #: rows (a pond); so does one touching a background line (``CLUSTER_UNITS``)
 POND_ROW_SPREAD = 0.5
