@@ -414,6 +414,21 @@ def test_a_further_line_of_discards_is_no_more_indicators() -> None:
 
 
 @totenko
+def test_gari_laid_on_against_a_dead_wall_are_no_indicators() -> None:
+    # as in fresh render 990016/267: 1m 0m 0m set aside touching the dead wall's last back; a wall's
+    # tiles touch, so they were taken for its indicators (and then dropped: too many)
+    wall = [(name, 1.0 + k * 1.05, 4.0) for k, name in enumerate(["1z", "1z", "3s", "1z", "1z", "1z", "1z"])]
+    gari = [(name, 1.0 + (7 + k) * 1.05, 4.0) for k, name in enumerate(["1m", "0m", "0m"])]
+    dets = layout_boxes("340s567s234p67p99p 8p", extras=[*wall, *gari], faces=True)
+    for k in (0, 1, 3, 4, 5, 6):  # face down
+        dets[14 + k] = replace(dets[14 + k], cls=37, topk=((37, 0.97),), face_angle=None)
+    hr = hand_row(dets, "totenko_balance")
+    assert names(dets, hr.indicators) == ["3s"] and names(dets, hr.set_aside) == ["1m", "0m", "0m"]
+    hand = read_hand(dets, "totenko_balance").hand_dict()
+    assert hand is not None and hand["dora_indicators"] == ["3s"] and hand["nuki"] == "100m"
+
+
+@totenko
 def test_indicators_and_gari_beyond_them_in_line_with_the_hand_are_both_left_out() -> None:
     # as in a render (seed 990013, image 85): the indicators, then the gari, each apart, continue
     # the row past the pon; only the outermost group could be left out, so the count never fitted

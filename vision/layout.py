@@ -2164,14 +2164,15 @@ class _DeadWall:
     tiles: tuple[int, ...]
 
 
-def _dead_walls(g: _Geo, lines: Sequence[_Line]) -> list[_DeadWall]:
+def _dead_walls(g: _Geo, lines: Sequence[_Line], is_aside: Sequence[bool]) -> list[_DeadWall]:
     """Each dead wall in view: a run of a line's touching tiles with at least ``DEAD_WALL_BACKS``
     face-down tiles and a face-up one. Players flip the indicators in place, so its face-up tiles
-    are the indicators, all of them or none, and a pond beyond them is not."""
+    are the indicators, all of them or none, and a pond beyond them is not (nor the tiles set
+    aside beyond its last back: ``is_aside``, see :func:`_wall_part`)."""
     out: list[_DeadWall] = []
     for line in lines:
         for run in _line_runs(g, line, lambda gap: gap >= DEAD_WALL_GAP):
-            run = _wall_part(run)
+            run = _wall_part(run, [is_aside[r.det] for r in run])
             faces = frozenset(r.det for r in run if not r.back)
             if all(_sliver(g.dets[r.det]) for r in run):
                 continue
@@ -2186,16 +2187,21 @@ def _sliver(d: Detection) -> bool:
     return d.cut and min(d.width, d.height) < SLIVER_SHARE * max(d.width, d.height)
 
 
-def _wall_part(run: list[RowTile]) -> list[RowTile]:
+def _wall_part(run: list[RowTile], aside: Sequence[bool]) -> list[RowTile]:
     """``run`` less the face-up tiles at either end that lie ``WALL_FACE_GAP`` or more beyond its
     outermost face-down tiles: a wall's stacks touch, and its indicators are flipped in place
     between them, so a tile laid a gap beyond is not one of them (Totenko's gari beside the wall:
-    selection render 990013/027 read a 9m set aside as a fourth indicator)."""
+    selection render 990013/027 read a 9m set aside as a fourth indicator). Nor are end tiles
+    past its outermost face-down ones that are all of a kind set aside (``aside``, per tile), gap
+    or none: gari laid on against the wall (fresh render 990016/267: 1m 0m 0m, read as
+    indicators and then dropped)."""
     backs = [k for k, r in enumerate(run) if r.back]
     if not backs:
         return run
-    end = next((k for k in range(backs[-1] + 1, len(run)) if run[k].gap_before >= WALL_FACE_GAP), len(run))
-    start = next((k for k in range(backs[0], 0, -1) if run[k].gap_before >= WALL_FACE_GAP), 0)
+    end = next((k for k in range(backs[-1] + 1, len(run))
+                if run[k].gap_before >= WALL_FACE_GAP or all(aside[k:])), len(run))
+    start = next((k for k in range(backs[0], 0, -1)
+                  if run[k].gap_before >= WALL_FACE_GAP or all(aside[:k])), 0)
     return run[start:end]
 
 
@@ -2356,7 +2362,7 @@ def analyse_layout(dets: Sequence[Detection], rules: str = "riichi", readmit: fr
         and not all(is_aside[i] for i in line.members)
         and (part := background_part(line))
     ]
-    walls = [_extend_wall(g, wall, duplicates) for wall in _dead_walls(g, lines)]
+    walls = [_extend_wall(g, wall, duplicates) for wall in _dead_walls(g, lines, is_aside)]
     walled: set[int] = set().union(*(w.faces for w in walls))
     # no discards hold a tile the ruleset sets aside (Totenko's manzu, gari the moment they are
     # drawn): such tiles in a line of discards are gari laid on past it (fresh render 990016/34)
