@@ -977,7 +977,7 @@ def test_a_dead_wall_shows_at_most_five_faces(faces: list[str], wall: bool) -> N
         dets[k] = replace(dets[k], cls=37, topk=((37, 0.97),), face_angle=None)
     members = list(range(14, len(dets)))
     line = _Line(members, np.array([1.0, 0.0]), np.array(dets[14].centre), {})
-    assert len(_dead_walls(_geo(dets), [line])) == int(wall)
+    assert len(_dead_walls(_geo(dets), [line], [False] * len(dets))) == int(wall)
 
 
 def test_a_cluster_in_two_rows_is_a_pond() -> None:
