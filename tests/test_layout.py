@@ -1474,6 +1474,45 @@ def test_indicators_a_little_less_than_a_row_before_a_pond_are_parted_from_it() 
     assert hand is not None and sorted(hand["dora_indicators"]) == ["1z", "2p", "7m"]
 
 
+#: selection render 990014/252 as the models read it (Kansai Boo; see :func:`as_read`): the
+#: concealed tiles, 3s apart, chi 345s and an added kan of 6m; a dead wall far off in line with the
+#: concealed tiles
+KAN_AFTER_A_BENT_ROW = [
+    (766, 420, 818, 485, -9, False, 0.88, "6m:0.96", 1.00),
+    (912, 327, 967, 390, None, False, 0.89, "?:0.97", 0.00),
+    (404, 482, 458, 550, -3, False, 0.81, "4z:0.90 1z:0.01", 1.00),
+    (449, 474, 504, 542, -7, False, 0.89, "3s:0.98", 1.00),
+    (180, 519, 241, 587, -8, False, 0.87, "4p:0.96", 0.84),
+    (955, 317, 1011, 380, None, False, 0.88, "?:0.97", 0.00),
+    (316, 497, 373, 564, -9, False, 0.76, "4z:0.84 4p:0.01", 1.00),
+    (722, 430, 775, 494, -11, False, 0.87, "6m:0.97", 1.00),
+    (271, 505, 329, 572, -7, False, 0.84, "3s:0.94", 1.00),
+    (617, 444, 672, 511, -11, False, 0.87, "5s:0.97", 0.79),
+    (1039, 303, 1101, 369, None, False, 0.86, "?:0.96", 0.00),
+    (998, 310, 1054, 376, -11, False, 0.83, "3m:0.94", 1.00),
+    (227, 512, 286, 578, -5, False, 0.67, "5p:0.76 9p:0.05 5s:0.02 3p:0.01 7z:0.01", 0.56),
+    (362, 490, 417, 557, -8, False, 0.64, "4z:0.72 4p:0.02 7s:0.02 9m:0.01 2z:0.01", 1.00),
+    (574, 452, 630, 521, -9, False, 0.85, "3s:0.96", 1.00),
+    (1083, 295, 1146, 363, None, False, 0.84, "?:0.95", 0.00),
+    (1171, 280, 1234, 347, None, False, 0.84, "?:0.96", 0.00),
+    (134, 525, 198, 593, -3, False, 0.85, "3p:0.97", 0.24),
+    (522, 477, 586, 528, -102, True, 0.84, "4s:0.97", 0.97),
+    (669, 445, 731, 504, -98, False, 0.85, "6m:0.98", 0.97),
+    (1125, 288, 1190, 354, None, False, 0.81, "?:0.95", 0.00),
+    (660, 408, 722, 458, -101, True, 0.75, "6m:0.96", 1.00),
+]
+
+
+def test_a_stacked_tile_is_found_on_a_tile_that_joined_the_row_late() -> None:
+    # the first line ran through the concealed tiles, the kan's stacked 6m and the far dead wall;
+    # the stacked 6m took the kan's called 6m onto it, and both were let go as far; the melds made
+    # a line of their own, the stacked 6m rejoined it alone and the kan read as a pon
+    dets = as_read(KAN_AFTER_A_BENT_ROW)
+    hand = read_hand(dets, "kansai_boo").hand_dict()
+    assert hand is not None
+    assert sorted((m["tiles"], m["added"]) for m in hand["melds"]) == [("345s", False), ("6666m", True)]
+
+
 @pytest.mark.parametrize(("pond_faces", "tops", "beside"), [
     ([0.0, 180.0, 0.0, 180.0, 10.0, 350.0], 180.0, True),  # half one way, half the other: it looks no way
     ([180.0] * 6, 0.0, False),  # it looks down the photo, the two by it up, as the hand: indicators

@@ -1372,7 +1372,10 @@ def _merge_continuations(g: _Geo, lines: list[_Line], rest: list[int]) -> tuple[
     """Join short lines and lone tiles that continue a line long enough to be the hand at an end
     (not dead walls: more than ``DEAD_WALL_BACKS`` face-down tiles, not all in closed kans; two closed
     kans side by side show four backs, and a line of them parted from the concealed tiles is the
-    hand's end all the same)."""
+    hand's end all the same). A line that grew looks again for stacked tiles among the loose ones:
+    a sideways tile let go from a longer line rejoins it alone, and the tile stacked on it (or the
+    one it lay on) stays loose (selection renders 990011/786 and 990014/252: added kans read as
+    pons, now exactly; nothing else moved on 4,600)."""
 
     def walled(line: _Line) -> bool:
         return (sum(g.backs[m] for m in line.members) > DEAD_WALL_BACKS
@@ -1385,7 +1388,7 @@ def _merge_continuations(g: _Geo, lines: list[_Line], rest: list[int]) -> tuple[
         if i in taken:
             continue
         if len(line.members) >= HAND_MIN_TILES and not walled(line):
-            changed = True
+            changed, grown = True, False
             while changed:
                 changed = False
                 for j in range(i + 1, len(lines)):
@@ -1410,6 +1413,9 @@ def _merge_continuations(g: _Geo, lines: list[_Line], rest: list[int]) -> tuple[
                         line.members.append(k)
                         rest.remove(k)
                         changed = True
+                grown = grown or changed
+            if grown:  # a sideways tile it took may carry a stacked tile left loose
+                _attach_stacked(g, line, rest)
         merged.append(line)
     return merged, rest
 
