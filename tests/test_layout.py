@@ -1513,6 +1513,38 @@ def test_a_stacked_tile_is_found_on_a_tile_that_joined_the_row_late() -> None:
     assert sorted((m["tiles"], m["added"]) for m in hand["melds"]) == [("345s", False), ("6666m", True)]
 
 
+#: fresh render 990015/434 as the models read it (see :func:`as_read`): 99m 406p 678888s 55z and the
+#: winning 5z, all concealed, then the indicator 4s cut by the photo's top edge, 0.4 of a width on,
+#: read 0.21 sure
+CUT_INDICATOR_AT_THE_END = [
+    (624, 123, 690, 204, -4, False, 0.92, "7s:0.97", 1.00),
+    (457, 155, 522, 238, 4, False, 0.91, "0p:0.97", 0.98),
+    (514, 144, 577, 227, 0, False, 0.90, "6p:0.97", 1.00),
+    (286, 187, 361, 269, 15, False, 0.90, "9m:0.97", 1.00),
+    (793, 91, 860, 173, -12, False, 0.91, "8s:0.98", 0.96),
+    (682, 112, 745, 194, -5, False, 0.89, "8s:0.96", 0.91),
+    (1023, 47, 1099, 124, -31, False, 0.90, "5z:0.97", 0.92),
+    (737, 101, 806, 184, -9, False, 0.90, "8s:0.98", 0.93),
+    (568, 133, 634, 216, -1, False, 0.90, "6s:0.97", 1.00),
+    (344, 176, 415, 260, 12, False, 0.90, "9m:0.97", 1.00),
+    (901, 69, 972, 150, -18, False, 0.84, "5z:0.91", 0.95),
+    (957, 58, 1030, 139, -26, False, 0.88, "5z:0.95", 0.89),
+    (402, 166, 469, 249, 9, False, 0.90, "4p:0.98", 0.91),
+    (845, 81, 915, 162, -19, False, 0.90, "8s:0.99", 0.95),
+    (1108, 2, 1186, 57, -29, True, 0.21, "4s:0.23 2s:0.14 3s:0.10 8s:0.06 5s:0.04", 0.77),
+]
+
+
+def test_a_doubtful_tile_at_the_row_end_may_be_left_out_whatever_else_reads() -> None:
+    # the white dragons' axes are guesses, so a pon or kan of them read with the doubtful tile made
+    # readings; leaving that tile out was tried only when nothing else read, and the hand was not
+    dets = as_read(CUT_INDICATOR_AT_THE_END)
+    dets[14] = replace(dets[14], cut=True)
+    hand = read_hand(dets).hand_dict()
+    assert hand is not None and hand["melds"] == [] and hand["win_tile"] == "5z"
+    assert hand["dora_indicators"] == ["4s"]
+
+
 @pytest.mark.parametrize(("pond_faces", "tops", "beside"), [
     ([0.0, 180.0, 0.0, 180.0, 10.0, 350.0], 180.0, True),  # half one way, half the other: it looks no way
     ([180.0] * 6, 0.0, False),  # it looks down the photo, the two by it up, as the hand: indicators

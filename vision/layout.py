@@ -1553,11 +1553,21 @@ def _partitions(row: Row, start: int, end: int) -> list[tuple[tuple[MeldShape, .
 def _end_options(row: Row, top_aside: Sequence[bool], left: bool, loose: bool = False) -> list[tuple[int, float]]:
     """How many tiles at one end may be left out of the hand, with the cost (``loose``: also
     up to ``MAX_EXCLUDED`` tiles with no gap before them, none carrying a stacked tile nor
-    sideways unless doubtful; see ``LOOSE_EXCLUDE_COST``)."""
+    sideways unless doubtful; see ``LOOSE_EXCLUDE_COST``). End tiles all read doubtfully may be
+    left out at ``DOUBTFUL_EXCLUDE_COST`` either way: not only when nothing else reads (fresh
+    render 990015/434: a cut indicator 0.4 of a width past the winning tile, and white dragons
+    whose guessed axes made a pon of them with it; nothing else moved on 4,600, nor on the rack
+    photos)."""
     groups = row.groups
     opts: list[tuple[int, float]] = [(0, 0.0)]
+    ends = row.tiles if left else row.tiles[::-1]
+    if not loose:  # end tiles read doubtfully (a cut indicator, felt) may always be left out
+        k = 0
+        while (k < MAX_EXCLUDED and len(row.tiles) - k > HAND_MIN_TILES and ends[k].doubtful
+               and ends[k].stacked is None):
+            k += 1
+            opts.append((k, DOUBTFUL_EXCLUDE_COST))
     if loose:
-        ends = row.tiles if left else row.tiles[::-1]
         for k in range(1, MAX_EXCLUDED + 1):
             if len(row.tiles) - k < HAND_MIN_TILES or any(
                     t.stacked is not None or (t.sideways and not t.doubtful) for t in ends[:k]):
