@@ -414,6 +414,19 @@ def test_a_further_line_of_discards_is_no_more_indicators() -> None:
 
 
 @totenko
+def test_a_dead_wall_in_line_with_the_hand_is_cut_off_short_of_the_gari_past_it() -> None:
+    # as in fresh render 990016/032 and selection 990013/104: the hand, a closed kan, the dead wall
+    # and a 1m set aside, all in one line; the wall was sought only at the line's ends, where the
+    # gari lay, so it stayed in the hand's row and no reading fitted its count
+    dets = layout_boxes("22s11222777z 2s ~0.5 ?88s? ~2.5 ??9m0m4z?? ~1.5 1m", faces=True)
+    hr = hand_row(dets, "totenko_balance")  # (the 1m stays at the row's end, left out as set aside)
+    assert names(dets, hr.indicators) == ["9m", "0m", "4z"]
+    hand = read_hand(dets, "totenko_balance").hand_dict()
+    assert hand is not None and hand["hand"] == "22s11222777z" and hand["nuki"] == "1m"
+    assert [m["tiles"] for m in hand["melds"]] == ["8888s"]
+
+
+@totenko
 def test_gari_laid_on_against_a_dead_wall_are_no_indicators() -> None:
     # as in fresh render 990016/267: 1m 0m 0m set aside touching the dead wall's last back; a wall's
     # tiles touch, so they were taken for its indicators (and then dropped: too many)

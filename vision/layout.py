@@ -1168,7 +1168,7 @@ def _closed_kans_in(run: Sequence[RowTile]) -> bool:
     return ok[-1]
 
 
-def _split_dead_wall(g: _Geo, line: _Line) -> list[_Line]:
+def _split_dead_wall(g: _Geo, line: _Line, aside: Sequence[bool] = ()) -> list[_Line]:
     """Cut a dead wall laid in line with the hand off its end, as a line of its own.
 
     A dead wall is at an end of the line, with at least ``DEAD_WALL_BACKS + 1`` face-down tiles,
@@ -1176,7 +1176,9 @@ def _split_dead_wall(g: _Geo, line: _Line) -> list[_Line]:
     either a whole run (gaps under ``DEAD_WALL_GAP``) a gap away from the rest, or the end of a
     run when it was laid touching the hand (:func:`_wall_tail`; also where the run a gap parts is
     led by ``WALL_LEAD_FACES`` face-up tiles, or by closed kans). What stays must still be able to
-    hold a hand.
+    hold a hand. Runs of tiles set aside (``aside``, per detection: Totenko's gari) at an end are
+    passed over and stay in the line: gari laid past the wall hid it from the end (fresh render
+    990016/032 and selection 990013/104, refused, read exactly; nothing else moved on 4,600).
     """
     runs = _line_runs(g, line, lambda gap: gap >= DEAD_WALL_GAP)
     out: list[_Line] = []
@@ -1184,6 +1186,9 @@ def _split_dead_wall(g: _Geo, line: _Line) -> list[_Line]:
         if end and len(runs) == 1 and out:
             break
         inward = runs[::-1] if end else runs  # the runs from this end of the line inward
+        # tiles set aside (``aside``, per detection) laid past the wall stay in the line
+        while len(inward) > 1 and aside and all(aside[t.det] for t in inward[0]):
+            inward = inward[1:]
         # a wall's end stacks may lie a little apart: face-down runs at the end join the next run in
         k = 0
         while k + 1 < len(inward) and all(t.back for t in inward[k]):
@@ -1278,7 +1283,7 @@ def _duplicates(dets: Sequence[Detection]) -> set[int]:
     return out
 
 
-def _extract_lines(g: _Geo, skip: set[int]) -> tuple[list[_Line], list[int]]:
+def _extract_lines(g: _Geo, skip: set[int], aside: Sequence[bool] = ()) -> tuple[list[_Line], list[int]]:
     pool = [i for i in range(len(g.dets)) if i not in skip]
     if len(pool) > MAX_DETECTIONS:  # keep the most confident
         pool = sorted(sorted(pool, key=lambda i: -g.dets[i].confidence)[:MAX_DETECTIONS])
@@ -1290,7 +1295,7 @@ def _extract_lines(g: _Geo, skip: set[int]) -> tuple[list[_Line], list[int]]:
             break
         pool_before = list(pool)
         released = _settle(g, line, pool, skip)
-        walls = _split_dead_wall(g, line)
+        walls = _split_dead_wall(g, line, aside)
         lines.extend(walls)
         unwalled = [j for j in pool_before if not any(j in w.members for w in walls)
                     and j not in line.stacked.values() and j not in released]
@@ -2357,8 +2362,8 @@ def analyse_layout(dets: Sequence[Detection], rules: str = "riichi", readmit: fr
         return Layout(dets, rules, (), (), aside_kinds)
     g = _geo(dets)
     duplicates = (_duplicates(dets) - readmit) | drop
-    lines, _loose = _extract_lines(g, duplicates)
     is_aside = [d.cls != BACK and kind(d.cls) in aside_kinds for d in dets]
+    lines, _loose = _extract_lines(g, duplicates, is_aside)
 
     def line_dets(line: _Line) -> list[int]:
         return [*line.members, *line.stacked.values()]
