@@ -1558,6 +1558,19 @@ def test_a_doubtful_tile_at_the_row_end_may_be_left_out_whatever_else_reads() ->
     assert hand["dora_indicators"] == ["4s"]
 
 
+@pytest.mark.parametrize(("face", "indicator"), [(40.0, True), (0.0, False), (90.0, False)])
+def test_a_face_turned_otherwise_at_a_ponds_row_end_is_no_discard(face: float, indicator: bool) -> None:
+    # as in fresh render 990015/445: a 7z laid in line with the end of someone's row of discards
+    # (0.7 of a width before it: one run), its face 37° off theirs, was read as one of them and the
+    # hand's one indicator was lost; a face sharing their axis, or sideways to it (a riichi
+    # discard), stays theirs
+    pond = [(t, 5.0 + 1.05 * k, 6.0) for k, t in enumerate(["2s", "8s", "9p", "6s", "3p", "8p"])]
+    dets = layout_boxes("123m456p789s1122z 2z", extras=[("7z", 3.3, 6.0), *pond], faces=True)
+    dets[14] = replace(dets[14], face_angle=face)
+    hand = read_hand(dets).hand_dict()
+    assert hand is not None and hand["dora_indicators"] == (["7z"] if indicator else [])
+
+
 @pytest.mark.parametrize(("pond_faces", "tops", "beside"), [
     ([0.0, 180.0, 0.0, 180.0, 10.0, 350.0], 180.0, True),  # half one way, half the other: it looks no way
     ([180.0] * 6, 0.0, False),  # it looks down the photo, the two by it up, as the hand: indicators
