@@ -1571,6 +1571,46 @@ def test_a_face_turned_otherwise_at_a_ponds_row_end_is_no_discard(face: float, i
     assert hand is not None and hand["dora_indicators"] == (["7z"] if indicator else [])
 
 
+#: selection render 990012/908 as the models read it (see :func:`as_read`): 2s and the winning 2s,
+#: pons of 5z, 3p and 8m, and at the row's end an added kan of 6z called from the right, its pair
+#: of sideways 6z one on the other; a dead wall behind
+ADDED_KAN_AMONG_CALLS = [
+    (769, 293, 843, 372, -38, False, 0.90, "3p:0.97", 1.00),
+    (542, 385, 627, 464, -111, False, 0.70, "8m:0.75 9m:0.12 5m:0.05 6m:0.04", 1.00),
+    (655, 338, 728, 417, -38, False, 0.88, "8m:0.96", 1.00),
+    (199, 423, 263, 497, None, False, 0.90, "?:0.98", 0.00),
+    (824, 278, 908, 350, 70, True, 0.91, "3p:0.99", 0.18),
+    (604, 357, 678, 437, -32, False, 0.87, "8m:0.95 6m:0.01", 1.00),
+    (454, 415, 537, 498, -108, False, 0.89, "5z:0.97", 0.15),
+    (402, 433, 474, 518, -19, False, 0.89, "5z:0.98", 0.31),
+    (350, 453, 421, 539, -18, False, 0.89, "5z:0.99", 0.17),
+    (719, 312, 794, 392, -37, False, 0.89, "3p:0.98", 1.00),
+    (947, 224, 1025, 301, -40, False, 0.87, "6z:0.97", 0.96),
+    (900, 244, 979, 319, -40, False, 0.88, "6z:0.98", 1.00),
+    (183, 514, 255, 604, -1, False, 0.82, "2s:0.91", 0.95),
+    (342, 369, 406, 444, None, False, 0.88, "?:0.99", 0.00),
+    (295, 388, 359, 465, None, False, 0.87, "?:0.98", 0.00),
+    (389, 353, 453, 428, None, False, 0.88, "?:0.99", 0.00),
+    (436, 337, 500, 412, None, False, 0.87, "?:0.98", 0.00),
+    (246, 408, 309, 486, -12, False, 0.80, "2m:0.90 3m:0.03 1m:0.03", 1.00),
+    (260, 489, 332, 574, -9, False, 0.86, "2s:0.97", 0.96),
+    (147, 441, 217, 520, None, False, 0.83, "?:0.98", 0.00),
+    (996, 208, 1089, 282, -110, True, 0.81, "6z:0.97", 0.83),
+    (983, 188, 1069, 252, -115, True, 0.82, "6z:0.99", 0.92),
+]
+
+
+def test_two_tiles_one_on_the_other_at_the_row_end_are_an_added_kan() -> None:
+    # the pair's faces lie 70° off the upright 6z beside them, but of their neighbours more lie
+    # sideways than upright, so each was judged upright against those; the kan's four 6z were
+    # then read as concealed tiles and nothing fitted
+    dets = as_read(ADDED_KAN_AMONG_CALLS)
+    hand = read_hand(dets).hand_dict()
+    assert hand is not None and hand["hand"] == "2s" and hand["win_tile"] == "2s"
+    kans = [m for m in hand["melds"] if m["type"] == "kan"]
+    assert [(m["tiles"], m["added"], m["from"]) for m in kans] == [("6666z", True, "right")]
+
+
 @pytest.mark.parametrize(("pond_faces", "tops", "beside"), [
     ([0.0, 180.0, 0.0, 180.0, 10.0, 350.0], 180.0, True),  # half one way, half the other: it looks no way
     ([180.0] * 6, 0.0, False),  # it looks down the photo, the two by it up, as the hand: indicators

@@ -177,6 +177,10 @@ STACK_V_MIN_SECOND = 0.15
 #: a face-up tile whose face's axis lies this near a sideways neighbour's may be its stacked tile
 #: (:func:`_turned_as_next`)
 STACK_AXIS_DEG = 15.0
+#: ... and two tiles overlapping along the row by this share of a width may be one on the other
+#: (:func:`_overlapping_pairs`): 0.3–0.6 read alike (selection 990012/908 and 990014/172, fresh
+#: 990018/175 exactly), 0.75 the first alone
+STACK_OVERLAP = 0.5
 STACK_SECOND_SIZE = 1.15
 #: ... and is of the base's kind, some kind among the likeliest this many classes of each in
 #: common: a pond's tile beyond a called tile was taken for its stacked one (on the 2,600 selection
@@ -1024,7 +1028,9 @@ def _detach_stacked(g: _Geo, line: _Line) -> None:
     centre lies within the line's band (fresh render 990019/97: a pon and an added kan read as
     five 4z). On 4,600 selection and fresh renders 4 more read exactly and none fewer."""
     tiles, _, _ = _row_tiles(g, line)
-    side = [t for k, t in enumerate(tiles) if not t.back and (t.sideways or _turned_as_next(g, tiles, k))]
+    paired = _overlapping_pairs(g, tiles)
+    side = [t for k, t in enumerate(tiles)
+            if not t.back and (t.sideways or k in paired or _turned_as_next(g, tiles, k))]
     if len(side) < 2:
         return
     d = line.direction
@@ -1042,6 +1048,23 @@ def _detach_stacked(g: _Geo, line: _Line) -> None:
         line.members.remove(top.det)
         line.stacked[base.det] = top.det
         taken |= {base.det, top.det}
+
+
+def _overlapping_pairs(g: _Geo, tiles: Sequence[RowTile]) -> set[int]:
+    """Positions of face-up tiles side by side in ``tiles`` (in order along the row) that overlap
+    along it by ``STACK_OVERLAP`` of a width or more, their faces' axes within ``STACK_AXIS_DEG``:
+    one tile stacked on another, however each was judged (fresh render 990012/908: an added kan at
+    the row's end, its pair judged upright against the called tiles' axes beside it)."""
+    out: set[int] = set()
+    rows = _with_gaps(list(tiles))
+    for k in range(1, len(rows)):
+        a, b = rows[k - 1], rows[k]
+        if a.back or b.back or b.gap_before > -STACK_OVERLAP:
+            continue
+        x, y = g.angles[a.det], g.angles[b.det]
+        if not (math.isnan(x) or math.isnan(y)) and _axis_gap(x, y) <= STACK_AXIS_DEG:
+            out |= {k - 1, k}
+    return out
 
 
 def _turned_as_next(g: _Geo, tiles: Sequence[RowTile], k: int) -> bool:
