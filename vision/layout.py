@@ -79,7 +79,8 @@ BACKGROUND_GAP = 1.0
 #: ... and only runs with this many face-up tiles are background
 BACKGROUND_RUN_TILES = 4
 #: a face at a discards' row end whose axis lies this far off the row's (degrees) is no discard of
-#: it (:func:`_pond_run`): the row's own faces share an axis, or lie sideways (riichi)
+#: it (:func:`_pond_run`): the row's own faces share an axis, or lie sideways (riichi). 35–55 read
+#: alike; 15–75 lost fresh render 990015/482
 POND_ODD_AXIS = (25.0, 65.0)
 #: short side / long side of a tile face, to turn a sideways tile's length into a tile width
 SHORT_OVER_LONG = 0.75
@@ -1036,7 +1037,8 @@ def _detach_stacked(g: _Geo, line: _Line) -> None:
     d = line.direction
     up = np.array([d[1], -d[0]])
     ref_v = float(np.median([t.v for t in tiles]))
-    upright = [t for t in tiles if t not in side]  # (a stacked tile's face says nothing of the table's depth)
+    in_side = {t.det for t in side}
+    upright = [t for t in tiles if t.det not in in_side]  # (a stacked tile's face says nothing of the depth)
     taken: set[int] = set()
     for a, b in itertools.pairwise(side):
         if a.det in taken or b.det in taken:
@@ -1053,8 +1055,8 @@ def _detach_stacked(g: _Geo, line: _Line) -> None:
 def _overlapping_pairs(g: _Geo, tiles: Sequence[RowTile]) -> set[int]:
     """Positions of face-up tiles side by side in ``tiles`` (in order along the row) that overlap
     along it by ``STACK_OVERLAP`` of a width or more, their faces' axes within ``STACK_AXIS_DEG``:
-    one tile stacked on another, however each was judged (fresh render 990012/908: an added kan at
-    the row's end, its pair judged upright against the called tiles' axes beside it)."""
+    one tile stacked on another, however each was judged (selection render 990012/908: an added
+    kan at the row's end, its pair judged upright against the called tiles' axes beside it)."""
     out: set[int] = set()
     rows = _with_gaps(list(tiles))
     for k in range(1, len(rows)):
@@ -1240,9 +1242,10 @@ def _split_dead_wall(g: _Geo, line: _Line, aside: Sequence[bool] = ()) -> list[_
 
 def _pond_run(g: _Geo, run: list[RowTile]) -> list[RowTile]:
     """``run`` (a row of someone's discards) less a tile at either end whose face is turned from the
-    run's (the median of its faces' axes) by ``POND_ODD_AXIS`` degrees: a pond's discards share an
-    axis, or lie sideways (a riichi discard); a tile turned otherwise at its end was laid there,
-    an indicator (fresh render 990015/445: a 7z 37° off a pond's row, in line with it)."""
+    run's (the median of its faces' axes) by ``POND_ODD_AXIS`` degrees, read surely
+    (``TURNED_SURE``): a pond's discards share an axis, or lie sideways (a riichi discard); a tile
+    turned otherwise at its end was laid there, an indicator (fresh render 990015/445: a 7z 37°
+    off a pond's row, in line with it)."""
     known = [float(g.angles[r.det]) for r in run if not r.back and not np.isnan(g.angles[r.det])]
     if len(known) < BACKGROUND_RUN_TILES:
         return run
@@ -1347,13 +1350,15 @@ def _extract_lines(g: _Geo, skip: set[int], aside: Sequence[bool] = ()) -> tuple
         released = _settle(g, line, pool, skip)
         walls = _split_dead_wall(g, line, aside)
         lines.extend(walls)
-        unwalled = [j for j in pool_before if not any(j in w.members for w in walls)
-                    and j not in line.stacked.values() and j not in released]
-        again = _found_again(g, line, unwalled) if walls else None
-        if again is not None:  # its tiles, along the first line's direction (measured on more tiles)
-            pool[:] = unwalled
-            line = _Line(again.members, line.direction, again.point, dict(line.stacked))
-            released += _settle(g, line, pool, skip)
+        if walls:  # the line found again without the wall (see _found_again)
+            walled = {j for w in walls for j in w.members}
+            unwalled = [j for j in pool_before
+                        if j not in walled and j not in line.stacked.values() and j not in released]
+            again = _found_again(g, line, unwalled)
+            if again is not None:  # its tiles, along the first line's direction (measured on more tiles)
+                pool[:] = unwalled
+                line = _Line(again.members, line.direction, again.point, dict(line.stacked))
+                released += _settle(g, line, pool, skip)
         loose.extend(released)
         lines.append(line)
     rest = sorted(loose + pool)
