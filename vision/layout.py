@@ -1028,7 +1028,7 @@ def _detach_stacked(g: _Geo, line: _Line) -> None:
     ``STACK_V_MAX`` across), the one further off the line. Under a steep camera a stacked tile's
     centre lies within the line's band (fresh render 990019/97: a pon and an added kan read as
     five 4z). On 4,600 selection and fresh renders 4 more read exactly and none fewer."""
-    tiles, _, _ = _row_tiles(g, line)
+    tiles, _, _ = _row_tiles(g, line, gaps=True)
     paired = _overlapping_pairs(g, tiles)
     side = [t for k, t in enumerate(tiles)
             if not t.back and (t.sideways or k in paired or _turned_as_next(g, tiles, k))]
@@ -1053,14 +1053,14 @@ def _detach_stacked(g: _Geo, line: _Line) -> None:
 
 
 def _overlapping_pairs(g: _Geo, tiles: Sequence[RowTile]) -> set[int]:
-    """Positions of face-up tiles side by side in ``tiles`` (in order along the row) that overlap
-    along it by ``STACK_OVERLAP`` of a width or more, their faces' axes within ``STACK_AXIS_DEG``:
-    one tile stacked on another, however each was judged (selection render 990012/908: an added
-    kan at the row's end, its pair judged upright against the called tiles' axes beside it)."""
+    """Positions of face-up tiles side by side in ``tiles`` (in order along the row, with their
+    gaps) that overlap along it by ``STACK_OVERLAP`` of a width or more, their faces' axes within
+    ``STACK_AXIS_DEG``: one tile stacked on another, however each was judged (selection render
+    990012/908: an added kan at the row's end, its pair judged upright against the called tiles'
+    axes beside it)."""
     out: set[int] = set()
-    rows = _with_gaps(list(tiles))
-    for k in range(1, len(rows)):
-        a, b = rows[k - 1], rows[k]
+    for k in range(1, len(tiles)):
+        a, b = tiles[k - 1], tiles[k]
         if a.back or b.back or b.gap_before > -STACK_OVERLAP:
             continue
         x, y = g.angles[a.det], g.angles[b.det]
