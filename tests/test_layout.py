@@ -1548,6 +1548,45 @@ CUT_INDICATOR_AT_THE_END = [
 ]
 
 
+#: selection render 990011/694 as the models read it (see :func:`as_read`): 99p 66z and the winning
+#: 9p, pons of 222s and 444p and an added kan of 0555p; a faint box on the felt (0.23 sure) between
+#: the winning tile and the first pon, overlapping the winning tile
+FAINT_BOX_INSIDE = [
+    (858, 450, 944, 537, -35, False, 0.89, "4p:0.97", 0.25),
+    (809, 476, 891, 564, -30, False, 0.88, "4p:0.95", 0.42),
+    (937, 411, 1028, 499, -41, False, 0.85, "2s:0.93 4s:0.02", 1.00),
+    (746, 512, 840, 599, -117, False, 0.89, "4p:0.97", 0.57),
+    (200, 455, 251, 511, 179, False, 0.90, "2z:0.99", 0.94),
+    (668, 541, 749, 634, -26, False, 0.84, "5p:0.92", 0.70),
+    (616, 568, 697, 659, -24, False, 0.87, "5p:0.96", 0.88),
+    (236, 437, 285, 496, 7, False, 0.87, "2p:0.95", 0.22),
+    (296, 718, 387, 809, -47, False, 0.90, "6z:0.99", 0.95),
+    (306, 405, 356, 463, 174, False, 0.88, "7m:0.97", 0.97),
+    (1046, 363, 1153, 450, -118, True, 0.89, "2s:1.00", 0.96),
+    (244, 744, 335, 832, -47, False, 0.84, "9p:0.94", 0.49),
+    (511, 461, 576, 536, -18, False, 0.85, "8s:0.95", 0.93),
+    (196, 773, 284, 858, -40, False, 0.89, "9p:0.99", 0.62),
+    (989, 387, 1082, 475, -39, False, 0.72, "2s:0.82 3s:0.06", 1.00),
+    (425, 659, 513, 748, -42, False, 0.85, "9p:0.95", 0.14),
+    (349, 691, 442, 785, -44, False, 0.88, "6z:0.99", 0.86),
+    (369, 371, 420, 429, -10, False, 0.86, "8s:0.98", 0.90),
+    (338, 388, 389, 446, 167, False, 0.79, "4m:0.92 5m:0.03", 0.88),
+    (267, 423, 318, 480, 176, False, 0.82, "3z:0.95", 0.95),
+    (553, 607, 644, 689, -116, False, 0.83, "0p:0.99", 0.94),
+    (549, 571, 631, 651, -113, False, 0.81, "5p:0.96", 0.28),
+    (469, 629, 535, 708, 107, False, 0.23, "5z:0.30 6z:0.05 3m:0.03 3z:0.03 8p:0.03", 0.31),
+]
+
+
+def test_a_doubtful_box_squeezed_inside_the_row_may_be_left_out() -> None:
+    # the count fitted only with a concealed 9p left out at the row's start, read as an indicator
+    dets = as_read(FAINT_BOX_INSIDE)
+    assert 22 in hand_row(dets).row.dets  # in the row, between the groups
+    hand = read_hand(dets).hand_dict()
+    assert hand is not None and hand["hand"] == "99p66z" and hand["win_tile"] == "9p"
+    assert hand["dora_indicators"] == ["8s"]
+
+
 def test_a_doubtful_tile_at_the_row_end_may_be_left_out_whatever_else_reads() -> None:
     # the white dragons' axes are guesses, so a pon or kan of them read with the doubtful tile made
     # readings; leaving that tile out was tried only when nothing else read, and the hand was not

@@ -1805,11 +1805,33 @@ def _row_structures(row: Row, top_aside: Sequence[bool], loose: bool) -> list[St
     """Every structure of the row and of its sideways variants, read from either end (the other
     end at a cost that says how sure the orientation cue was)."""
     found: list[Structure] = []
-    for variant, vcost in _sideways_variants(row):
-        for oriented, ocost in ((variant, 0.0), (variant.flipped(), FLIP_COST[row.oriented_by])):
-            aside = top_aside if ocost == 0.0 else top_aside[::-1]
-            found.extend(replace(st, cost=st.cost + vcost + ocost) for st in _structures(oriented, aside, loose))
+    for kept, kcost, dropped, kept_aside in _inner_doubtful_variants(row, top_aside):
+        for variant, vcost in _sideways_variants(kept):
+            for oriented, ocost in ((variant, 0.0), (variant.flipped(), FLIP_COST[row.oriented_by])):
+                aside = kept_aside if ocost == 0.0 else kept_aside[::-1]
+                found.extend(replace(st, cost=st.cost + kcost + vcost + ocost, excluded=(*st.excluded, *dropped))
+                             for st in _structures(oriented, aside, loose))
     return found
+
+
+def _inner_doubtful_variants(row: Row, top_aside: Sequence[bool]
+                             ) -> list[tuple[Row, float, tuple[int, ...], Sequence[bool]]]:
+    """The row, and the row without its doubtful face-up tile that overlaps a neighbour inside it
+    (the first, if several) at ``DOUBTFUL_EXCLUDE_COST``: a box on the felt squeezed
+    between two groups (selection render 990011/694: between the winning tile and a pon, so the
+    count fitted only with a concealed tile taken for an indicator). Each with its cost, the
+    detections left out and the set-aside flags of its tiles."""
+    tiles = row.tiles
+    inner = [p for p in range(1, len(tiles) - 1)
+             if tiles[p].doubtful and not tiles[p].back and tiles[p].stacked is None and not tiles[p].sideways
+             and (tiles[p].gap_before < 0 or tiles[p + 1].gap_before < 0)]
+    out: list[tuple[Row, float, tuple[int, ...], Sequence[bool]]] = [(row, 0.0, (), top_aside)]
+    if inner and len(tiles) > HAND_MIN_TILES:
+        p = inner[0]
+        kept = _with_gaps([t for q, t in enumerate(tiles) if q != p])
+        out.append((replace(row, tiles=tuple(kept), split_gap=_split_gap(kept)), DOUBTFUL_EXCLUDE_COST,
+                    (tiles[p].det,), [a for q, a in enumerate(top_aside) if q != p]))
+    return out
 
 
 def loose_structures(hrow: HandRow) -> tuple[Structure, ...]:
