@@ -1802,8 +1802,9 @@ def _merge(*parts: Iterable[Structure]) -> list[Structure]:
 
 
 def _row_structures(row: Row, top_aside: Sequence[bool], loose: bool) -> list[Structure]:
-    """Every structure of the row and of its sideways variants, read from either end (the other
-    end at a cost that says how sure the orientation cue was)."""
+    """Every structure of the row (and of the row less a doubtful box inside it:
+    :func:`_inner_doubtful_variants`) and of its sideways variants, read from either end (the
+    other end at a cost that says how sure the orientation cue was)."""
     found: list[Structure] = []
     for kept, kcost, dropped, kept_aside in _inner_doubtful_variants(row, top_aside):
         for variant, vcost in _sideways_variants(kept):
