@@ -1769,8 +1769,7 @@ def _sideways_variants(row: Row) -> list[tuple[Row, float]]:
     lone = [p for p, t in enumerate(row.tiles) if t.sideways and _between_backs(backs, p)
             and _face_up_run(backs, p) < MELD_MIN_FACES]
     if lone:
-        upright = _with_gaps([replace(t, sideways=False) if p in lone else t for p, t in enumerate(row.tiles)])
-        row = replace(row, tiles=tuple(upright), split_gap=_split_gap(upright))
+        row = _retiled(row, [replace(t, sideways=False) if p in lone else t for p, t in enumerate(row.tiles)])
     unsure: list[tuple[float, int]] = []
     for p, t in enumerate(row.tiles):
         if t.back or t.stacked is not None:
@@ -1786,9 +1785,14 @@ def _sideways_variants(row: Row) -> list[tuple[Row, float]]:
             if mask >> bit & 1:
                 tiles[p] = replace(tiles[p], sideways=not tiles[p].sideways)
                 cost += UNSURE_FLIP_COST + UNSURE_MARGIN_COST * margin
-        tiles = _with_gaps(tiles)
-        out.append((replace(row, tiles=tuple(tiles), split_gap=_split_gap(tiles)), cost))
+        out.append((_retiled(row, tiles), cost))
     return out
+
+
+def _retiled(row: Row, tiles: Sequence[RowTile]) -> Row:
+    """``row`` holding ``tiles`` instead, their gaps and the split gap measured again."""
+    gapped = _with_gaps(list(tiles))
+    return replace(row, tiles=tuple(gapped), split_gap=_split_gap(gapped))
 
 
 def _merge(*parts: Iterable[Structure]) -> list[Structure]:
@@ -1829,8 +1833,7 @@ def _inner_doubtful_variants(row: Row, top_aside: Sequence[bool]
     out: list[tuple[Row, float, tuple[int, ...], Sequence[bool]]] = [(row, 0.0, (), top_aside)]
     if inner and len(tiles) > HAND_MIN_TILES:
         p = inner[0]
-        kept = _with_gaps([t for q, t in enumerate(tiles) if q != p])
-        out.append((replace(row, tiles=tuple(kept), split_gap=_split_gap(kept)), DOUBTFUL_EXCLUDE_COST,
+        out.append((_retiled(row, [t for q, t in enumerate(tiles) if q != p]), DOUBTFUL_EXCLUDE_COST,
                     (tiles[p].det,), [a for q, a in enumerate(top_aside) if q != p]))
     return out
 
