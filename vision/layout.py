@@ -1063,22 +1063,23 @@ def _overlapping_pairs(g: _Geo, tiles: Sequence[RowTile]) -> set[int]:
         a, b = tiles[k - 1], tiles[k]
         if a.back or b.back or b.gap_before > -STACK_OVERLAP:
             continue
-        x, y = g.angles[a.det], g.angles[b.det]
-        if not (math.isnan(x) or math.isnan(y)) and _axis_gap(x, y) <= STACK_AXIS_DEG:
+        if _same_axis(g, a.det, b.det):
             out |= {k - 1, k}
     return out
+
+
+def _same_axis(g: _Geo, i: int, j: int) -> bool:
+    """Detections ``i`` and ``j`` show faces whose axes lie within ``STACK_AXIS_DEG`` (both known)."""
+    a, b = g.angles[i], g.angles[j]
+    return not (math.isnan(a) or math.isnan(b)) and bool(_axis_gap(a, b) <= STACK_AXIS_DEG)
 
 
 def _turned_as_next(g: _Geo, tiles: Sequence[RowTile], k: int) -> bool:
     """Tile ``k``'s face lies within ``STACK_AXIS_DEG`` of the axis of a sideways face-up tile next
     to it in the row: a stacked tile turned as its base, whatever its own sideways judgement (a
     tile among several sideways ones is judged against their axis: fresh render 990015/267)."""
-    a = g.angles[tiles[k].det]
-    if math.isnan(a):
-        return False
     return any(0 <= n < len(tiles) and tiles[n].sideways and not tiles[n].back
-               and not math.isnan(b := g.angles[tiles[n].det]) and _axis_gap(a, b) <= STACK_AXIS_DEG
-               for n in (k - 1, k + 1))
+               and _same_axis(g, tiles[k].det, tiles[n].det) for n in (k - 1, k + 1))
 
 
 def _lies_on(g: _Geo, base: RowTile, j: int, du: float, dv: float, direction: np.ndarray,
