@@ -457,6 +457,67 @@ def test_indicators_read_surely_are_read_again_and_the_hand_with_them(limit: int
         assert stub.asked == [] and again is dets and reading_again is reading
 
 
+class _AgainClassifier(_StubClassifier):
+    """Reads every box as its detection's class, read again surer (0.99), except those in
+    ``again`` (left edge: the probabilities read); records what it was asked to read."""
+
+    def __init__(self, dets: list[Any], again: dict[float, dict[int, float]]) -> None:
+        super().__init__(True, {d.box[0]: d.cls for d in dets})
+        self.again = again
+
+    def classify(self, bgr: np.ndarray, boxes: list[tuple[float, ...]], recheck_below: float = 0.0, recheck_limit: int = 12,
+                 ) -> tuple[np.ndarray, np.ndarray]:
+        probs, angles = super().classify(bgr, boxes, recheck_below, recheck_limit)
+        for i, b in enumerate(boxes):
+            if b[0] in self.again:
+                probs[i] = 0.0
+                for c, p in self.again[b[0]].items():
+                    probs[i, c] = p
+        return probs, angles
+
+
+@pytest.mark.parametrize(("limit", "again_as"), [(20, {0: 0.99}), (0, {0: 0.99}), (20, {1: 0.99}),
+                                                 (20, {1: 0.6, 0: 0.35})])
+def test_a_hand_that_reads_valid_no_way_has_its_tiles_read_again(limit: int, again_as: dict[int, float]) -> None:
+    # a chi's 1m read surely (0.9) as a 2m was never read again from more crops, and no reading
+    # of the photo makes a winning hand: the hand row's tiles are all read again and the hand
+    # read again, kept when it is valid; 0 turns it off. Read again still a 2m but unsure, a 1m
+    # likely too, the hand is valid with the 1m
+    from dataclasses import replace
+
+    from test_layout_helpers import layout_boxes
+
+    from vision.pipeline import PhotoReader, VisionSettings
+    from vision.reading import read_hand
+
+    dets = layout_boxes("456m456p78s11z 9s 1'23m", extras=[("7m", 3.0, 3.2)])
+    called = next(i for i, d in enumerate(dets) if d.cls == 0 and d.rotated)
+    dets = [replace(d, cls=1, topk=((1, 0.9),)) if i == called else replace(d, topk=((d.cls, 0.9),))
+            for i, d in enumerate(dets)]
+    reading = read_hand(dets)
+    assert not reading.valid
+    stub = _AgainClassifier(dets, {dets[called].box[0]: again_as})
+    reader = PhotoReader(None, stub, replace(VisionSettings(), recheck_refused_limit=limit))  # type: ignore[arg-type]
+    again, second = reader.read_refused_again(np.zeros((10, 10, 3), np.uint8), dets, reading)
+    if not limit:
+        assert stub.asked == [] and again is dets and second is reading
+        return
+    indicator = dets[-1].box[0]
+    assert sorted(stub.asked) == sorted(d.box[0] for d in dets[:-1])  # the hand row's, not the indicator
+    assert indicator not in stub.asked
+    chi = {"type": "chi", "tiles": "123m", "open": True, "added": False, "from": "left"}
+    if 0 in again_as:
+        assert second.valid and chi in second.hand_dict()["melds"]
+        assert again[called].topk[:2] == tuple((c, pytest.approx(p)) for c, p in again_as.items())
+    else:  # read again the same, surer: still no valid reading, both kept as they were
+        assert again is dets and second is reading
+    valid = read_hand(layout_boxes("456m456p78s11z 9s 1'23m"))
+    assert valid.valid
+    stub.asked.clear()
+    assert reader.read_refused_again(np.zeros((10, 10, 3), np.uint8), list(valid.detections), valid)[1] is valid
+    assert stub.asked == []  # a valid reading costs nothing
+
+
 class _FixedLocalizer:
     """Finds the same boxes in any image, each with its confidence, down to ``floor`` when given."""
 
