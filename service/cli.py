@@ -324,6 +324,9 @@ def train_cmd(
     indicator_weight: Annotated[int | None, typer.Option(
         "--indicator-weight", min=1,
         help="classifier: times per epoch each crop of a dora indicator or gari tile is seen")] = None,
+    cut_weight: Annotated[int | None, typer.Option(
+        "--cut-weight", min=1,
+        help="classifier: times per epoch each crop of a hand tile or indicator the frame cuts is seen")] = None,
     not_a_tile: Annotated[int | None, typer.Option(
         "--not-a-tile", min=0, max=20, help="classifier: crops of bare table per render (and the real rack photos' "
         "false tiles) to learn 'not a tile'")] = None,
@@ -364,7 +367,7 @@ def train_cmd(
             "epochs": epochs or None, "lr": lr, "orient_weight": orient_weight,
             "input_size": _input_size(input_size) if input_size is not None else None,
             "sideways_weight": sideways_weight, "manzu_weight": manzu_weight,
-            "indicator_weight": indicator_weight, "not_a_tile_per_image": not_a_tile,
+            "indicator_weight": indicator_weight, "cut_weight": cut_weight, "not_a_tile_per_image": not_a_tile,
             "only_not_a_tile": only_not_a_tile or None, "real_runtime_boxes": real_runtime_boxes or None,
             "device": device, "workers": workers,
         }
