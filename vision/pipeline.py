@@ -346,18 +346,19 @@ class PhotoReader:
 
     def read_refused_again(self, bgr: np.ndarray, dets: list[Detection], reading: Reading, rules: str = "riichi",
                            context: dict[str, Any] | None = None) -> tuple[list[Detection], Reading]:
-        """When ``reading`` is not valid, the detections and reading with every face-up tile read
-        again from more crops (the least sure first, :attr:`VisionSettings.recheck_refused_limit`
-        at most), kept when the hand then reads valid; else both as they were. Tiles read surely
-        at first were never read again, and one read surely and wrong (a meld's 1m read as a 2m)
-        leaves no valid reading; what a valid reading then asks stays for the user to answer."""
-        limit = self.settings.recheck_refused_limit
-        if reading.valid or limit <= 0:
+        """When ``reading`` is not valid, the detections and reading with the face-up tiles of its
+        hand row read surely at first read again from more crops (the least sure first,
+        :attr:`VisionSettings.recheck_refused_limit` at most), kept when the hand then reads valid;
+        else both as they were. The tiles read under :attr:`VisionSettings.recheck_below` were read
+        again already; one read surely and wrong (a meld's 1m read as a 2m) leaves no valid
+        reading. What a valid reading then asks stays for the user to answer."""
+        s = self.settings
+        if reading.valid or s.recheck_refused_limit <= 0:
             return dets, reading
         roles = reading.roles()
-        shown = sorted((i for i, d in enumerate(dets) if d.cls != BACK and d.topk and roles[i] in HAND_ROLES),
-                       key=lambda i: dets[i].topk[0][1])
-        again = self._read_again(bgr, dets, sorted(shown[:limit]), new_best=False)
+        sure = sorted((i for i, d in enumerate(dets) if d.cls != BACK and d.topk and roles[i] in HAND_ROLES
+                       and d.topk[0][1] >= s.recheck_below), key=lambda i: dets[i].topk[0][1])
+        again = self._read_again(bgr, dets, sorted(sure[:s.recheck_refused_limit]), new_best=False)
         if again is dets:
             return dets, reading
         second = read_hand(again, rules=rules, context=context)
