@@ -16,9 +16,9 @@ The cache is keyed by the image's path and size; delete it after a model changes
 looks for added kans' missed stacked tiles (:meth:`vision.pipeline.PhotoReader.find_stacked`; it
 decodes and localizes again the images whose reading has a pon). ``--reread`` reads each hand
 as the runtime does, its indicators and gari read again from more crops
-(:meth:`vision.pipeline.PhotoReader.read_roles_again`), and every tile of a hand that reads valid
-no way (:meth:`vision.pipeline.PhotoReader.read_refused_again`); it decodes every image, so it is
-slower.
+(:meth:`vision.pipeline.PhotoReader.read_roles_again`), and the hand row's tiles read surely of a
+hand that reads valid no way (:meth:`vision.pipeline.PhotoReader.read_refused_again`); it decodes
+every image, so it is slower.
 """
 
 from __future__ import annotations

@@ -97,8 +97,9 @@ class VisionSettings:
     #: over 0.92)
     recheck_roles_below: float = 0.95
     #: when no reading of the photo makes a valid hand, the tiles of its hand row (concealed,
-    #: winning tile, melds; at most this many, the least sure first) are all read again from more
-    #: crops, as unsure tiles are, and the hand read again; the new reading is kept when valid. A
+    #: winning tile, melds) read surely at first (at ``recheck_below`` or more; at most this many,
+    #: the least sure first) are read again from more crops, as unsure tiles are, and the hand read
+    #: again; the new reading is kept when valid. A
     #: tile read surely and wrong (a chi's 1m read 0.9 as 2m) is never read again otherwise, and
     #: refuses the whole photo; read again, the right class often becomes likely enough to be
     #: tried. On the 4,600 selection and fresh renders 3 of the 20 wrongly refused then read exactly, 3
