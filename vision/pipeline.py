@@ -100,7 +100,7 @@ class VisionSettings:
     #: winning tile, melds) read surely at first (at ``recheck_below`` or more; at most this many,
     #: the least sure first) are read again from more crops, as unsure tiles are, and the hand read
     #: again; the new reading is kept when valid. A
-    #: tile read surely and wrong (a chi's 1m read 0.9 as 2m) is never read again otherwise, and
+    #: tile read surely and wrong (a chi's 6m read 0.91 as 3m) is never read again otherwise, and
     #: refuses the whole photo; read again, the right class often becomes likely enough to be
     #: tried. On the 4,600 selection and fresh renders 3 of the 20 wrongly refused then read exactly, 3
     #: were asked with no right answer, none silently wrong. 0 turns it off; it costs only refused
@@ -351,7 +351,7 @@ class PhotoReader:
         hand row read surely at first read again from more crops (the least sure first,
         :attr:`VisionSettings.recheck_refused_limit` at most), kept when the hand then reads valid;
         else both as they were. The tiles read under :attr:`VisionSettings.recheck_below` were read
-        again already; one read surely and wrong (a meld's 1m read as a 2m) leaves no valid
+        again already; one read surely and wrong (a chi's 6m read 0.91 as 3m) leaves no valid
         reading. What a valid reading then asks stays for the user to answer."""
         s = self.settings
         if reading.valid or s.recheck_refused_limit <= 0:
