@@ -109,8 +109,9 @@ class _StubClassifier:
         self.asked: list[float] = []
 
     def classify(self, bgr: np.ndarray, boxes: list[tuple[float, ...]], recheck_below: float = 0.0, recheck_limit: int = 12,
-                 ) -> tuple[np.ndarray, np.ndarray]:
+                 whole: Any = None) -> tuple[np.ndarray, np.ndarray]:
         self.asked += [b[0] for b in boxes]
+        self.whole = whole
         probs = np.full((len(boxes), 38), 0.01 / 37, np.float32)
         for i, b in enumerate(boxes):
             probs[i, self.read[b[0]]] = 0.99
@@ -408,6 +409,85 @@ def test_only_the_least_sure_tiles_are_read_again_up_to_the_limit() -> None:
     assert changed == [1, 4]  # the two least sure (0.3, 0.4), averaged with flat readings
 
 
+_ROW = [(10.0 + 40 * k, 100.0, 46.0 + 40 * k, 148.0) for k in range(4)]  # whole 36×48 tiles standing
+_LYING = [(10.0 + 52 * k, 100.0, 58.0 + 52 * k, 136.0) for k in range(4)]  # whole 48×36 tiles lying
+
+
+@pytest.mark.parametrize(("row", "box", "whole"), [
+    (_ROW, (170.0, 0.0, 206.0, 30.0), (170.0, -18.0, 206.0, 30.0)),  # its top cut: 48 tall again
+    (_ROW, (170.0, 280.0, 206.0, 300.0), (170.0, 280.0, 206.0, 328.0)),  # its bottom cut
+    (_ROW, (0.0, 100.0, 20.0, 148.0), (-16.0, 100.0, 20.0, 148.0)),  # its left side cut
+    (_ROW, (380.0, 100.0, 400.0, 148.0), (380.0, 100.0, 416.0, 148.0)),  # its right side cut
+    (_ROW, (170.0, 0.0, 206.0, 40.0), (170.0, -8.0, 206.0, 40.0)),  # longer than lying: stands
+    (_LYING, (0.0, 100.0, 40.0, 136.0), (-8.0, 100.0, 40.0, 136.0)),  # lies as its neighbours lie
+    (_LYING, (300.0, 0.0, 348.0, 20.0), (300.0, -16.0, 348.0, 20.0)),
+    (_ROW, (0.0, 0.0, 30.0, 30.0), None),  # cut on two sides: its size is not known
+    (_ROW, (170.0, 10.0, 206.0, 58.0), None),  # not cut
+    (_ROW, (170.0, 0.0, 206.0, 60.0), None),  # at the frame, but as long as a whole tile
+    ([], (170.0, 0.0, 206.0, 30.0), None),  # no whole tile beside it to size it by
+])
+def test_a_tile_the_frame_cuts_gets_the_box_it_would_have_whole(
+        row: list[tuple[float, ...]], box: tuple[float, ...], whole: tuple[float, ...] | None) -> None:
+    from vision.models import whole_tile_box
+
+    found = whole_tile_box([*row, box], len(row), (400, 300), 2.0)
+    assert found == (None if whole is None else pytest.approx(whole))
+
+
+def test_a_whole_tile_is_cut_beyond_the_frame_with_the_edge_repeated() -> None:
+    from vision.models import cut_beyond
+
+    img = np.zeros((100, 100, 3), np.uint8)
+    img[:20, 40:70] = 200  # the visible bottom 20 px of a tile the top of the frame cuts
+    img[15:20, 50:60] = 255  # a mark at its bottom
+    crop = cut_beyond(img, (40.0, -20.0, 70.0, 20.0), margin=0.0)
+    assert crop.shape[:2] == (41, 31)  # the whole tile's 40 px, not the 20 left
+    assert (crop[:20, 1:30] == 200).all()  # beyond the frame: the edge's row repeated
+    assert crop[36, 15].tolist() == [255, 255, 255]  # the mark stays at the bottom
+    lying = cut_beyond(img, (-30.0, 40.0, 30.0, 70.0), margin=0.0)
+    assert lying.shape[:2] == (61, 31)  # landscape, turned clockwise as cut_tile turns it
+
+
+@pytest.mark.parametrize("whole_sure", [True, False])
+def test_a_cut_tile_is_read_too_from_its_whole_size_and_the_surer_reading_kept(whole_sure: bool) -> None:
+    logits = np.zeros(38, np.float32)  # unsure: every class alike
+    if whole_sure:
+        logits[3] = 20.0
+    session = _CountingSession(logits)
+    clf: Any = _classifier_over(session)
+    probs = np.zeros((2, 38), np.float32)
+    probs[0, [7, 3]] = 0.6, 0.3  # cut, read as 7
+    probs[1, 7] = 0.6  # whole
+    before = probs.copy()
+    img = np.full((100, 100, 3), 128, np.uint8)
+    assert clf.read_whole(img, [(10.0, -20.0, 34.0, 12.0), None], probs) == 1
+    assert session.shown == 1  # the cut tile alone
+    if whole_sure:
+        assert probs[0].argmax() == 3 and probs[0, 3] == pytest.approx(1.0, abs=1e-3)
+    else:
+        assert probs[0].tolist() == before[0].tolist()
+    assert probs[1].tolist() == before[1].tolist()
+    assert clf.read_whole(img, [None, None], probs) == 0 and session.shown == 1
+
+
+@pytest.mark.parametrize("on", [True, False])
+def test_the_reader_gives_the_classifier_the_whole_boxes_of_the_tiles_the_frame_cuts(on: bool) -> None:
+    from dataclasses import replace
+
+    from vision.models import TileBox
+    from vision.pipeline import PhotoReader, VisionSettings
+
+    tiles = [TileBox(b, 0.9, False) for b in _ROW] + [TileBox((170.0, 0.0, 206.0, 30.0), 0.9, False)]
+    stub = _StubClassifier(True, {b[0]: 5 for b in _ROW} | {170.0: 6})
+    reader = PhotoReader(None, stub, replace(VisionSettings(), read_cut_whole=on))  # type: ignore[arg-type]
+    dets = reader.classify_tiles(np.zeros((300, 400, 3), np.uint8), tiles)
+    assert [d.cut for d in dets] == [False] * 4 + [True]
+    if on:
+        assert stub.whole[:4] == [None] * 4 and stub.whole[4] == pytest.approx((170.0, -18.0, 206.0, 30.0))
+    else:
+        assert stub.whole is None
+
+
 class _OneOutputSession(_CountingSession):
     def get_outputs(self) -> list[object]:
         return [object()]  # logits only: no orientation output
@@ -466,8 +546,8 @@ class _AgainClassifier(_StubClassifier):
         self.again = again
 
     def classify(self, bgr: np.ndarray, boxes: list[tuple[float, ...]], recheck_below: float = 0.0, recheck_limit: int = 12,
-                 ) -> tuple[np.ndarray, np.ndarray]:
-        probs, angles = super().classify(bgr, boxes, recheck_below, recheck_limit)
+                 whole: Any = None) -> tuple[np.ndarray, np.ndarray]:
+        probs, angles = super().classify(bgr, boxes, recheck_below, recheck_limit, whole)
         for i, b in enumerate(boxes):
             if b[0] in self.again:
                 probs[i] = 0.0

@@ -307,6 +307,69 @@ def upright_tile(bgr: np.ndarray, box: Sequence[float], angle_deg: float, size: 
     return cv2.resize(out, size, interpolation=cv2.INTER_AREA)
 
 
+#: how many of a cut tile's nearest whole neighbours give the tile's shape (:func:`whole_tile_box`)
+WHOLE_NEIGHBOURS = 4
+
+
+def whole_tile_box(boxes: Sequence[Sequence[float]], i: int, image_size: tuple[int, int], edge: float,
+                   ) -> tuple[float, float, float, float] | None:
+    """The box tile ``i`` would have whole, when the frame (``image_size`` = (w, h)) cuts it on
+    one side only (its box within ``edge`` pixels of that side): the cut side lengthened beyond
+    the frame to the long-to-short ratio of its nearest whole neighbours. A tile the frame cuts
+    short stands upright when what is left is longer than a lying tile, else lies as its nearest
+    neighbour lies. ``None`` for a tile not cut, cut on two sides, or with no whole neighbour.
+
+    >>> row = [(10.0 + 40 * k, 100.0, 46.0 + 40 * k, 148.0) for k in range(4)]  # 36×48 tiles
+    >>> whole_tile_box([*row, (170.0, 0.0, 206.0, 30.0)], 4, (400, 300), 2.0)  # its top 18 px cut
+    (170.0, -18.0, 206.0, 30.0)
+    """
+    w, h = image_size
+    x1, y1, x2, y2 = (float(v) for v in boxes[i])
+    cut_x = x1 <= edge or x2 >= w - edge
+    cut_y = y1 <= edge or y2 >= h - edge
+    if cut_x == cut_y:
+        return None
+    cx, cy = (x1 + x2) / 2, (y1 + y2) / 2
+    whole = [b for j, b in enumerate(boxes) if j != i and edge < b[0] and edge < b[1]
+             and b[2] < w - edge and b[3] < h - edge]
+    if not whole:
+        return None
+    whole.sort(key=lambda b: ((b[0] + b[2]) / 2 - cx) ** 2 + ((b[1] + b[3]) / 2 - cy) ** 2)
+    near = whole[:WHOLE_NEIGHBOURS]
+    ratio = float(np.median([max(b[2] - b[0], b[3] - b[1]) / max(1e-6, min(b[2] - b[0], b[3] - b[1]))
+                             for b in near]))
+    near_lies = (near[0][2] - near[0][0]) > (near[0][3] - near[0][1]) * 1.15
+    bw, bh = x2 - x1, y2 - y1
+    if cut_x:  # its height is whole: the width it would have standing, or lying
+        stands, lies = bh / ratio, bh * ratio
+        full = lies if bw > stands * 1.05 or near_lies else stands
+        if full <= bw:
+            return None
+        return (x2 - full, y1, x2, y2) if x1 <= edge else (x1, y1, x1 + full, y2)
+    stands, lies = bw * ratio, bw / ratio
+    full = stands if bh > lies * 1.05 or not near_lies else lies
+    if full <= bh:
+        return None
+    return (x1, y2 - full, x2, y2) if y1 <= edge else (x1, y1, x2, y1 + full)
+
+
+def cut_beyond(bgr: np.ndarray, box: Sequence[float], margin: float = CROP_MARGIN) -> np.ndarray:
+    """:func:`cut_tile` for a box reaching beyond the frame: the part outside filled with the
+    frame's edge pixels (repeated), so the tile keeps its shape and its face its place."""
+    x1, y1, x2, y2 = (float(v) for v in box)
+    bw, bh = x2 - x1, y2 - y1
+    xa, ya = math.floor(x1 - bw * margin), math.floor(y1 - bh * margin)
+    xb, yb = math.floor(x2 + bw * margin + 1), math.floor(y2 + bh * margin + 1)
+    h, w = bgr.shape[:2]
+    inner = bgr[max(0, ya):min(h, yb), max(0, xa):min(w, xb)]
+    if inner.size == 0:
+        return inner
+    crop = cv2.copyMakeBorder(inner, max(0, -ya), max(0, yb - h), max(0, -xa), max(0, xb - w), cv2.BORDER_REPLICATE)
+    if (xb - xa) > (yb - ya) * 1.15:
+        crop = cv2.rotate(crop, cv2.ROTATE_90_CLOCKWISE)
+    return crop
+
+
 def crop_tile(bgr: np.ndarray, box: Sequence[float], size: tuple[int, int], margin: float = CROP_MARGIN) -> np.ndarray:
     """:func:`cut_tile` resized to ``size`` = (width, height), the classifier's input."""
     crop = cut_tile(bgr, box, (margin,) * 4)
@@ -470,11 +533,15 @@ class Classifier:
         return len(self.session.get_outputs()) > 1
 
     def classify(self, bgr: np.ndarray, boxes: Sequence[Sequence[float]], recheck_below: float = 0.0,
-                 recheck_limit: int = 12) -> tuple[np.ndarray, np.ndarray | None]:
+                 recheck_limit: int = 12, whole: Sequence[Sequence[float] | None] | None = None,
+                 ) -> tuple[np.ndarray, np.ndarray | None]:
         """Class probabilities ``[N, 38]`` by contract id and, when the model has the output, the
         faces' angles ``[N, 3]`` (see :func:`face_angles`), else ``None``. Up to ``recheck_limit``
         tiles read with less than ``recheck_below`` are read again from more crops (:meth:`recheck`).
-        A row sums to one less the share the model gives :data:`NOT_A_TILE`."""
+        ``whole``: per box, the box the tile would have whole where the frame cuts it (see
+        :func:`whole_tile_box`), else ``None``; such a tile is read too from a crop of its whole
+        size (:meth:`read_whole`). A row sums to one less the share the model gives
+        :data:`NOT_A_TILE`."""
         x = self.crops(bgr, boxes)
         if not len(x):
             return np.zeros((0, N_CLASSES), np.float32), (np.zeros((0, 3)) if self.has_orientation else None)
@@ -489,4 +556,25 @@ class Classifier:
         if recheck_below > 0:
             self.recheck(bgr, boxes, probs, recheck_below, recheck_limit,
                          None if angles is None else angles[:, 0])
+        if whole is not None:
+            self.read_whole(bgr, whole, probs)
         return np.ascontiguousarray(probs[:, :N_CLASSES]), angles
+
+    def read_whole(self, bgr: np.ndarray, whole: Sequence[Sequence[float] | None], probs: np.ndarray) -> int:
+        """Read each tile the frame cuts from a crop of its ``whole`` box too (:func:`cut_beyond`),
+        and keep in ``probs`` (in place) the surer of its two readings; how many were read so.
+
+        A cut tile's crop is its visible part stretched to a whole tile's shape, which moves and
+        squeezes what is left of the face; cut at its whole size, the face keeps its shape and
+        place, and reads surer where enough of it shows."""
+        todo = [(i, b) for i, b in enumerate(whole) if b is not None]
+        crops = [cut_beyond(bgr, b) for _, b in todo]
+        todo = [t for t, c in zip(todo, crops, strict=True) if c.size]
+        if not todo:
+            return 0
+        x = _batch([cv2.resize(c, (self.width, self.height), interpolation=cv2.INTER_AREA) for c in crops if c.size])
+        p = softmax(np.concatenate([r[0] for r in self._logits(x)]))
+        for (i, _), row in zip(todo, p, strict=True):
+            if row.max() > probs[i, self.classes].max():
+                probs[i, self.classes] = row
+        return len(todo)
