@@ -486,6 +486,8 @@ def test_the_reader_gives_the_classifier_the_whole_boxes_of_the_tiles_the_frame_
         assert stub.whole[:4] == [None] * 4 and stub.whole[4] == pytest.approx((170.0, -18.0, 206.0, 30.0))
     else:
         assert stub.whole is None
+    reader._read_again(np.zeros((300, 400, 3), np.uint8), dets, [0, 4])  # read again: sized by all the tiles
+    assert stub.whole == ([None, pytest.approx((170.0, -18.0, 206.0, 30.0))] if on else None)
 
 
 class _OneOutputSession(_CountingSession):
