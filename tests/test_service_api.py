@@ -653,7 +653,7 @@ def _pipeline_reader() -> Any:
             return p
 
         def classify(self, bgr: Any, boxes: Any, recheck_below: float = 0.0, recheck_limit: int = 12,
-                     ) -> tuple[Any, None]:
+                     whole: Any = None) -> tuple[Any, None]:
             return self(bgr, boxes), None  # no orientation output: the layout judges by the boxes
 
     reader = pipeline.PhotoReader(Localizer(), Classifier(), pipeline.VisionSettings())
