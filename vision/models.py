@@ -182,15 +182,21 @@ def zoom_windows(boxes: np.ndarray, image_size: tuple[int, int], input_size: int
     return [(int(xa), int(ya), int(min(w, xa + side)), int(min(h, ya + side))) for ya in ys for xa in xs]
 
 
+def _window(box: Sequence[float], margins: Sequence[float]) -> tuple[float, float, float, float]:
+    """``box`` widened by ``margins`` (shares of the box: left, top, right, bottom), ``xa, ya, xb,
+    yb`` with the last two a pixel on (exclusive once whole), not clipped to any image."""
+    x1, y1, x2, y2 = (float(v) for v in box)
+    bw, bh = x2 - x1, y2 - y1
+    return x1 - bw * margins[0], y1 - bh * margins[1], x2 + bw * margins[2] + 1, y2 + bh * margins[3] + 1
+
+
 def cut_window(box: Sequence[float], margins: tuple[float, float, float, float], image_size: tuple[int, int],
                ) -> tuple[int, int, int, int, bool]:
     """Where :func:`cut_tile` cuts (``xa, ya, xb, yb``, clipped to ``image_size`` = (w, h)) and
     whether it turns the crop clockwise (a landscape window)."""
-    x1, y1, x2, y2 = (float(v) for v in box)
-    bw, bh = x2 - x1, y2 - y1
     w, h = image_size
-    xa, ya = int(max(0, x1 - bw * margins[0])), int(max(0, y1 - bh * margins[1]))
-    xb, yb = int(min(w, x2 + bw * margins[2] + 1)), int(min(h, y2 + bh * margins[3] + 1))
+    xa_, ya_, xb_, yb_ = _window(box, margins)
+    xa, ya, xb, yb = int(max(0, xa_)), int(max(0, ya_)), int(min(w, xb_)), int(min(h, yb_))
     return xa, ya, xb, yb, (xb - xa) > (yb - ya) * 1.15 and xb > xa and yb > ya
 
 
@@ -325,13 +331,12 @@ def whole_tile_box(boxes: Sequence[Sequence[float]], i: int, image_size: tuple[i
     """
     w, h = image_size
     x1, y1, x2, y2 = (float(v) for v in boxes[i])
-    cut_x = x1 <= edge or x2 >= w - edge
-    cut_y = y1 <= edge or y2 >= h - edge
+    cut_x = x1 < edge or x2 > w - edge  # as :func:`inside_frame` judges, side by side
+    cut_y = y1 < edge or y2 > h - edge
     if cut_x == cut_y:
         return None
     cx, cy = (x1 + x2) / 2, (y1 + y2) / 2
-    whole = [b for j, b in enumerate(boxes) if j != i and edge < b[0] and edge < b[1]
-             and b[2] < w - edge and b[3] < h - edge]
+    whole = [b for j, b in enumerate(boxes) if j != i and inside_frame(b, (h, w), edge)]
     if not whole:
         return None
     whole.sort(key=lambda b: ((b[0] + b[2]) / 2 - cx) ** 2 + ((b[1] + b[3]) / 2 - cy) ** 2)
@@ -345,21 +350,18 @@ def whole_tile_box(boxes: Sequence[Sequence[float]], i: int, image_size: tuple[i
         full = lies if bw > stands * 1.05 or near_lies else stands
         if full <= bw:
             return None
-        return (x2 - full, y1, x2, y2) if x1 <= edge else (x1, y1, x1 + full, y2)
+        return (x2 - full, y1, x2, y2) if x1 < edge else (x1, y1, x1 + full, y2)
     stands, lies = bw * ratio, bw / ratio
     full = stands if bh > lies * 1.05 or not near_lies else lies
     if full <= bh:
         return None
-    return (x1, y2 - full, x2, y2) if y1 <= edge else (x1, y1, x2, y1 + full)
+    return (x1, y2 - full, x2, y2) if y1 < edge else (x1, y1, x2, y1 + full)
 
 
 def cut_beyond(bgr: np.ndarray, box: Sequence[float], margin: float = CROP_MARGIN) -> np.ndarray:
     """:func:`cut_tile` for a box reaching beyond the frame: the part outside filled with the
     frame's edge pixels (repeated), so the tile keeps its shape and its face its place."""
-    x1, y1, x2, y2 = (float(v) for v in box)
-    bw, bh = x2 - x1, y2 - y1
-    xa, ya = math.floor(x1 - bw * margin), math.floor(y1 - bh * margin)
-    xb, yb = math.floor(x2 + bw * margin + 1), math.floor(y2 + bh * margin + 1)
+    xa, ya, xb, yb = (math.floor(v) for v in _window(box, (margin,) * 4))
     h, w = bgr.shape[:2]
     inner = bgr[max(0, ya):min(h, yb), max(0, xa):min(w, xb)]
     if inner.size == 0:
@@ -567,14 +569,12 @@ class Classifier:
         A cut tile's crop is its visible part stretched to a whole tile's shape, which moves and
         squeezes what is left of the face; cut at its whole size, the face keeps its shape and
         place, and reads surer where enough of it shows."""
-        todo = [(i, b) for i, b in enumerate(whole) if b is not None]
-        crops = [cut_beyond(bgr, b) for _, b in todo]
-        todo = [t for t, c in zip(todo, crops, strict=True) if c.size]
-        if not todo:
+        cut = [(i, c) for i, b in enumerate(whole) if b is not None and (c := cut_beyond(bgr, b)).size]
+        if not cut:
             return 0
-        x = _batch([cv2.resize(c, (self.width, self.height), interpolation=cv2.INTER_AREA) for c in crops if c.size])
+        x = _batch([cv2.resize(c, (self.width, self.height), interpolation=cv2.INTER_AREA) for _, c in cut])
         p = softmax(np.concatenate([r[0] for r in self._logits(x)]))
-        for (i, _), row in zip(todo, p, strict=True):
+        for (i, _), row in zip(cut, p, strict=True):
             if row.max() > probs[i, self.classes].max():
                 probs[i, self.classes] = row
-        return len(todo)
+        return len(cut)
