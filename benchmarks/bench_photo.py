@@ -17,9 +17,9 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from datasets.evaluate import machine
-from datasets.synth import SynthConfig, render_sample
-from vision.pipeline import PhotoReader, VisionSettings
+from paiscan.datasets.evaluate import machine
+from paiscan.datasets.synth import SynthConfig, render_sample
+from paiscan.vision.pipeline import PhotoReader, VisionSettings
 
 
 def main() -> None:
@@ -31,19 +31,29 @@ def main() -> None:
     ap.add_argument("--models", type=Path, default=None, help="folder with localizer.onnx and classifier.onnx")
     ap.add_argument("--zoom-min-px", type=float, default=VisionSettings.zoom_min_px, help="0: no closer look")
     ap.add_argument("--recheck-below", type=float, default=VisionSettings.recheck_below, help="0: no second reading")
-    ap.add_argument("--recheck-limit", type=int, default=VisionSettings.recheck_limit,
-                    help="at most this many tiles a photo read again")
+    ap.add_argument(
+        "--recheck-limit",
+        type=int,
+        default=VisionSettings.recheck_limit,
+        help="at most this many tiles a photo read again",
+    )
     args = ap.parse_args()
     photos = []
     for seed in range(3, 3 + args.photos):
         sample = render_sample(seed, "riichi", replace(SynthConfig(), width=args.width, height=args.height))
         photos.append(cv2.imencode(".jpg", sample.image, [cv2.IMWRITE_JPEG_QUALITY, 90])[1].tobytes())
     print(f"machine: {machine()}")
-    print(f"{len(photos)} photos: {args.width}×{args.height} JPEG, "
-          f"{sum(map(len, photos)) // len(photos) // 1024} KB on average")
+    print(
+        f"{len(photos)} photos: {args.width}×{args.height} JPEG, "
+        f"{sum(map(len, photos)) // len(photos) // 1024} KB on average"
+    )
     for threads in (1, 2):
-        settings = VisionSettings(threads=threads, zoom_min_px=args.zoom_min_px, recheck_below=args.recheck_below,
-                                  recheck_limit=args.recheck_limit)
+        settings = VisionSettings(
+            threads=threads,
+            zoom_min_px=args.zoom_min_px,
+            recheck_below=args.recheck_below,
+            recheck_limit=args.recheck_limit,
+        )
         reader = PhotoReader.load(settings.with_models(args.models))
         reader.warm()
         totals, stages = [], []
@@ -57,8 +67,10 @@ def main() -> None:
         names = list(dict.fromkeys(k for s in stages for k in s))
         per_stage = {k: round(float(np.median([s[k] for s in stages if k in s])), 1) for k in names}
         ran = {k: f"{sum(k in s for s in stages)}/{len(stages)}" for k in names if not all(k in s for s in stages)}
-        print(f"threads={threads}: p50 {np.percentile(totals, 50):.0f} ms, p95 {np.percentile(totals, 95):.0f} ms, "
-              f"median per stage {per_stage}" + (f", stages run only in {ran}" if ran else ""))
+        print(
+            f"threads={threads}: p50 {np.percentile(totals, 50):.0f} ms, p95 {np.percentile(totals, 95):.0f} ms, "
+            f"median per stage {per_stage}" + (f", stages run only in {ran}" if ran else "")
+        )
 
 
 if __name__ == "__main__":

@@ -19,8 +19,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from mahjong_oracle import _CALC, to_mahjong
 
-from scoring import HandError, parse_hand, score, score_hand
-from scoring.generate import random_hand
+from paiscan.scoring import HandError, parse_hand, score, score_hand
+from paiscan.scoring.generate import random_hand
 
 
 def main() -> None:
@@ -49,8 +49,9 @@ def main() -> None:
 
     def run_mahjong() -> None:
         for tiles, win, melds, dora, ura, config in converted:
-            _CALC.estimate_hand_value(tiles, win, melds=melds, dora_indicators=dora,
-                                      ura_dora_indicators=ura or None, config=config)
+            _CALC.estimate_hand_value(
+                tiles, win, melds=melds, dora_indicators=dora, ura_dora_indicators=ura or None, config=config
+            )
 
     results = {}
     for name, fn in (("paiscan", run_paiscan), ("paiscan_from_json", run_paiscan_json), ("mahjong", run_mahjong)):

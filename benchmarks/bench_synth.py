@@ -16,7 +16,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from datasets.synth import render_sample, write_dataset
+from paiscan.datasets.synth import render_sample, write_dataset
 
 
 def main() -> None:
@@ -32,16 +32,18 @@ def main() -> None:
     for i in range(args.n):
         render_sample(i, args.rules)
     dt = time.perf_counter() - t
-    print(f"render_sample: {args.n / dt:.1f} renders/s (single process, {dt / args.n * 1000:.1f} "
-          f"ms/render, 1280x960, JPEG encoded)")
+    print(
+        f"render_sample: {args.n / dt:.1f} renders/s (single process, {dt / args.n * 1000:.1f} "
+        f"ms/render, 1280x960, JPEG encoded)"
+    )
 
     with tempfile.TemporaryDirectory() as tmp:
         t = time.perf_counter()
-        write_dataset(Path(tmp), args.n, seed=1, rules=args.rules, workers=args.workers,
-                      progress=False)
+        write_dataset(Path(tmp), args.n, seed=1, rules=args.rules, workers=args.workers, progress=False)
         dt = time.perf_counter() - t
-    print(f"write_dataset: {args.n / dt:.1f} renders/s ({args.workers} workers, files written, "
-          f"including worker start-up)")
+    print(
+        f"write_dataset: {args.n / dt:.1f} renders/s ({args.workers} workers, files written, including worker start-up)"
+    )
 
 
 if __name__ == "__main__":

@@ -28,12 +28,12 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from datasets.evaluate import match, same_structure
-from scoring.tiles import BACK
-from vision.detection import Detection
-from vision.models import TileBox
-from vision.pipeline import PhotoReader, VisionSettings
-from vision.reading import Reading, read_hand
+from paiscan.datasets.evaluate import match, same_structure
+from paiscan.scoring.tiles import BACK
+from paiscan.vision.detection import Detection
+from paiscan.vision.models import TileBox
+from paiscan.vision.pipeline import PhotoReader, VisionSettings
+from paiscan.vision.reading import Reading, read_hand
 
 
 def _truth_dets(meta: dict[str, Any]) -> list[Detection]:
@@ -49,23 +49,30 @@ def _truth_dets(meta: dict[str, Any]) -> list[Detection]:
 def _short(hand: dict[str, Any] | None) -> str:
     if not hand:
         return "(none)"
-    melds = " ".join(f"{m['type']}:{m['tiles']}{'' if m.get('open', True) else '(closed)'}"
-                     for m in hand.get("melds", []))
-    return (f"hand={hand.get('hand')} win={hand.get('win_tile')} melds=[{melds}] "
-            f"dora={hand.get('dora_indicators')} nuki={hand.get('nuki', '')}")
+    melds = " ".join(
+        f"{m['type']}:{m['tiles']}{'' if m.get('open', True) else '(closed)'}" for m in hand.get("melds", [])
+    )
+    return (
+        f"hand={hand.get('hand')} win={hand.get('win_tile')} melds=[{melds}] "
+        f"dora={hand.get('dora_indicators')} nuki={hand.get('nuki', '')}"
+    )
 
 
 def _labels(img: Path) -> tuple[dict[str, Any], dict[str, Any]]:
     """A render's ``meta/`` and ``structures/`` files."""
     folder = img.parent.parent
-    return (json.loads((folder / "meta" / f"{img.stem}.json").read_text()),
-            json.loads((folder / "structures" / f"{img.stem}.json").read_text()))
+    return (
+        json.loads((folder / "meta" / f"{img.stem}.json").read_text()),
+        json.loads((folder / "structures" / f"{img.stem}.json").read_text()),
+    )
 
 
 def _failure(name: str, truth: dict[str, Any], reading: Reading) -> str:
     """A render read wrong, for a look by eye: the truth, the reading, its problems and questions."""
-    return (f"{name}\n  truth {_short(truth)}\n  read  {_short(reading.hand_dict())}\n"
-            f"  problems {[p.code for p in reading.problems]} ambiguities {[a.kind for a in reading.ambiguities]}")
+    return (
+        f"{name}\n  truth {_short(truth)}\n  read  {_short(reading.hand_dict())}\n"
+        f"  problems {[p.code for p in reading.problems]} ambiguities {[a.kind for a in reading.ambiguities]}"
+    )
 
 
 def _oracle_only(folders: list[Path], limit: int | None) -> None:
@@ -116,8 +123,10 @@ def main() -> None:
         pdets = reader.detect(decoded.bgr)
         pairs = match([d.box for d in scaled], [d.box for d in pdets])
         true_of = {j: scaled[i].cls for i, j in pairs}
-        fixed = [replace(d, cls=true_of[j], confidence=1.0, topk=((true_of[j], 1.0),)) if j in true_of else d
-                 for j, d in enumerate(pdets)]
+        fixed = [
+            replace(d, cls=true_of[j], confidence=1.0, topk=((true_of[j], 1.0),)) if j in true_of else d
+            for j, d in enumerate(pdets)
+        ]
         r_classes = read_hand(fixed, rules=rules)
         r_pipe = read_hand(pdets, rules=rules)
         res = {"oracle": r_oracle, "oracle_boxes": r_boxes, "oracle_classes": r_classes, "pipeline": r_pipe}
@@ -130,13 +139,16 @@ def main() -> None:
             problems["localizer"] += 1
         elif not good["pipeline"]:
             problems["classifier"] += 1
-        for key, fail in (("oracle", not good["oracle"]),
-                          ("pipeline", good["oracle"] and good["oracle_classes"] and not good["pipeline"])):
+        for key, fail in (
+            ("oracle", not good["oracle"]),
+            ("pipeline", good["oracle"] and good["oracle_classes"] and not good["pipeline"]),
+        ):
             if fail and len(shown[key]) < args.show:
                 shown[key].append(_failure(img.name, truth, res[key]))
     n = len(images)
-    print(json.dumps({"n": n, **{k: round(v / n, 3) for k, v in ok.items()},
-                      "first_failure": dict(problems)}, indent=1))
+    print(
+        json.dumps({"n": n, **{k: round(v / n, 3) for k, v in ok.items()}, "first_failure": dict(problems)}, indent=1)
+    )
     for key, lines in shown.items():
         if lines:
             print(f"\n== failing under {key} ==")

@@ -4,7 +4,7 @@ The synthetic set is rendered with seed 990001, which no training run or choice 
 renders use seeds 1001-1136, the model cards list them; choices the selection and fresh renders,
 seeds 990003-990019); the real-photo
 holdout is the hash-chosen 25 % of ``../shared/realdata`` that the classifier never trains on
-(``datasets.realdata.split_of``). Prints one JSON object; its figures go into the model cards.
+(``paiscan.datasets.realdata.split_of``). Prints one JSON object; its figures go into the model cards.
 
     python benchmarks/eval_models.py [--n 500] [--threads 2] [--models DIR]
 
@@ -21,10 +21,10 @@ import json
 import tempfile
 from pathlib import Path
 
-from datasets.evaluate import evaluate_folder, machine, paiscan_detector
-from datasets.realdata import iter_realdata
-from datasets.synth import SynthConfig, write_dataset
-from vision.pipeline import PhotoReader, VisionSettings
+from paiscan.datasets.evaluate import evaluate_folder, machine, paiscan_detector
+from paiscan.datasets.realdata import iter_realdata
+from paiscan.datasets.synth import SynthConfig, write_dataset
+from paiscan.vision.pipeline import PhotoReader, VisionSettings
 
 HELDOUT_SEED = 990001
 
@@ -36,8 +36,9 @@ def main() -> None:
     ap.add_argument("--real-only", action="store_true")
     ap.add_argument("--models", type=Path, default=None, help="folder with localizer.onnx and classifier.onnx")
     ap.add_argument("--size", type=int, nargs=2, metavar=("W", "H"), default=None, help="render size in pixels")
-    ap.add_argument("--fill", type=float, nargs=2, metavar=("LO", "HI"), default=None,
-                    help="share of the frame the hand spans")
+    ap.add_argument(
+        "--fill", type=float, nargs=2, metavar=("LO", "HI"), default=None, help="share of the frame the hand spans"
+    )
     args = ap.parse_args()
     config = SynthConfig().framed(tuple(args.size) if args.size else None, tuple(args.fill) if args.fill else None)
     reader = PhotoReader.load(VisionSettings(threads=args.threads).with_models(args.models))
@@ -46,8 +47,9 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         if not args.real_only:
             synth = Path(tmp) / "synth"
-            write_dataset(synth, args.n, HELDOUT_SEED, rules="riichi", crops=False, workers=1, progress=False,
-                          config=config)
+            write_dataset(
+                synth, args.n, HELDOUT_SEED, rules="riichi", crops=False, workers=1, progress=False, config=config
+            )
             out["synthetic_heldout"] = evaluate_folder(synth, paiscan_detector(reader), progress=True)
         real = Path(tmp) / "real"
         (real / "images").mkdir(parents=True)
@@ -61,9 +63,11 @@ def main() -> None:
                 (real / "labels" / item.labels.name).symlink_to(item.labels)
         metrics = evaluate_folder(real, paiscan_detector(reader), progress=True)
         metrics["left_out_placeholder_labels"] = placeholder
-        metrics["note"] = ("real boxes are face-tight and background tiles are often unlabelled: precision is a "
-                           "lower bound; cls_accuracy on localized tiles is the meaningful figure. Photos whose "
-                           "every box carries one class (a placeholder) are left out")
+        metrics["note"] = (
+            "real boxes are face-tight and background tiles are often unlabelled: precision is a "
+            "lower bound; cls_accuracy on localized tiles is the meaningful figure. Photos whose "
+            "every box carries one class (a placeholder) are left out"
+        )
         out["real_holdout"] = metrics
     print(json.dumps(out, indent=1))
 

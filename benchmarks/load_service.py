@@ -1,6 +1,6 @@
 """Load test of the photo endpoints on loopback (not run in CI).
 
-Starts ``uvicorn service.app:app`` on 127.0.0.1 (a free port) unless ``--url`` names a running
+Starts ``uvicorn paiscan.service.app:app`` on 127.0.0.1 (a free port) unless ``--url`` names a running
 server, then keeps N photo requests in flight for T seconds and prints throughput, latency
 percentiles, the status codes, the error count and the server's peak memory (VmHWM).
 
@@ -41,13 +41,24 @@ def free_port() -> int:
 def start_server(port: int, demo: bool, workers: int | None, queue: int | None) -> subprocess.Popen[bytes]:
     env = dict(os.environ)
     if demo:
-        env["PAISCAN_READER"] = "service.demo:DemoReader"
+        env["PAISCAN_READER"] = "paiscan.service.demo:DemoReader"
     if workers:
         env["PAISCAN_WORKERS"] = str(workers)
     if queue:
         env["PAISCAN_QUEUE_SIZE"] = str(queue)
-    cmd = [sys.executable, "-m", "uvicorn", "service.app:app", "--host", "127.0.0.1", "--port", str(port),
-           "--log-level", "warning", "--no-access-log"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "uvicorn",
+        "paiscan.service.app:app",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--log-level",
+        "warning",
+        "--no-access-log",
+    ]
     return subprocess.Popen(cmd, cwd=ROOT, env=env)
 
 
@@ -61,10 +72,15 @@ def wait_ready(base: str, proc: subprocess.Popen[bytes] | None, timeout: float =
             if r.status_code == 200:
                 ready: dict[str, Any] = r.json()
                 return ready
-            if r.status_code == 503 and r.json()["error"]["code"] == "models_unavailable" and \
-                    "retry-after" not in r.headers:
-                raise SystemExit(f"the server cannot read photos: {r.json()['error']['message']} "
-                                 "(use --demo to measure the service without models)")
+            if (
+                r.status_code == 503
+                and r.json()["error"]["code"] == "models_unavailable"
+                and "retry-after" not in r.headers
+            ):
+                raise SystemExit(
+                    f"the server cannot read photos: {r.json()['error']['message']} "
+                    "(use --demo to measure the service without models)"
+                )
         except httpx.HTTPError:
             pass
         time.sleep(0.2)
@@ -81,8 +97,9 @@ def peak_rss_mb(pid: int) -> float | None:
     return None
 
 
-async def run_load(base: str, endpoint: str, photo: bytes, concurrency: int, duration: float,
-                   form: dict[str, str]) -> tuple[list[float], Counter[int], Counter[str], float]:
+async def run_load(
+    base: str, endpoint: str, photo: bytes, concurrency: int, duration: float, form: dict[str, str]
+) -> tuple[list[float], Counter[int], Counter[str], float]:
     latencies: list[float] = []
     statuses: Counter[int] = Counter()
     failures: Counter[str] = Counter()
@@ -148,34 +165,45 @@ def main() -> None:
             photo = args.photo.read_bytes()
         else:
             sys.path.insert(0, str(ROOT))
-            from service.demo import demo_photo
+            from paiscan.service.demo import demo_photo
 
             photo = demo_photo(1600, 1000)
         form = {"preview": args.preview}
         if args.endpoint == "photo-score":
             form["hand"] = json.dumps({"rules": "riichi", "win": "ron"})
         latencies, statuses, failures, elapsed = asyncio.run(
-            run_load(base, f"/v1/{args.endpoint}", photo, args.concurrency, args.duration, form))
+            run_load(base, f"/v1/{args.endpoint}", photo, args.concurrency, args.duration, form)
+        )
         ok = len(latencies)
         busy = failures.get("busy", 0)
         transport = sum(v for k, v in failures.items() if k[:1].isupper())  # exception names
         errors = sum(statuses.values()) - ok - busy + transport  # 503 busy is back-pressure, not an error
         summary = {
-            "endpoint": args.endpoint, "reader": ready.get("reader"), "workers": ready.get("workers"),
-            "queue_size": ready.get("queue_size"), "concurrency": args.concurrency,
-            "duration_s": round(elapsed, 2), "photo_bytes": len(photo), "ok": ok,
+            "endpoint": args.endpoint,
+            "reader": ready.get("reader"),
+            "workers": ready.get("workers"),
+            "queue_size": ready.get("queue_size"),
+            "concurrency": args.concurrency,
+            "duration_s": round(elapsed, 2),
+            "photo_bytes": len(photo),
+            "ok": ok,
             "throughput_rps": round(ok / elapsed, 2) if elapsed else 0.0,
-            "latency_ms_p50": round(pct(latencies, 50), 1), "latency_ms_p99": round(pct(latencies, 99), 1),
+            "latency_ms_p50": round(pct(latencies, 50), 1),
+            "latency_ms_p99": round(pct(latencies, 99), 1),
             "latency_ms_mean": round(statistics.fmean(latencies), 1) if latencies else None,
-            "statuses": {str(k): v for k, v in sorted(statuses.items())}, "busy_503": busy, "errors": errors,
+            "statuses": {str(k): v for k, v in sorted(statuses.items())},
+            "busy_503": busy,
+            "errors": errors,
             "error_codes": dict(failures),
             "server_peak_rss_mb": round(peak_rss_mb(proc.pid) or 0, 1) if proc else None,
         }
         if args.json:
             print(json.dumps(summary))
         else:
-            print(f"{args.endpoint}: {ok} ok in {elapsed:.1f} s with {args.concurrency} in flight "
-                  f"({summary['reader']}, {summary['workers']} workers, queue {summary['queue_size']})")
+            print(
+                f"{args.endpoint}: {ok} ok in {elapsed:.1f} s with {args.concurrency} in flight "
+                f"({summary['reader']}, {summary['workers']} workers, queue {summary['queue_size']})"
+            )
             print(f"  throughput {summary['throughput_rps']} photos/s")
             print(f"  latency p50 {summary['latency_ms_p50']} ms, p99 {summary['latency_ms_p99']} ms")
             print(f"  statuses {summary['statuses']}, busy (503) {busy}, errors {errors} {dict(failures) or ''}")

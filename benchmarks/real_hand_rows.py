@@ -17,9 +17,9 @@ import argparse
 import json
 from pathlib import Path
 
-from datasets.evaluate import row_agreement
-from datasets.realdata import iter_realdata, read_yolo_labels, source_kinds
-from vision.pipeline import PhotoReader, VisionSettings
+from paiscan.datasets.evaluate import row_agreement
+from paiscan.datasets.realdata import iter_realdata, read_yolo_labels, source_kinds
+from paiscan.vision.pipeline import PhotoReader, VisionSettings
 
 ROW_ROLES = ("hand", "win", "meld")
 
@@ -44,9 +44,23 @@ def main() -> None:
         readable = out["status"] in ("scored", "no_yaku")
         indicators = sum(d["role"] == "dora" for d in out["detections"])
         for split in (item.split, "all"):
-            t = totals.setdefault(split, dict.fromkeys(
-                ("photos", "row_exact", "row_boxes", "readable", "false_tiles", "missed", "labelled",
-                 "photos_with_indicators", "indicators"), 0))
+            t = totals.setdefault(
+                split,
+                dict.fromkeys(
+                    (
+                        "photos",
+                        "row_exact",
+                        "row_boxes",
+                        "readable",
+                        "false_tiles",
+                        "missed",
+                        "labelled",
+                        "photos_with_indicators",
+                        "indicators",
+                    ),
+                    0,
+                ),
+            )
             t["photos"] += 1
             t["row_exact"] += agree.exact
             t["row_boxes"] += agree.boxes
@@ -57,8 +71,10 @@ def main() -> None:
             t["photos_with_indicators"] += indicators > 0
             t["indicators"] += indicators
         if args.verbose:
-            print(f"{item.image.name[:40]:40} {item.split:7} exact={agree.exact!s:5} false={agree.false_tiles} "
-                  f"missed={agree.missed} indicators={indicators} status={out['status']}")
+            print(
+                f"{item.image.name[:40]:40} {item.split:7} exact={agree.exact!s:5} false={agree.false_tiles} "
+                f"missed={agree.missed} indicators={indicators} status={out['status']}"
+            )
     print(json.dumps(totals, indent=1))
 
 

@@ -13,11 +13,11 @@ change moved.
         --cache build/sel.pkl [--save build/before.json] [--against build/before.json] [--models DIR]
 
 The cache is keyed by the image's path and size; delete it after a model changes. ``--stacked``
-looks for added kans' missed stacked tiles (:meth:`vision.pipeline.PhotoReader.find_stacked`; it
+looks for added kans' missed stacked tiles (:meth:`paiscan.vision.pipeline.PhotoReader.find_stacked`; it
 decodes and localizes again the images whose reading has a pon). ``--reread`` reads each hand
 as the runtime does, its indicators and gari read again from more crops
-(:meth:`vision.pipeline.PhotoReader.read_roles_again`), and the hand row's tiles read surely of a
-hand that reads valid no way (:meth:`vision.pipeline.PhotoReader.read_refused_again`); it decodes
+(:meth:`paiscan.vision.pipeline.PhotoReader.read_roles_again`), and the hand row's tiles read surely of a
+hand that reads valid no way (:meth:`paiscan.vision.pipeline.PhotoReader.read_refused_again`); it decodes
 every image, so it is slower.
 """
 
@@ -30,11 +30,11 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from datasets.evaluate import no_right_answer, same_structure, structure_outcome
-from vision.detection import Detection
-from vision.models import TileBox
-from vision.pipeline import PhotoReader, VisionSettings, bare_pons
-from vision.reading import read_hand
+from paiscan.datasets.evaluate import no_right_answer, same_structure, structure_outcome
+from paiscan.vision.detection import Detection
+from paiscan.vision.models import TileBox
+from paiscan.vision.pipeline import PhotoReader, VisionSettings, bare_pons
+from paiscan.vision.reading import read_hand
 
 OUTCOMES = ("silent_right", "silent_wrong", "asked", "refused")
 
@@ -47,8 +47,7 @@ def cache_key(img: Path) -> str:
 def cached_detections(folders: list[Path], cache: Path, models: Path | None) -> dict[str, list[Detection]]:
     """Every image's detections, from ``cache`` where it holds them, else by the models (and cached)."""
     known: dict[str, list[Detection]] = pickle.loads(cache.read_bytes()) if cache.is_file() else {}
-    todo = [img for d in folders for img in sorted((d / "images").iterdir())
-            if cache_key(img) not in known]
+    todo = [img for d in folders for img in sorted((d / "images").iterdir()) if cache_key(img) not in known]
     if todo:
         from tqdm import tqdm
 
@@ -72,8 +71,11 @@ def main() -> None:
     ap.add_argument("--save", type=Path, default=None, help="write each render's outcome here")
     ap.add_argument("--against", type=Path, default=None, help="list the renders whose outcome differs from this")
     ap.add_argument("--reread", action="store_true", help="read indicators and gari again as the runtime does")
-    ap.add_argument("--stacked", action="store_true",
-                    help="look for added kans' missed stacked tiles as the runtime does (decodes the photos with pons)")
+    ap.add_argument(
+        "--stacked",
+        action="store_true",
+        help="look for added kans' missed stacked tiles as the runtime does (decodes the photos with pons)",
+    )
     args = ap.parse_args()
     known = cached_detections(args.data, args.cache, args.models)
     reader = PhotoReader.load(VisionSettings().with_models(args.models)) if args.reread or args.stacked else None

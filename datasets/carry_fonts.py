@@ -8,7 +8,7 @@ and lost ground on Noto's manzu numerals (classifier G2, the range after ``a94b6
 draws nine numerals, 萬 and the honours (``FONT_CHARACTERS``), so each font cut down to them is a few
 kilobytes, and every font this machine renders with can travel.
 
-    python -m datasets.carry_fonts .dev/fonts     # there: PAISCAN_FONTS_DIR=$PWD/.dev/fonts
+    python -m paiscan.datasets.carry_fonts .dev/fonts     # there: PAISCAN_FONTS_DIR=$PWD/.dev/fonts
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import argparse
 from collections.abc import Sequence
 from pathlib import Path
 
-from datasets.synth.art import FONT_CHARACTERS, find_cjk_fonts
+from paiscan.datasets.synth.art import FONT_CHARACTERS, find_cjk_fonts
 
 
 def carry_fonts(out: Path, fonts: Sequence[str] | None = None) -> list[Path]:

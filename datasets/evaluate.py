@@ -17,9 +17,9 @@ from typing import Any
 
 import numpy as np
 
-from datasets.realdata import read_yolo_labels
-from scoring.tiles import BACK, RED_5M, RED_5S, kind, parse_tiles
-from vision.detection import Box, iou
+from paiscan.datasets.realdata import read_yolo_labels
+from paiscan.scoring.tiles import BACK, RED_5M, RED_5S, kind, parse_tiles
+from paiscan.vision.detection import Box, iou
 
 
 @dataclass(frozen=True)
@@ -40,7 +40,7 @@ Detector = Callable[[bytes, str], Prediction]
 
 def machine(cpuinfo: Path = Path("/proc/cpuinfo")) -> dict[str, Any]:
     """What the figures were measured on: the CPU's name, whether it has VNNI (without it,
-    onnxruntime's int8 kernels saturate on 8-bit weights: ``datasets.quantize``), its core count
+    onnxruntime's int8 kernels saturate on 8-bit weights: ``paiscan.datasets.quantize``), its core count
     and the onnxruntime version. Timings and int8 readings compare only between alike machines.
 
     >>> sorted(machine())
@@ -53,8 +53,12 @@ def machine(cpuinfo: Path = Path("/proc/cpuinfo")) -> dict[str, Any]:
     lines = cpuinfo.read_text(errors="replace").splitlines() if cpuinfo.is_file() else []
     name = next((line.split(":", 1)[1].strip() for line in lines if line.startswith("model name")), None)
     flags = next((line.split(":", 1)[1].split() for line in lines if line.startswith("flags")), [])
-    return {"cpu": name, "vnni": bool({"avx512_vnni", "avx_vnni"} & set(flags)) if flags else None,
-            "cores": os.cpu_count(), "onnxruntime": onnxruntime.__version__}
+    return {
+        "cpu": name,
+        "vnni": bool({"avx512_vnni", "avx_vnni"} & set(flags)) if flags else None,
+        "cores": os.cpu_count(),
+        "onnxruntime": onnxruntime.__version__,
+    }
 
 
 def match(gt: Sequence[Box], pred: Sequence[Box], threshold: float = 0.5) -> list[tuple[int, int]]:
@@ -90,8 +94,9 @@ class RowAgreement:
 LOOSE_IOU = 0.3
 
 
-def row_agreement(labels: Sequence[tuple[int, Box]], row: Sequence[tuple[int, Box]],
-                  threshold: float = LOOSE_IOU) -> RowAgreement:
+def row_agreement(
+    labels: Sequence[tuple[int, Box]], row: Sequence[tuple[int, Box]], threshold: float = LOOSE_IOU
+) -> RowAgreement:
     """Compare the row's (class, box) tiles with the labelled ones.
 
     >>> row_agreement([(0, (0, 0, 10, 10)), (1, (12, 0, 22, 10))], [(0, (0, 0, 10, 10)), (2, (12, 0, 22, 10))])
@@ -126,8 +131,9 @@ def same_structure(truth: dict[str, Any], read: dict[str, Any] | None) -> bool:
         return False
 
     def melds(h: dict[str, Any]) -> Counter[tuple[str, tuple[int, ...], bool]]:
-        return Counter((m["type"], tuple(_tiles_key(m["tiles"])), bool(m.get("open", True)))
-                       for m in h.get("melds", []))
+        return Counter(
+            (m["type"], tuple(_tiles_key(m["tiles"])), bool(m.get("open", True))) for m in h.get("melds", [])
+        )
 
     return melds(truth) == melds(read)
 
@@ -153,14 +159,15 @@ def hand_in_frame(meta: dict[str, Any], truth: dict[str, Any]) -> bool:
     >>> hand_in_frame({"boxes": [*boxes[:2], {"group": "dora", "truncated": 0.0}]}, truth)
     True
     """
-    from datasets.synth.hands import hand_tiles
+    from paiscan.datasets.synth.hands import hand_tiles
 
     shown = [b for b in meta.get("boxes", []) if b.get("group") in STRUCTURE_GROUPS]
     return len(shown) == len(hand_tiles(truth)) and all(not b.get("truncated") for b in shown)
 
 
-def evaluate_folder(data: Path, detector: Detector, limit: int | None = None, progress: bool = False,
-                    plain_reds: bool = False) -> dict[str, Any]:
+def evaluate_folder(
+    data: Path, detector: Detector, limit: int | None = None, progress: bool = False, plain_reds: bool = False
+) -> dict[str, Any]:
     """Metrics of the contract's ``paiscan eval``. ``plain_reds`` judges red fives as plain fives
     (for a 34-class peer that cannot tell them apart)."""
     images = sorted(p for p in (data / "images").iterdir() if p.suffix.lower() in (".jpg", ".jpeg", ".png", ".webp"))
@@ -204,8 +211,9 @@ def evaluate_folder(data: Path, detector: Detector, limit: int | None = None, pr
         loose_right += sum(gt[i][0] == pboxes[j][0] for i, j in loose_pairs)
         matched_p = {j for _, j in pairs}
         # unmatched predictions lying on an ignored tile count neither way
-        extra = [j for j in range(len(pboxes)) if j not in matched_p
-                 and not any(iou(pboxes[j][1], g) >= 0.5 for g in ignore)]
+        extra = [
+            j for j in range(len(pboxes)) if j not in matched_p and not any(iou(pboxes[j][1], g) >= 0.5 for g in ignore)
+        ]
         img_correct = 0
         for i, j in pairs:
             gc, pc = gt[i][0], pboxes[j][0]
@@ -299,8 +307,13 @@ def paiscan_detector(reader: Any) -> Detector:
         inv = 1.0 / result.scale if result.scale else 1.0
         boxes = [(d.cls, tuple(v * inv for v in d.box)) for d in result.detections]
         reading = result.reading
-        return Prediction(boxes, reading.hand_dict(), scoreable=reading.valid, asks=bool(reading.ambiguities),
-                          offered=reading.offered_hands())
+        return Prediction(
+            boxes,
+            reading.hand_dict(),
+            scoreable=reading.valid,
+            asks=bool(reading.ambiguities),
+            offered=reading.offered_hands(),
+        )
 
     return detect
 
@@ -328,5 +341,14 @@ def peer_detector() -> Detector:
     return detect
 
 
-__all__ = ["Prediction", "evaluate_folder", "hand_in_frame", "kind", "no_right_answer", "paiscan_detector",
-           "peer_detector", "same_structure", "structure_outcome"]
+__all__ = [
+    "Prediction",
+    "evaluate_folder",
+    "hand_in_frame",
+    "kind",
+    "no_right_answer",
+    "paiscan_detector",
+    "peer_detector",
+    "same_structure",
+    "structure_outcome",
+]

@@ -8,7 +8,7 @@ learning-rate schedule to the time (``LocalizerRecipe.hours``). The run folder's
 run stopped at its limit still brings back its best epoch. Export and int8 quantization happen
 afterwards on the CPU (``paiscan train localizer --out RUN`` on the finished run).
 
-    python -m datasets.gpu_localizer --out runs/gpu --copy-to "$OUT" --init models/localizer_fp32.onnx \\
+    python -m paiscan.datasets.gpu_localizer --out runs/gpu --copy-to "$OUT" --init models/localizer_fp32.onnx \\
         --real data/real_loc_train --hours 0.1 --device 0
 """
 
@@ -19,9 +19,9 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from datasets.lent_gpu import Folder, add_plan_arguments, chosen_plan, copying, render
-from datasets.synth.art import FONTS_ENV, find_cjk_fonts
-from datasets.train_localizer import LocalizerRecipe, train_localizer
+from paiscan.datasets.lent_gpu import Folder, add_plan_arguments, chosen_plan, copying, render
+from paiscan.datasets.synth.art import FONTS_ENV, find_cjk_fonts
+from paiscan.datasets.train_localizer import LocalizerRecipe, train_localizer
 
 #: seconds between copies of the run's weights to ``--copy-to``
 COPY_EVERY_S = 15.0
@@ -33,8 +33,12 @@ BROUGHT_BACK = ("weights/best.pt", "weights/last.pt", "results.csv", "../metrics
 
 #: the stage's renders: the rulesets in about the mix of the CPU stages, seeds never used before
 PLAN: tuple[Folder, ...] = (
-    Folder("riichi", 3400, 1060), Folder("kansai_boo", 550, 1061), Folder("totenko_balance", 550, 1062),
-    Folder("boo", 550, 1063), Folder("wsom", 450, 1064), Folder("jun", 450, 1065),
+    Folder("riichi", 3400, 1060),
+    Folder("kansai_boo", 550, 1061),
+    Folder("totenko_balance", 550, 1062),
+    Folder("boo", 550, 1063),
+    Folder("wsom", 450, 1064),
+    Folder("jun", 450, 1065),
 )
 
 
@@ -43,8 +47,13 @@ def main(argv: Sequence[str] | None = None) -> None:
     ap.add_argument("--out", type=Path, required=True, help="run folder")
     ap.add_argument("--copy-to", type=Path, required=True, help="folder the weights are copied to while it runs")
     ap.add_argument("--renders", type=Path, default=Path("data"), help="where the renders are made")
-    ap.add_argument("--real", type=Path, action="append", default=[],
-                    help="a real-photo training folder (python -m datasets.real_localizer); repeat to weight it")
+    ap.add_argument(
+        "--real",
+        type=Path,
+        action="append",
+        default=[],
+        help="a real-photo training folder (paiscan.datasets.real_localizer); repeat to weight it",
+    )
     ap.add_argument("--init", type=Path, help="start from this float localizer ONNX file")
     ap.add_argument("--hours", type=float, default=0.1)
     ap.add_argument("--lr", type=float, default=0.001)
@@ -60,10 +69,19 @@ def main(argv: Sequence[str] | None = None) -> None:
     t0 = time.time()
     folders = render(chosen_plan(args, PLAN), args.renders, args.workers + 2)
     print(f"rendered {len(folders)} folders in {time.time() - t0:.0f} s", flush=True)
-    recipe = LocalizerRecipe(imgsz=args.imgsz, batch=args.batch, workers=args.workers, device=args.device,
-                             cache=True, hours=args.hours, lr0=args.lr, warmup_epochs=1.0,
-                             val_percent=VAL_PERCENT, close_mosaic=10,
-                             init_onnx=str(args.init) if args.init else None)
+    recipe = LocalizerRecipe(
+        imgsz=args.imgsz,
+        batch=args.batch,
+        workers=args.workers,
+        device=args.device,
+        cache=True,
+        hours=args.hours,
+        lr0=args.lr,
+        warmup_epochs=1.0,
+        val_percent=VAL_PERCENT,
+        close_mosaic=10,
+        init_onnx=str(args.init) if args.init else None,
+    )
     with copying(args.out.resolve() / "run", args.copy_to, BROUGHT_BACK, COPY_EVERY_S):
         train_localizer([*folders, *args.real], args.out, recipe, export=False)
     print(f"finished in {time.time() - t0:.0f} s", flush=True)

@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from datasets.synth import SynthConfig, write_dataset
+from paiscan.datasets.synth import SynthConfig, write_dataset
 
 
 @dataclass(frozen=True)
@@ -48,7 +48,12 @@ class Folder:
 #: the rulesets' share of one lent-GPU session's renders when both stages run on them
 #: (``shared_plan``): about the mix of the CPU stages
 SHARED_COUNTS: tuple[tuple[str, int], ...] = (
-    ("riichi", 2600), ("kansai_boo", 400), ("totenko_balance", 400), ("boo", 400), ("wsom", 300), ("jun", 300),
+    ("riichi", 2600),
+    ("kansai_boo", 400),
+    ("totenko_balance", 400),
+    ("boo", 400),
+    ("wsom", 300),
+    ("jun", 300),
 )
 
 
@@ -75,9 +80,13 @@ def scaled(plan: Sequence[Folder], scale: float) -> list[Folder]:
 
 def add_plan_arguments(ap: argparse.ArgumentParser) -> None:
     """The options both stages take for what they render: ``--first-seed`` and ``--scale``."""
-    ap.add_argument("--first-seed", type=int, default=None,
-                    help="render lent_gpu.shared_plan from this seed (shared by both stages of one command) "
-                         "instead of this stage's own plan")
+    ap.add_argument(
+        "--first-seed",
+        type=int,
+        default=None,
+        help="render lent_gpu.shared_plan from this seed (shared by both stages of one command) "
+        "instead of this stage's own plan",
+    )
     ap.add_argument("--scale", type=float, default=1.0, help="times the plan's render counts (a dry run: 0.01)")
 
 
@@ -94,8 +103,16 @@ def render(plan: Sequence[Folder], root: Path, workers: int, crops: bool = False
     for folder in plan:
         out = root / folder.name
         if len(list((out / "labels").glob("*.txt"))) < folder.n:
-            write_dataset(out, folder.n, folder.seed, rules=folder.rules, crops=crops, workers=workers,
-                          progress=False, config=folder.config)
+            write_dataset(
+                out,
+                folder.n,
+                folder.seed,
+                rules=folder.rules,
+                crops=crops,
+                workers=workers,
+                progress=False,
+                config=folder.config,
+            )
         made.append(out)
     return made
 

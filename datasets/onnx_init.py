@@ -90,8 +90,10 @@ def grown_rows(weight: Any, bias: Any, rows: int) -> tuple[Any, Any]:
     extra = rows - weight.shape[0]
     if extra <= 0:
         return weight, bias
-    return (torch.cat([weight, torch.zeros(extra, weight.shape[1], dtype=weight.dtype)]),
-            torch.cat([bias, torch.full((extra,), float(bias.min()), dtype=bias.dtype)]))
+    return (
+        torch.cat([weight, torch.zeros(extra, weight.shape[1], dtype=weight.dtype)]),
+        torch.cat([bias, torch.full((extra,), float(bias.min()), dtype=bias.dtype)]),
+    )
 
 
 def load_fused_onnx(model: Any, path: Path, calibration: Any, grow: tuple[str, ...] = ("classify",)) -> int:
@@ -122,8 +124,9 @@ def load_fused_onnx(model: Any, path: Path, calibration: Any, grow: tuple[str, .
             else:
                 w, b = next(order)
             if tuple(w.shape) != tuple(conv.weight.shape):
-                raise ValueError(f"{path}: convolution {name} has shape {w.shape}, "
-                                 f"the model {tuple(conv.weight.shape)}")
+                raise ValueError(
+                    f"{path}: convolution {name} has shape {w.shape}, the model {tuple(conv.weight.shape)}"
+                )
             conv.weight.copy_(torch.from_numpy(w.copy()))
             bias = torch.from_numpy(b.copy()) if b is not None else torch.zeros(w.shape[0])
             if bn is None:
@@ -139,8 +142,11 @@ def load_fused_onnx(model: Any, path: Path, calibration: Any, grow: tuple[str, .
             loaded += 1
         state = model.state_dict()
         conv_keys = {f"{n}.{p}" for n, _, _ in pairs for p in ("weight", "bias")}
-        rest = {k: torch.from_numpy(v.copy()) for k, v in inits.items()
-                if k in state and k not in conv_keys and tuple(v.shape) == tuple(state[k].shape)}
+        rest = {
+            k: torch.from_numpy(v.copy())
+            for k, v in inits.items()
+            if k in state and k not in conv_keys and tuple(v.shape) == tuple(state[k].shape)
+        }
         for name, mod in model.named_modules():
             if not isinstance(mod, torch.nn.Linear) or f"{name}.weight" in rest:
                 continue
@@ -157,9 +163,11 @@ def load_fused_onnx(model: Any, path: Path, calibration: Any, grow: tuple[str, .
             k = next((i for i, (w, _) in enumerate(gemms) if w.shape[1] == in_n and w.shape[0] < out_n), None)
             if k is not None:
                 w, b = gemms.pop(k)
-                weight, bias = grown_rows(torch.from_numpy(w.copy()),
-                                          torch.from_numpy(b.copy()) if b is not None else torch.zeros(w.shape[0]),
-                                          out_n)
+                weight, bias = grown_rows(
+                    torch.from_numpy(w.copy()),
+                    torch.from_numpy(b.copy()) if b is not None else torch.zeros(w.shape[0]),
+                    out_n,
+                )
                 rest[f"{name}.weight"] = weight
                 if mod.bias is not None:
                     rest[f"{name}.bias"] = bias
@@ -172,8 +180,9 @@ def _params(name: str, model: Any) -> list[Any]:
     return list(model.get_submodule(name).parameters())
 
 
-def _calibrate(model: Any, pairs: list[tuple[str, Any, Any | None]], fused_bias: dict[str, Any],
-               calibration: Any) -> None:
+def _calibrate(
+    model: Any, pairs: list[tuple[str, Any, Any | None]], fused_bias: dict[str, Any], calibration: Any
+) -> None:
     """Replace the identity batch norms by ones with the real output statistics (same function)."""
     import torch
 

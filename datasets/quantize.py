@@ -30,8 +30,14 @@ import numpy as np
 LOCALIZER_INT8_OPS = ("Conv", "Mul", "Sigmoid", "Add", "Concat", "MaxPool", "Resize", "Split")
 
 
-def _quantize(src: Path, dst: Path, calibration: np.ndarray, batch: int,
-              op_types: Sequence[str] | None = None, exclude: Sequence[str] = ()) -> Path:
+def _quantize(
+    src: Path,
+    dst: Path,
+    calibration: np.ndarray,
+    batch: int,
+    op_types: Sequence[str] | None = None,
+    exclude: Sequence[str] = (),
+) -> Path:
     """``src`` quantized into ``dst`` (QDQ: per-channel int8 weights in 7 bits, uint8 activations,
     ranges from ``calibration``, a ``[N, 3, H, W]`` float batch of typical inputs); keeps the
     metadata."""
@@ -44,8 +50,9 @@ def _quantize(src: Path, dst: Path, calibration: np.ndarray, batch: int,
     class _Reader(CalibrationDataReader):
         def __init__(self) -> None:
             self.batches: Iterator[dict[str, np.ndarray]] = iter(
-                {name: np.ascontiguousarray(calibration[i:i + batch], dtype=np.float32)}
-                for i in range(0, len(calibration), batch))
+                {name: np.ascontiguousarray(calibration[i : i + batch], dtype=np.float32)}
+                for i in range(0, len(calibration), batch)
+            )
 
         def get_next(self) -> dict[str, np.ndarray] | None:
             return next(self.batches, None)
@@ -53,10 +60,18 @@ def _quantize(src: Path, dst: Path, calibration: np.ndarray, batch: int,
     pre = dst.with_name(dst.stem + ".pre.onnx")
     try:
         quant_pre_process(str(src), str(pre))
-        quantize_static(str(pre), str(dst), _Reader(), quant_format=QuantFormat.QDQ, per_channel=True,
-                        activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8, reduce_range=True,
-                        op_types_to_quantize=list(op_types) if op_types else None,
-                        nodes_to_exclude=list(exclude))
+        quantize_static(
+            str(pre),
+            str(dst),
+            _Reader(),
+            quant_format=QuantFormat.QDQ,
+            per_channel=True,
+            activation_type=QuantType.QUInt8,
+            weight_type=QuantType.QInt8,
+            reduce_range=True,
+            op_types_to_quantize=list(op_types) if op_types else None,
+            nodes_to_exclude=list(exclude),
+        )
     finally:
         pre.unlink(missing_ok=True)
     meta = {p.key: p.value for p in onnx.load(str(src)).metadata_props}
@@ -90,8 +105,11 @@ def dequantized(src: Path, dst: Path) -> Path:
             axis = next((a.i for a in node.attribute if a.name == "axis"), 1)
             data = numpy_helper.to_array(weights[q]).astype(np.float32)
             scale = numpy_helper.to_array(weights[node.input[1]]).astype(np.float32)
-            zero = (numpy_helper.to_array(weights[node.input[2]]).astype(np.float32)
-                    if len(node.input) > 2 and node.input[2] else np.zeros_like(scale))
+            zero = (
+                numpy_helper.to_array(weights[node.input[2]]).astype(np.float32)
+                if len(node.input) > 2 and node.input[2]
+                else np.zeros_like(scale)
+            )
             shape = [1] * data.ndim
             if scale.ndim:
                 shape[axis] = -1
@@ -156,14 +174,17 @@ def float_head_nodes(model_path: Path) -> list[str]:
         raise ValueError(f"{model_path} is not an ultralytics export (no /model.N/ node names)")
     head = f"/model.{max(index)}/"
     activated = {i for n in nodes if n.op_type == "Sigmoid" for i in n.input}
-    return [n.name for n in nodes if n.name.startswith(head)
-            and (n.op_type != "Conv" or not activated.intersection(n.output))]
+    return [
+        n.name
+        for n in nodes
+        if n.name.startswith(head) and (n.op_type != "Conv" or not activated.intersection(n.output))
+    ]
 
 
 def quantize_localizer(src: Path, dst: Path, calibration: np.ndarray) -> Path:
     """Write the int8 copy of the float localizer ``src`` to ``dst``: every layer in int8 (see
     :data:`LOCALIZER_INT8_OPS`) but the head's outputs and box decoding (:func:`float_head_nodes`).
-    ``calibration``: ``[N, 3, S, S]`` letterboxed photos, as :func:`vision.models.letterbox` makes
+    ``calibration``: ``[N, 3, S, S]`` letterboxed photos, as :func:`paiscan.vision.models.letterbox` makes
     them (renders and real photos alike: the ranges must cover both)."""
     _quantize(src, dst, calibration, 1, op_types=LOCALIZER_INT8_OPS, exclude=float_head_nodes(src))
     return batch_dynamic(dst, dst)
@@ -173,14 +194,21 @@ def batch_dynamic(src: Path, dst: Path) -> Path:
     """Write ``src`` to ``dst`` with a symbolic batch dimension (``N``): the input's and outputs'
     first dimension, and each constant ``Reshape`` shape's leading 1 made 0 (copy the input's).
     An ultralytics export fixes the batch at 1; the runtime's zoom sends its windows through in
-    one run (:meth:`vision.models.Localizer.each`). The numbers computed are the same."""
+    one run (:meth:`paiscan.vision.models.Localizer.each`). The numbers computed are the same."""
     import onnx
     from onnx import numpy_helper
 
     model = onnx.load(str(src))
     constants = {t.name: t for t in model.graph.initializer}
-    constants.update({n.output[0]: a.t for n in model.graph.node if n.op_type == "Constant"
-                      for a in n.attribute if a.name == "value"})
+    constants.update(
+        {
+            n.output[0]: a.t
+            for n in model.graph.node
+            if n.op_type == "Constant"
+            for a in n.attribute
+            if a.name == "value"
+        }
+    )
     for node in model.graph.node:
         if node.op_type == "Reshape" and (shape := constants.get(node.input[1])) is not None:
             value = numpy_helper.to_array(shape).copy()
@@ -199,7 +227,7 @@ def localizer_calibration(images: Sequence[Path], size: int, limit: int = 64) ->
     letterboxed as the runtime does."""
     import cv2
 
-    from vision.models import letterbox
+    from paiscan.vision.models import letterbox
 
     chosen = list(images)[:: max(1, len(images) // limit)][:limit] if images else []
     arrays = [letterbox(bgr, size)[0] for p in chosen if (bgr := cv2.imread(str(p))) is not None]
@@ -211,7 +239,7 @@ def localizer_calibration(images: Sequence[Path], size: int, limit: int = 64) ->
 def mixed_calibration(renders: Sequence[Path], size: int, n: int = 64) -> np.ndarray:
     """``n`` letterboxed calibration images: a quarter from the real photos' training split when
     the supplement is there, the rest from ``renders`` (the int8 ranges must cover both)."""
-    from datasets.realdata import iter_realdata
+    from paiscan.datasets.realdata import iter_realdata
 
     real = sorted(item.image for item in iter_realdata() if item.split == "train")
     n_real = n // 4 if real else 0
@@ -228,7 +256,7 @@ def classifier_calibration(folders: Sequence[Path], n: int = 512) -> np.ndarray:
     seeded shuffle, as the classifier reads them (the training run calibrates on as many)."""
     import random
 
-    from datasets.train_classifier import model_input, read_crop_folder
+    from paiscan.datasets.train_classifier import model_input, read_crop_folder
 
     crops = [crop for d in folders for crop in read_crop_folder(d)[0]]
     random.Random(0).shuffle(crops)
@@ -236,7 +264,7 @@ def classifier_calibration(folders: Sequence[Path], n: int = 512) -> np.ndarray:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    """``python -m datasets.quantize localizer|classifier SRC DST --data DIR...``: the int8 copy of
+    """``python -m paiscan.datasets.quantize localizer|classifier SRC DST --data DIR...``: the int8 copy of
     a model. A localizer is calibrated on the images of the render folders given and the real
     photos' training split (:func:`mixed_calibration`), a classifier on their crops
     (:func:`classifier_calibration`); a classifier ``SRC`` that is already int8 is quantized again
@@ -245,14 +273,15 @@ def main(argv: Sequence[str] | None = None) -> None:
 
     import onnx
 
-    from vision.models import make_session
+    from paiscan.vision.models import make_session
 
     ap = argparse.ArgumentParser(description=main.__doc__)
     ap.add_argument("model", choices=["localizer", "classifier"])
     ap.add_argument("src", type=Path)
     ap.add_argument("dst", type=Path)
-    ap.add_argument("--data", type=Path, action="append", default=[],
-                    help="a render folder (images/; crops/ for a classifier)")
+    ap.add_argument(
+        "--data", type=Path, action="append", default=[], help="a render folder (images/; crops/ for a classifier)"
+    )
     ap.add_argument("--n", type=int, default=None, help="calibration inputs (localizer 64, classifier 512)")
     args = ap.parse_args(argv)
     if args.model == "classifier":

@@ -15,7 +15,7 @@ The photos are written decoded (EXIF applied) and shrunk to ``MAX_SIDE``, in the
 ``paiscan train localizer --data`` takes (give it twice or more to weight it). Holdout photos are
 never written.
 
-    python -m datasets.real_localizer data/real_loc_train [--models DIR]
+    python -m paiscan.datasets.real_localizer data/real_loc_train [--models DIR]
 """
 
 from __future__ import annotations
@@ -27,13 +27,13 @@ from typing import TYPE_CHECKING
 
 import cv2
 
-from datasets.evaluate import Box, iou
-from datasets.realdata import iter_realdata, read_yolo_labels
-from scoring.tiles import BACK
-from vision.detection import Detection
+from paiscan.datasets.evaluate import Box, iou
+from paiscan.datasets.realdata import iter_realdata, read_yolo_labels
+from paiscan.scoring.tiles import BACK
+from paiscan.vision.detection import Detection
 
 if TYPE_CHECKING:
-    from vision.pipeline import PhotoReader
+    from paiscan.vision.pipeline import PhotoReader
 
 #: an unlabelled detection at least this sure (localizer and classifier both) is taken for a tile
 UNLABELLED_CONF = 0.7
@@ -51,8 +51,10 @@ def _held(label: Box, box: Box) -> float:
     return ix * iy / area if area > 0 else 0.0
 
 
-def with_unlabelled_tiles(labels: Sequence[tuple[int, Box]], detections: Sequence[Detection],
-                          ) -> list[tuple[int, Box]]:
+def with_unlabelled_tiles(
+    labels: Sequence[tuple[int, Box]],
+    detections: Sequence[Detection],
+) -> list[tuple[int, Box]]:
     """``labels`` (class, box), and the sure face-up ``detections`` that overlap no label (a tile
     in the background that has no box); pixels.
 
@@ -87,20 +89,26 @@ def write_real_localizer_set(out: Path, reader: PhotoReader, root: Path | None =
         labels = read_yolo_labels(item.labels, w, h)
         boxes = with_unlabelled_tiles(labels, dets)
         f = min(1.0, MAX_SIDE / max(w, h))
-        img = decoded.bgr if f == 1.0 else cv2.resize(decoded.bgr, (round(w * f), round(h * f)),
-                                                       interpolation=cv2.INTER_AREA)
+        img = (
+            decoded.bgr
+            if f == 1.0
+            else cv2.resize(decoded.bgr, (round(w * f), round(h * f)), interpolation=cv2.INTER_AREA)
+        )
         stem = item.image.stem
         if not cv2.imwrite(str(out / "images" / f"{stem}.jpg"), img, [cv2.IMWRITE_JPEG_QUALITY, 92]):
             raise OSError(f"could not write {out / 'images' / f'{stem}.jpg'}")
-        lines = [f"{c} {(b[0] + b[2]) / 2 / w:.6f} {(b[1] + b[3]) / 2 / h:.6f} {(b[2] - b[0]) / w:.6f} "
-                 f"{(b[3] - b[1]) / h:.6f}" for c, b in boxes]
+        lines = [
+            f"{c} {(b[0] + b[2]) / 2 / w:.6f} {(b[1] + b[3]) / 2 / h:.6f} {(b[2] - b[0]) / w:.6f} "
+            f"{(b[3] - b[1]) / h:.6f}"
+            for c, b in boxes
+        ]
         (out / "labels" / f"{stem}.txt").write_text("".join(line + "\n" for line in lines))
         n += 1
     return n
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    from vision.pipeline import PhotoReader, VisionSettings
+    from paiscan.vision.pipeline import PhotoReader, VisionSettings
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("out", type=Path)

@@ -1,7 +1,7 @@
 """Pick the renders of a ``paiscan synth`` folder that show a given kind of meld, as a folder of
 symlinks (no copies), to train more on what the models find hard (stacked added kans).
 
-    python -m datasets.select --data data/c_riichi_1015 --out data/sel_added_kan_1015 --meld added_kan
+    python -m paiscan.datasets.select --data data/c_riichi_1015 --out data/sel_added_kan_1015 --meld added_kan
 """
 
 from __future__ import annotations
@@ -33,8 +33,11 @@ def select(data: Path, out: Path, meld: str) -> int:
     if not (data / "structures").is_dir():
         raise SystemExit(f"--data: {data} has no structures/ folder (make it with paiscan synth)")
     wanted = MELD_KINDS[meld]
-    stems = [p.stem for p in sorted((data / "structures").glob("*.json"))
-             if any(wanted(m) for m in json.loads(p.read_text()).get("melds", []))]
+    stems = [
+        p.stem
+        for p in sorted((data / "structures").glob("*.json"))
+        if any(wanted(m) for m in json.loads(p.read_text()).get("melds", []))
+    ]
     if out.exists():
         shutil.rmtree(out)
     for sub, _ in PARTS:

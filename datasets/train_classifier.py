@@ -2,7 +2,7 @@
 
 Data: renderer crops (``paiscan synth --crops``: ``DIR/crops/CLASSID/*.jpg``) plus face crops from
 the real-photo supplement's training split. Two outputs: the class, and the angle the face's top
-points to in the crop (:func:`vision.models.face_angles`), learnt from the renders' face corners
+points to in the crop (:func:`paiscan.vision.models.face_angles`), learnt from the renders' face corners
 (real crops carry no angle and teach the class only). Heavy augmentation: all four 90° turns (squeezed back
 to the portrait input, as the runtime does with near-square boxes), 180° turns, blur, colour,
 noise, JPEG and small perspective. Resumable: a checkpoint is written after every epoch.
@@ -17,16 +17,16 @@ import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import cv2
 import numpy as np
 
-from datasets.evaluate import iou
-from datasets.realdata import iter_realdata, photos_with_dropped_boxes, read_yolo_labels, source_kinds
-from datasets.synth.io import crop_margins, crop_rng
-from scoring.tiles import BACK, RED_5M
-from vision.models import MODELS_DIR, NOT_A_TILE, Localizer, cut_tile, cut_window
+from paiscan.datasets.evaluate import iou
+from paiscan.datasets.realdata import iter_realdata, photos_with_dropped_boxes, read_yolo_labels, source_kinds
+from paiscan.datasets.synth.io import crop_margins, crop_rng
+from paiscan.scoring.tiles import BACK, RED_5M
+from paiscan.vision.models import MODELS_DIR, NOT_A_TILE, Localizer, cut_tile, cut_window
 
 #: the input (width, height) a recipe trains at unless it says otherwise; the runtime reads a
 #: model's input size from its file
@@ -35,7 +35,7 @@ INPUT_SIZE = (48, 64)
 #: localized tile at full resolution, so it, not the low-resolution localizer, has the last word on
 #: face down (a white dragon or a far tile is easily taken for a back at the localizer's 384 px)
 N_CLASSES = 38
-#: ... and :data:`vision.models.NOT_A_TILE`, for crops that show no tile at all
+#: ... and :data:`paiscan.vision.models.NOT_A_TILE`, for crops that show no tile at all
 N_OUTPUTS = NOT_A_TILE + 1
 #: one training crop: image, class id, the face's angle in the crop in degrees (NaN: unknown)
 Crop = tuple[np.ndarray, int, float]
@@ -78,7 +78,7 @@ class ClassifierRecipe:
     #: the network's input (width, height): it is fully convolutional up to a global pooling, so a
     #: stage may start from weights trained at another size
     input_size: tuple[int, int] = INPUT_SIZE
-    #: crops of no tile (:data:`vision.models.NOT_A_TILE`) cut from each render's table, where no
+    #: crops of no tile (:data:`paiscan.vision.models.NOT_A_TILE`) cut from each render's table, where no
     #: tile lies, at a tile's size; the real training photos of a hand on a rack add the localizer's
     #: false tiles (felt, the rack's edge, floorboards). 0: none (the output stays unlearnt)
     not_a_tile_per_image: int = 0
@@ -105,7 +105,7 @@ def crop_angles(meta: dict[str, Any]) -> list[float]:
     """The angle of each face in the crops ``paiscan synth --crops`` cut from one render (crop
     ``k`` of the render is ``[k]``; NaN for face-down tiles): the face's angle in the photo, less
     90° where the crop was turned. The margins are drawn again from the render's seed exactly as
-    :func:`datasets.synth.io.crop_tiles` drew them."""
+    :func:`paiscan.datasets.synth.io.crop_tiles` drew them."""
     size = (int(meta["width"]), int(meta["height"]))
     boxes = meta["boxes"]
     out: list[float] = []
@@ -163,8 +163,13 @@ def synth_crop_entries(d: Path) -> Iterator[tuple[Path, int, float, str, bool]]:
             if int(cls_dir.name) == BACK and white[name]:
                 continue
             i = int(k)
-            yield (f, int(cls_dir.name), angles[name][i] if i < len(angles[name]) else float("nan"),
-                   groups[name][i] if i < len(groups[name]) else "", i < len(cut[name]) and cut[name][i])
+            yield (
+                f,
+                int(cls_dir.name),
+                angles[name][i] if i < len(angles[name]) else float("nan"),
+                groups[name][i] if i < len(groups[name]) else "",
+                i < len(cut[name]) and cut[name][i],
+            )
 
 
 def read_crop_folder(d: Path) -> tuple[list[np.ndarray], list[int], list[float]]:
@@ -193,8 +198,11 @@ def collect_synth(dirs: Sequence[Path], size: tuple[int, int] = INPUT_SIZE, thre
 CUT_SUFFIX = "+cut"
 
 
-def collect_synth_grouped(dirs: Sequence[Path], size: tuple[int, int] = INPUT_SIZE, threads: int = 1,
-                          ) -> list[tuple[Crop, str]]:
+def collect_synth_grouped(
+    dirs: Sequence[Path],
+    size: tuple[int, int] = INPUT_SIZE,
+    threads: int = 1,
+) -> list[tuple[Crop, str]]:
     """:func:`collect_synth` with each crop's group in its render (:func:`synth_crop_entries`),
     :data:`CUT_SUFFIX` added where the frame cuts its tile."""
     files = [entry for d in dirs for entry in synth_crop_entries(d)]
@@ -253,16 +261,22 @@ def table_boxes(meta: dict[str, Any], rng: random.Random, n: int, tries: int = 3
         if bw >= w or bh >= h:
             continue
         x, y = rng.uniform(0, w - bw), rng.uniform(0, h - bh)
-        if any(x < t[2] + 0.1 * (t[2] - t[0]) and x + bw > t[0] - 0.1 * (t[2] - t[0])
-               and y < t[3] + 0.1 * (t[3] - t[1]) and y + bh > t[1] - 0.1 * (t[3] - t[1]) for t in tiles):
+        if any(
+            x < t[2] + 0.1 * (t[2] - t[0])
+            and x + bw > t[0] - 0.1 * (t[2] - t[0])
+            and y < t[3] + 0.1 * (t[3] - t[1])
+            and y + bh > t[1] - 0.1 * (t[3] - t[1])
+            for t in tiles
+        ):
             continue
         out.append((x, y, x + bw, y + bh))
     return out
 
 
-def collect_table(dirs: Sequence[Path], per_image: int, size: tuple[int, int] = INPUT_SIZE,
-                  seed: int = 0, threads: int = 1) -> list[Crop]:
-    """:data:`~vision.models.NOT_A_TILE` crops: :func:`table_boxes` of each render in ``dirs``,
+def collect_table(
+    dirs: Sequence[Path], per_image: int, size: tuple[int, int] = INPUT_SIZE, seed: int = 0, threads: int = 1
+) -> list[Crop]:
+    """:data:`~paiscan.vision.models.NOT_A_TILE` crops: :func:`table_boxes` of each render in ``dirs``,
     cut as the runtime cuts a tile. The boxes are drawn in order, the renders read on ``threads``
     threads (the same crops whatever the count)."""
     rng = random.Random(seed)
@@ -280,14 +294,17 @@ def collect_table(dirs: Sequence[Path], per_image: int, size: tuple[int, int] = 
         img = _load(job[0])
         if img is None:
             return []
-        return [(crop, NOT_A_TILE, float("nan")) for box in job[1]
-                if (crop := _cut_for_training(img, box, size)) is not None]
+        return [
+            (crop, NOT_A_TILE, float("nan"))
+            for box in job[1]
+            if (crop := _cut_for_training(img, box, size)) is not None
+        ]
 
     return [crop for crops in _map(cut, jobs, threads) for crop in crops]
 
 
 def collect_real_false_tiles(split: str, size: tuple[int, int] = INPUT_SIZE, max_iou: float = 0.05) -> list[Crop]:
-    """:data:`~vision.models.NOT_A_TILE` crops from the real photos of a hand on a rack (one
+    """:data:`~paiscan.vision.models.NOT_A_TILE` crops from the real photos of a hand on a rack (one
     split): the committed localizer's boxes that overlap no labelled tile (IoU under ``max_iou``).
     Only those photos: in tray photos background tiles are often unlabelled, and the photos whose
     flower tiles were unlabelled (``dropped_boxes.csv``) are left out too."""
@@ -303,9 +320,12 @@ def collect_real_false_tiles(split: str, size: tuple[int, int] = INPUT_SIZE, max
             continue
         h, w = img.shape[:2]
         labels = [b for _, b in read_yolo_labels(item.labels, w, h)]
-        out += [(crop, NOT_A_TILE, float("nan")) for t in localizer(img)
-                if all(iou(t.box, b) < max_iou for b in labels)
-                and (crop := _cut_for_training(img, t.box, size)) is not None]
+        out += [
+            (crop, NOT_A_TILE, float("nan"))
+            for t in localizer(img)
+            if all(iou(t.box, b) < max_iou for b in labels)
+            and (crop := _cut_for_training(img, t.box, size)) is not None
+        ]
     return out
 
 
@@ -314,7 +334,7 @@ def collect_real(split: str, size: tuple[int, int] = INPUT_SIZE, runtime_boxes: 
     the photos whose classes are a placeholder (``LabelledImage.classes_reliable``). With
     ``runtime_boxes``, each labelled tile the committed localizer finds (at IoU 0.3 with the
     face-tight label) is cut a second time at the localizer's box, labelled with the label's class."""
-    from datasets.evaluate import LOOSE_IOU, match
+    from paiscan.datasets.evaluate import LOOSE_IOU, match
 
     localizer = Localizer(MODELS_DIR / "localizer.onnx", conf=0.45) if runtime_boxes else None
     out: list[Crop] = []
@@ -329,8 +349,11 @@ def collect_real(split: str, size: tuple[int, int] = INPUT_SIZE, runtime_boxes: 
         out += [(crop, c, float("nan")) for c, box in labels if (crop := _cut_for_training(img, box, size)) is not None]
         if localizer is not None:
             found = [t.box for t in localizer(img)]
-            out += [(crop, labels[i][0], float("nan")) for i, j in match([b for _, b in labels], found, LOOSE_IOU)
-                    if (crop := _cut_for_training(img, found[j], size)) is not None]
+            out += [
+                (crop, labels[i][0], float("nan"))
+                for i, j in match([b for _, b in labels], found, LOOSE_IOU)
+                if (crop := _cut_for_training(img, found[j], size)) is not None
+            ]
     return out
 
 
@@ -393,8 +416,9 @@ def manzu_crops(crops: Sequence[Crop]) -> list[Crop]:
     return [c for c in crops if 0 <= c[1] <= 8 or c[1] == RED_5M]
 
 
-def weighted_training_crops(synth: Sequence[tuple[Crop, str]], real: Sequence[Crop],
-                            recipe: ClassifierRecipe) -> list[Crop]:
+def weighted_training_crops(
+    synth: Sequence[tuple[Crop, str]], real: Sequence[Crop], recipe: ClassifierRecipe
+) -> list[Crop]:
     """One epoch's pool: the synthetic crops (with their render groups) and the real ones, each
     repeated as the recipe weighs it. A crop in several weighted kinds (a sideways manzu
     indicator) is repeated for each.
@@ -410,9 +434,14 @@ def weighted_training_crops(synth: Sequence[tuple[Crop, str]], real: Sequence[Cr
     crops = [crop for crop, _group in synth]
     indicators = [crop for crop, group in synth if group.removesuffix(CUT_SUFFIX) in INDICATOR_GROUPS]
     cut = [crop for crop, group in synth if group.endswith(CUT_SUFFIX) and group != "background" + CUT_SUFFIX]
-    return (crops + list(real) * recipe.real_weight + sideways_crops(crops) * (recipe.sideways_weight - 1)
-            + manzu_crops(crops) * (recipe.manzu_weight - 1) + indicators * (recipe.indicator_weight - 1)
-            + cut * (recipe.cut_weight - 1))
+    return (
+        crops
+        + list(real) * recipe.real_weight
+        + sideways_crops(crops) * (recipe.sideways_weight - 1)
+        + manzu_crops(crops) * (recipe.manzu_weight - 1)
+        + indicators * (recipe.indicator_weight - 1)
+        + cut * (recipe.cut_weight - 1)
+    )
 
 
 def orientation_target(angle_deg: float) -> np.ndarray:
@@ -432,8 +461,12 @@ def build_model() -> Any:
 
     def block(cin: int, cout: int, pool: bool = True) -> list[Any]:
         layers: list[Any] = [
-            nn.Conv2d(cin, cout, 3, padding=1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True),
-            nn.Conv2d(cout, cout, 3, padding=1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True),
+            nn.Conv2d(cin, cout, 3, padding=1, bias=False),
+            nn.BatchNorm2d(cout),
+            nn.ReLU(inplace=True),
+            nn.Conv2d(cout, cout, 3, padding=1, bias=False),
+            nn.BatchNorm2d(cout),
+            nn.ReLU(inplace=True),
         ]
         if pool:
             layers.append(nn.MaxPool2d(2))
@@ -443,8 +476,14 @@ def build_model() -> Any:
         def __init__(self) -> None:
             super().__init__()
             self.features = nn.Sequential(
-                *block(3, 24), *block(24, 48), *block(48, 96), *block(96, 160, pool=False),
-                nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Dropout(0.2))
+                *block(3, 24),
+                *block(24, 48),
+                *block(48, 96),
+                *block(96, 160, pool=False),
+                nn.AdaptiveAvgPool2d(1),
+                nn.Flatten(),
+                nn.Dropout(0.2),
+            )
             self.classify = nn.Linear(160, N_OUTPUTS)
             self.orient = nn.Sequential(nn.Linear(160, 64), nn.ReLU(inplace=True), nn.Linear(64, 4))
 
@@ -456,7 +495,7 @@ def build_model() -> Any:
 
 
 def _not_a_tile_row_only(model: Any) -> list[Any]:
-    """Freeze ``model`` but the class head, and let only its :data:`~vision.models.NOT_A_TILE`
+    """Freeze ``model`` but the class head, and let only its :data:`~paiscan.vision.models.NOT_A_TILE`
     row learn (the other rows' gradients are zeroed; with no weight decay, Adam leaves them as
     they are); the parameters to optimize."""
     import torch
@@ -486,8 +525,9 @@ def load_single_head(model: Any, state: dict[str, Any]) -> None:
         else:
             mapped[key] = value
     if "classify.weight" in mapped:
-        mapped.update(fit_class_head({k: v for k, v in mapped.items() if k.startswith("classify.")},
-                                     model.classify.out_features))
+        mapped.update(
+            fit_class_head({k: v for k, v in mapped.items() if k.startswith("classify.")}, model.classify.out_features)
+        )
     missing, unexpected = model.load_state_dict(mapped, strict=False)
     if unexpected or any(not k.startswith("orient.") for k in missing):
         raise ValueError(f"weights do not fit the network (missing {missing}, unexpected {unexpected})")
@@ -495,9 +535,9 @@ def load_single_head(model: Any, state: dict[str, Any]) -> None:
 
 def fit_class_head(state: dict[str, Any], n_classes: int = N_OUTPUTS) -> dict[str, Any]:
     """``state`` (a :class:`TileNet` state dict) with its class head grown to ``n_classes`` rows
-    (:func:`datasets.onnx_init.grown_rows`): the grown network reads the old classes exactly as
+    (:func:`paiscan.datasets.onnx_init.grown_rows`): the grown network reads the old classes exactly as
     before and learns the new ones."""
-    from datasets.onnx_init import grown_rows
+    from paiscan.datasets.onnx_init import grown_rows
 
     w, b = grown_rows(state["classify.weight"], state["classify.bias"], n_classes)
     return {**state, "classify.weight": w, "classify.bias": b}
@@ -524,7 +564,7 @@ def _accuracy(predict: Any, data: Sequence[Crop], size: tuple[int, int] = INPUT_
         return float("nan")
     right = 0
     for i in range(0, len(data), 256):
-        chunk = data[i:i + 256]
+        chunk = data[i : i + 256]
         pred = predict(model_input([c[0] for c in chunk], size))
         right += int(sum(int(p) == c[1] for p, c in zip(pred, chunk, strict=True)))
     return right / len(data)
@@ -538,7 +578,7 @@ def axis_error(predict: Any, data: Sequence[Crop], size: tuple[int, int] = INPUT
         return float("nan")
     errs: list[float] = []
     for i in range(0, len(known), 256):
-        chunk = known[i:i + 256]
+        chunk = known[i : i + 256]
         errs += axis_errors(predict(model_input([c[0] for c in chunk], size)), [c[2] for c in chunk]).tolist()
     return float(np.median(errs))
 
@@ -589,8 +629,11 @@ Batch = tuple[np.ndarray, np.ndarray, np.ndarray]
 
 
 def _batch(views: Sequence[tuple[np.ndarray, int, np.ndarray]]) -> Batch:
-    return (to_tensor_batch([v[0] for v in views]), np.array([v[1] for v in views], np.int64),
-            np.stack([v[2] for v in views]))
+    return (
+        to_tensor_batch([v[0] for v in views]),
+        np.array([v[1] for v in views], np.int64),
+        np.stack([v[2] for v in views]),
+    )
 
 
 def _view(crop: Crop, rng: random.Random, size: tuple[int, int]) -> tuple[np.ndarray, int, np.ndarray]:
@@ -616,26 +659,33 @@ class AugmentedViews:
         return _view(self.crops[i], random.Random(f"{self.seed}:{epoch}:{i}"), self.size)
 
 
-def epoch_batches(train: Sequence[Crop], order: Sequence[int], steps: int, recipe: ClassifierRecipe,
-                  epoch: int, rng: random.Random) -> Iterator[Batch]:
+def epoch_batches(
+    train: Sequence[Crop], order: Sequence[int], steps: int, recipe: ClassifierRecipe, epoch: int, rng: random.Random
+) -> Iterator[Batch]:
     """An epoch's ``steps`` batches of ``order``: augmented here, drawing on ``rng`` (no workers),
     or in ``recipe.workers`` processes (:class:`AugmentedViews`)."""
-    chosen = order[:steps * recipe.batch]
+    chosen = order[: steps * recipe.batch]
     if not recipe.workers:
         for s in range(steps):
-            part = chosen[s * recipe.batch:(s + 1) * recipe.batch]
+            part = chosen[s * recipe.batch : (s + 1) * recipe.batch]
             yield _batch([_view(train[i], rng, recipe.input_size) for i in part])
         return
     from torch.utils.data import DataLoader
 
-    loader: Any = DataLoader(AugmentedViews(train, recipe.input_size, recipe.seed),  # type: ignore[arg-type]
-                             batch_size=recipe.batch, sampler=[(epoch, i) for i in chosen],
-                             num_workers=recipe.workers, collate_fn=_batch, prefetch_factor=4)
+    loader: Any = DataLoader(
+        cast(Any, AugmentedViews(train, recipe.input_size, recipe.seed)),
+        batch_size=recipe.batch,
+        sampler=[(epoch, i) for i in chosen],
+        num_workers=recipe.workers,
+        collate_fn=_batch,
+        prefetch_factor=4,
+    )
     yield from loader
 
 
-def train_classifier(synth_dirs: Sequence[Path], out: Path, recipe: ClassifierRecipe = ClassifierRecipe(),
-                     log: Any = print) -> dict[str, Any]:
+def train_classifier(
+    synth_dirs: Sequence[Path], out: Path, recipe: ClassifierRecipe = ClassifierRecipe(), log: Any = print
+) -> dict[str, Any]:
     """Train, export ``out/classifier.onnx`` and return the metrics (also written to ``out/metrics.json``)."""
     import torch
     import torch.nn as nn
@@ -663,10 +713,14 @@ def train_classifier(synth_dirs: Sequence[Path], out: Path, recipe: ClassifierRe
         false_tiles = collect_real_false_tiles("train", size)
         n_table_val = max(1, len(table) // 20)
         val, train = val + table[:n_table_val], train + table[n_table_val:] + false_tiles * recipe.real_weight
-        log(f"not-a-tile crops: {len(table)} from the renders' tables ({n_table_val} to val), "
-            f"{len(false_tiles)} real false tiles x{recipe.real_weight}")
-    log(f"crops: {len(train)} train ({len(real_train)} real x{recipe.real_weight}), {len(val)} synthetic val, "
-        f"{len(real_hold)} real holdout")
+        log(
+            f"not-a-tile crops: {len(table)} from the renders' tables ({n_table_val} to val), "
+            f"{len(false_tiles)} real false tiles x{recipe.real_weight}"
+        )
+    log(
+        f"crops: {len(train)} train ({len(real_train)} real x{recipe.real_weight}), {len(val)} synthetic val, "
+        f"{len(real_hold)} real holdout"
+    )
     model = build_model()
     if recipe.only_not_a_tile:
         opt = torch.optim.AdamW(_not_a_tile_row_only(model), lr=recipe.lr, weight_decay=0.0)
@@ -680,12 +734,14 @@ def train_classifier(synth_dirs: Sequence[Path], out: Path, recipe: ClassifierRe
         load_weights(model, torch.load(recipe.init_checkpoint, map_location="cpu", weights_only=False)["model"])
         log(f"starting from the weights of {recipe.init_checkpoint}")
     if recipe.init_onnx and not ckpt.exists():
-        from datasets.onnx_init import load_fused_onnx
+        from paiscan.datasets.onnx_init import load_fused_onnx
 
         calib = torch.from_numpy(model_input([c[0] for c in train[:256]], size))
         load_fused_onnx(model, Path(recipe.init_onnx), calib)
-        log(f"starting from {recipe.init_onnx} (batch norms rebuilt on {len(calib)} crops); "
-            f"synth-val {evaluate(model, val, size):.4f}")
+        log(
+            f"starting from {recipe.init_onnx} (batch norms rebuilt on {len(calib)} crops); "
+            f"synth-val {evaluate(model, val, size):.4f}"
+        )
     device = torch.device(torch_device_name(recipe.device))
     model.to(device)  # before the optimizer's state is loaded: it follows its parameters' device
     if ckpt.exists():
@@ -721,32 +777,44 @@ def train_classifier(synth_dirs: Sequence[Path], out: Path, recipe: ClassifierRe
             sched.step()
             total += float(loss.detach())
         acc = evaluate(model, val, size)
-        log(f"epoch {epoch + 1}/{recipe.epochs} loss {total / steps_per_epoch:.3f} synth-val {acc:.4f} "
-            f"axis error {evaluate_axis(model, val, size):.1f}° ({time.time() - t0:.0f}s)")
-        torch.save({"model": model.state_dict(), "opt": opt.state_dict(), "sched": sched.state_dict(),
-                    "epoch": epoch}, ckpt)
-    metrics = finish(model.cpu(), out, val, real_hold, [crop[0] for crop, _group in grouped[n_val:n_val + 512]], size)
+        log(
+            f"epoch {epoch + 1}/{recipe.epochs} loss {total / steps_per_epoch:.3f} synth-val {acc:.4f} "
+            f"axis error {evaluate_axis(model, val, size):.1f}° ({time.time() - t0:.0f}s)"
+        )
+        torch.save(
+            {"model": model.state_dict(), "opt": opt.state_dict(), "sched": sched.state_dict(), "epoch": epoch}, ckpt
+        )
+    metrics = finish(model.cpu(), out, val, real_hold, [crop[0] for crop, _group in grouped[n_val : n_val + 512]], size)
     metrics.update({"n_train": len(train), "n_val": len(val), "n_real_holdout": len(real_hold)})
     (out / "metrics.json").write_text(json.dumps(metrics, indent=1))
     log(json.dumps(metrics))
     return metrics
 
 
-def finish(model: Any, out: Path, val: Sequence[Crop], real_hold: Sequence[Crop],
-           calibration: Sequence[np.ndarray], size: tuple[int, int] = INPUT_SIZE) -> dict[str, Any]:
+def finish(
+    model: Any,
+    out: Path,
+    val: Sequence[Crop],
+    real_hold: Sequence[Crop],
+    calibration: Sequence[np.ndarray],
+    size: tuple[int, int] = INPUT_SIZE,
+) -> dict[str, Any]:
     """Export ``out/classifier_fp32.onnx``, quantize it to ``out/classifier.onnx`` (the one that
     runs) on ``calibration`` crops, and measure both."""
-    from datasets.quantize import quantize_classifier
+    from paiscan.datasets.quantize import quantize_classifier
 
     fp32, int8 = out / "classifier_fp32.onnx", out / "classifier.onnx"
     export_onnx(model, fp32, size)
     quantize_classifier(fp32, int8, model_input(calibration, size))
-    return {"synthetic_val_accuracy": evaluate(model, val, size),
-            "real_holdout_accuracy_34": evaluate(model, real_hold, size),
-            "int8_synthetic_val_accuracy": evaluate_onnx(int8, val),
-            "int8_real_holdout_accuracy_34": evaluate_onnx(int8, real_hold),
-            "synthetic_val_axis_error_deg": evaluate_axis(model, val, size),
-            "int8_synthetic_val_axis_error_deg": axis_error_onnx(int8, val), "input_size": list(size)}
+    return {
+        "synthetic_val_accuracy": evaluate(model, val, size),
+        "real_holdout_accuracy_34": evaluate(model, real_hold, size),
+        "int8_synthetic_val_accuracy": evaluate_onnx(int8, val),
+        "int8_real_holdout_accuracy_34": evaluate_onnx(int8, real_hold),
+        "synthetic_val_axis_error_deg": evaluate_axis(model, val, size),
+        "int8_synthetic_val_axis_error_deg": axis_error_onnx(int8, val),
+        "input_size": list(size),
+    }
 
 
 def onnx_input_size(session: Any) -> tuple[int, int]:
@@ -757,7 +825,7 @@ def onnx_input_size(session: Any) -> tuple[int, int]:
 
 def evaluate_onnx(path: Path, data: Sequence[Crop]) -> float:
     """Accuracy of an exported model (float or int8) through onnxruntime, as the runtime runs it."""
-    from vision.models import make_session
+    from paiscan.vision.models import make_session
 
     session = make_session(path)
     return _accuracy(lambda x: session.run(None, {"images": x})[0].argmax(1), data, onnx_input_size(session))
@@ -765,7 +833,7 @@ def evaluate_onnx(path: Path, data: Sequence[Crop]) -> float:
 
 def axis_error_onnx(path: Path, data: Sequence[Crop]) -> float:
     """:func:`axis_error` of an exported model through onnxruntime."""
-    from vision.models import make_session
+    from paiscan.vision.models import make_session
 
     session = make_session(path)
     return axis_error(lambda x: session.run(None, {"images": x})[1], data, onnx_input_size(session))
@@ -777,10 +845,16 @@ def export_onnx(model: Any, path: Path, size: tuple[int, int] = INPUT_SIZE) -> N
 
     model.eval()
     dummy = torch.zeros(1, 3, size[1], size[0])
-    torch.onnx.export(model, (dummy,), str(path), input_names=["images"], output_names=["logits", "orientation"],
-                      dynamic_axes={"images": {0: "batch"}, "logits": {0: "batch"}, "orientation": {0: "batch"}},
-                      opset_version=17,
-                      dynamo=False)
+    torch.onnx.export(
+        model,
+        (dummy,),
+        str(path),
+        input_names=["images"],
+        output_names=["logits", "orientation"],
+        dynamic_axes={"images": {0: "batch"}, "logits": {0: "batch"}, "orientation": {0: "batch"}},
+        opset_version=17,
+        dynamo=False,
+    )
     m = onnx.load(str(path))
     meta = m.metadata_props.add()
     meta.key, meta.value = "classes", json.dumps(list(range(N_OUTPUTS)))

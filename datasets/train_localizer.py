@@ -16,8 +16,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from datasets.quantize import mixed_calibration, quantize_localizer
-from datasets.realdata import split_of
+from paiscan.datasets.quantize import mixed_calibration, quantize_localizer
+from paiscan.datasets.realdata import split_of
 
 
 @dataclass(frozen=True)
@@ -82,8 +82,9 @@ def build_two_class(sources: Sequence[Path], work: Path, val_percent: int = 8) -
     if not any((work / "images" / "val").iterdir()):
         raise SystemExit(f"none of the {n} images falls in the {val_percent} % validated (give more renders)")
     yaml_path = work / "data.yaml"
-    yaml_path.write_text(f"path: {work.resolve()}\ntrain: images/train\nval: images/val\n"
-                         "names:\n  0: tile\n  1: face_down\n")
+    yaml_path.write_text(
+        f"path: {work.resolve()}\ntrain: images/train\nval: images/val\nnames:\n  0: tile\n  1: face_down\n"
+    )
     return yaml_path
 
 
@@ -94,8 +95,8 @@ def _init_checkpoint(recipe: LocalizerRecipe, data: Path, out: Path, log: Any) -
     import torch
     from ultralytics.nn.tasks import DetectionModel
 
-    from datasets.onnx_init import load_fused_onnx
-    from vision.models import letterbox
+    from paiscan.datasets.onnx_init import load_fused_onnx
+    from paiscan.vision.models import letterbox
 
     assert recipe.init_onnx is not None
     images = sorted((data.parent / "images" / "train").glob("*.jpg"))[:32]
@@ -110,11 +111,16 @@ def _init_checkpoint(recipe: LocalizerRecipe, data: Path, out: Path, log: Any) -
     return path
 
 
-def train_localizer(sources: Sequence[Path], out: Path, recipe: LocalizerRecipe = LocalizerRecipe(),
-                    log: Any = print, export: bool = True) -> dict[str, Any]:
+def train_localizer(
+    sources: Sequence[Path],
+    out: Path,
+    recipe: LocalizerRecipe = LocalizerRecipe(),
+    log: Any = print,
+    export: bool = True,
+) -> dict[str, Any]:
     """Train (or resume; a finished run is only validated), export ``out/localizer_fp32.onnx`` and
     its int8 copy ``out/localizer.onnx`` (the one that runs:
-    :func:`datasets.quantize.quantize_localizer`) unless ``export`` is off, return the validation
+    :func:`paiscan.datasets.quantize.quantize_localizer`) unless ``export`` is off, return the validation
     metrics (of the float model)."""
     os.environ.setdefault("YOLO_OFFLINE", "1")
     from ultralytics import YOLO
@@ -131,24 +137,47 @@ def train_localizer(sources: Sequence[Path], out: Path, recipe: LocalizerRecipe 
         model.train(resume=True)
     else:
         model = YOLO(str(_init_checkpoint(recipe, data, out, log)) if recipe.init_onnx else recipe.model)
-        model.train(data=str(data), epochs=recipe.epochs, imgsz=recipe.imgsz, batch=recipe.batch, device=recipe.device,
-                    workers=recipe.workers, seed=recipe.seed, project=str(out), name="run", exist_ok=True,
-                    plots=False, amp=False, pretrained=bool(recipe.init_onnx), patience=recipe.patience, verbose=False,
-                    fliplr=0.5, flipud=0.0, degrees=0.0, mosaic=1.0, close_mosaic=recipe.close_mosaic,
-                    warmup_epochs=recipe.warmup_epochs, cache="ram" if recipe.cache else False,
-                    **({"time": recipe.hours} if recipe.hours is not None else {}),
-                    **({"optimizer": "AdamW", "lr0": recipe.lr0} if recipe.lr0 is not None else {}))
+        model.train(
+            data=str(data),
+            epochs=recipe.epochs,
+            imgsz=recipe.imgsz,
+            batch=recipe.batch,
+            device=recipe.device,
+            workers=recipe.workers,
+            seed=recipe.seed,
+            project=str(out),
+            name="run",
+            exist_ok=True,
+            plots=False,
+            amp=False,
+            pretrained=bool(recipe.init_onnx),
+            patience=recipe.patience,
+            verbose=False,
+            fliplr=0.5,
+            flipud=0.0,
+            degrees=0.0,
+            mosaic=1.0,
+            close_mosaic=recipe.close_mosaic,
+            warmup_epochs=recipe.warmup_epochs,
+            cache="ram" if recipe.cache else False,
+            **({"time": recipe.hours} if recipe.hours is not None else {}),
+            **({"optimizer": "AdamW", "lr0": recipe.lr0} if recipe.lr0 is not None else {}),
+        )
     best = out / "run" / "weights" / "best.pt"
     weights = best if best.exists() else last
     trained = YOLO(str(weights))
     metrics = trained.val(data=str(data), imgsz=recipe.imgsz, device=recipe.device, plots=False, verbose=False)
-    result = {"map50": float(metrics.box.map50), "map50_95": float(metrics.box.map),
-              "precision": float(metrics.box.mp), "recall": float(metrics.box.mr), "recipe": asdict(recipe)}
+    result = {
+        "map50": float(metrics.box.map50),
+        "map50_95": float(metrics.box.map),
+        "precision": float(metrics.box.mp),
+        "recall": float(metrics.box.mr),
+        "recipe": asdict(recipe),
+    }
     (out / "metrics.json").write_text(json.dumps(result, indent=1))
     log(json.dumps(result))
     if export:
-        export_localizer(weights, out, recipe.imgsz,
-                         sorted((data.parent / "images" / "train").glob("*.jpg")))
+        export_localizer(weights, out, recipe.imgsz, sorted((data.parent / "images" / "train").glob("*.jpg")))
     return result
 
 

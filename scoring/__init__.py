@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from scoring.errors import HandError
-from scoring.hand import Hand, Meld, parse_hand
-from scoring.registry import get_ruleset
-from scoring.score import Score
+from paiscan.scoring.errors import HandError
+from paiscan.scoring.hand import Hand, Meld, parse_hand
+from paiscan.scoring.registry import get_ruleset
+from paiscan.scoring.score import Score
 
 
 def score(hand: Hand) -> Score:
@@ -85,5 +85,15 @@ def context_fault(tiles: Mapping[str, Any], context: Mapping[str, Any]) -> HandE
     return None
 
 
-__all__ = ["Hand", "HandError", "Meld", "Score", "check_context", "context_fault", "field_root", "parse_hand",
-           "score", "score_hand"]
+__all__ = [
+    "Hand",
+    "HandError",
+    "Meld",
+    "Score",
+    "check_context",
+    "context_fault",
+    "field_root",
+    "parse_hand",
+    "score",
+    "score_hand",
+]

@@ -4,7 +4,7 @@ placement of the winning tile with its wait.
 Standard splits are found suit by suit; each suit's 9 counts are split once and cached, so a hand
 costs a few dictionary look-ups (the per-suit cache is the precomputed table of the issue).
 
->>> from scoring.hand import parse_hand
+>>> from paiscan.scoring.hand import parse_hand
 >>> h = parse_hand({"hand": "11122233m789p55s", "win_tile": "3m"})
 >>> for i in interpretations(h):
 ...     print(describe(i))
@@ -20,8 +20,8 @@ from functools import lru_cache
 from itertools import product
 from typing import NamedTuple
 
-from scoring.hand import Hand
-from scoring.tiles import YAOCHUU, format_tiles, kind
+from paiscan.scoring.hand import Hand
+from paiscan.scoring.tiles import YAOCHUU, format_tiles, kind
 
 SEQUENCE, TRIPLET, KAN, PAIR = 0, 1, 2, 3
 SHAPE_NAMES = ("sequence", "triplet", "kan", "pair")
@@ -89,8 +89,9 @@ def describe(interp: Interpretation) -> str:
 _Split = tuple[tuple[int, int], ...]  # ((shape, offset), ...)
 
 
-def _split_suit(counts: list[int], allow_seq: bool, pair_used: bool, acc: list[tuple[int, int]],
-                out: set[tuple[_Split, bool]]) -> None:
+def _split_suit(
+    counts: list[int], allow_seq: bool, pair_used: bool, acc: list[tuple[int, int]], out: set[tuple[_Split, bool]]
+) -> None:
     i = next((j for j, c in enumerate(counts) if c), -1)
     if i < 0:
         out.add((tuple(sorted(acc)), pair_used))
@@ -138,7 +139,7 @@ def standard_splits(counts34: Sequence[int]) -> list[list[tuple[int, int]]]:
     per_suit: list[tuple[int, tuple[_Split, ...], tuple[_Split, ...]] | None] = []
     for s in range(4):
         base = s * 9
-        c = tuple(counts34[base: base + (7 if s == 3 else 9)])
+        c = tuple(counts34[base : base + (7 if s == 3 else 9)])
         if not any(c):
             per_suit.append(None)
             continue
@@ -222,14 +223,19 @@ def interpretations(hand: Hand, seven_pairs_duplicates: bool = False) -> list[In
             out.append(Interpretation("standard", tuple(groups), win_index, wait))
     if not meld_groups:
         pairs = [k for k, c in enumerate(counts) if c]
-        if (all(c in (2, 4) for c in counts if c) and sum(counts) == 14
-                and (all(counts[k] == 2 for k in pairs) or seven_pairs_duplicates)):
+        if (
+            all(c in (2, 4) for c in counts if c)
+            and sum(counts) == 14
+            and (all(counts[k] == 2 for k in pairs) or seven_pairs_duplicates)
+        ):
             groups = []
             for k in pairs:
                 groups.extend([Group(PAIR, k)] * (counts[k] // 2))
             out.append(Interpretation("chiitoitsu", tuple(groups), groups.index(Group(PAIR, win)), TANKI))
-        if sum(counts) == 14 and all(counts[k] for k in YAOCHUU) and not any(
-            counts[k] for k in range(34) if k not in YAOCHUU
+        if (
+            sum(counts) == 14
+            and all(counts[k] for k in YAOCHUU)
+            and not any(counts[k] for k in range(34) if k not in YAOCHUU)
         ):
             wait = KOKUSHI_13 if counts[win] == 2 else KOKUSHI_SINGLE
             out.append(Interpretation("kokushi", (), -1, wait))

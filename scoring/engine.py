@@ -2,9 +2,9 @@
 
 A :class:`Ruleset` declares its tile set, options (a frozen dataclass), yaku table and how one
 interpretation is priced; :meth:`Ruleset.score` validates the hand, enumerates every
-interpretation (:mod:`scoring.decompose`) and reports the one that pays the winner most
+interpretation (:mod:`paiscan.scoring.decompose`) and reports the one that pays the winner most
 (rules README §4.2). New rulesets plug in by subclassing and registering in
-:mod:`scoring.registry`; the core does not change.
+:mod:`paiscan.scoring.registry`; the core does not change.
 """
 
 from __future__ import annotations
@@ -12,13 +12,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-from scoring.decompose import Interpretation, interpretations
-from scoring.errors import HandError
-from scoring.hand import CONTRACT_FLAGS, Hand
-from scoring.options import option_schema, parse_options
-from scoring.score import Score
-from scoring.tiles import BACK, RED_5M, RED_5S, SUITS, kind, tile_name
-from scoring.yaku import Context, Facts, Yaku
+from paiscan.scoring.decompose import Interpretation, interpretations
+from paiscan.scoring.errors import HandError
+from paiscan.scoring.hand import CONTRACT_FLAGS, Hand
+from paiscan.scoring.options import option_schema, parse_options
+from paiscan.scoring.score import Score
+from paiscan.scoring.tiles import BACK, RED_5M, RED_5S, SUITS, kind, tile_name
+from paiscan.scoring.yaku import Context, Facts, Yaku
 
 _RINSHAN_FLAGS = ("rinshan", "rinshan_after_daiminkan")
 #: the declarations of riichi (each needs a closed hand; ippatsu needs one of them)
@@ -50,12 +50,15 @@ class Ruleset:
     indicator_sets: ClassVar[int] = 2
     #: each kan turns up one more indicator of each set (Boo: カンでドラは増えません)
     kan_dora: ClassVar[bool] = True
+    #: tile kinds (0..33) a player sets aside when drawn and shows apart from the hand (Totenko's
+    #: gari, 1m 5m 9m): a photo reader reads such tiles laid by the melds as ``nuki``
+    set_aside_kinds: ClassVar[frozenset[int]] = frozenset()
 
     def max_indicators(self, kans: int = 0) -> int:
         """The most dora indicators the table shows for a hand with ``kans`` kans: what a photo
         reader takes apart from the hand as indicators, and what the renderer lays out.
 
-        >>> from scoring.registry import get_ruleset
+        >>> from paiscan.scoring.registry import get_ruleset
         >>> get_ruleset("riichi").max_indicators(1), get_ruleset("boo").max_indicators(1)
         (4, 1)
         """
@@ -93,8 +96,15 @@ class Ruleset:
             "presets": {k: dict(v) for k, v in self.presets.items()},
             "flags": sorted(self.used_flags),
             "yaku": [
-                {"id": y.id, "name": y.name, "name_ja": y.name_ja, "closed": y.closed, "open": y.open,
-                 "unit": y.unit, **({"series": y.series} if y.series else {})}
+                {
+                    "id": y.id,
+                    "name": y.name,
+                    "name_ja": y.name_ja,
+                    "closed": y.closed,
+                    "open": y.open,
+                    "unit": y.unit,
+                    **({"series": y.series} if y.series else {}),
+                }
                 for y in self.yaku_table(self.parse_options({}))
             ],
         }
@@ -103,8 +113,11 @@ class Ruleset:
     def validate(self, hand: Hand, opts: Any) -> None:
         """Every check that does not need a decomposition; raises :class:`HandError`."""
         if hand.win_tile == BACK:
-            raise HandError("bad_field", f"win_tile is required ({self.name} does not score nagashi mangan "
-                            "without a winning tile)", "win_tile")
+            raise HandError(
+                "bad_field",
+                f"win_tile is required ({self.name} does not score nagashi mangan without a winning tile)",
+                "win_tile",
+            )
         self.check_tiles(hand, opts)
         self.check_flags(hand, opts)
         self.check_situation(hand, opts)
@@ -122,9 +135,11 @@ class Ruleset:
             )
         allowed = self.allowed_kinds(opts)
         sources: list[tuple[str, Sequence[int]]] = [
-            ("hand", hand.concealed), ("win_tile", (hand.win_tile,)),
+            ("hand", hand.concealed),
+            ("win_tile", (hand.win_tile,)),
             *((f"melds[{i}].tiles", m.tiles) for i, m in enumerate(hand.melds)),
-            ("dora_indicators", hand.dora_indicators), ("ura_indicators", hand.ura_indicators),
+            ("dora_indicators", hand.dora_indicators),
+            ("ura_indicators", hand.ura_indicators),
             ("nuki", hand.nuki),
         ]
         counts = [0] * 34
@@ -140,8 +155,7 @@ class Ruleset:
                 if counts[k] > 4:
                     raise HandError(
                         "too_many_of_kind",
-                        f"more than four {tile_name(k)} (hand, melds, winning tile and visible "
-                        "indicators together)",
+                        f"more than four {tile_name(k)} (hand, melds, winning tile and visible indicators together)",
                         field_name,
                     )
                 if RED_5M <= t <= RED_5S and not self.reds_are_plain:
@@ -151,8 +165,7 @@ class Ruleset:
                     if reds[s] > limit:
                         raise HandError(
                             "too_many_red_fives",
-                            f"{reds[s]} red 5{SUITS[s]} but the {self.name} set has {limit} "
-                            f"(option red_fives)",
+                            f"{reds[s]} red 5{SUITS[s]} but the {self.name} set has {limit} (option red_fives)",
                             field_name,
                         )
 
@@ -163,27 +176,36 @@ class Ruleset:
         closed = hand.is_closed
         riichi = f & RIICHI_FLAGS
         if riichi and not closed:
-            raise HandError("riichi_open_hand", f"{sorted(riichi)[0]} needs a closed hand (no chi, pon or open kan)",
-                            "flags")
+            raise HandError(
+                "riichi_open_hand", f"{sorted(riichi)[0]} needs a closed hand (no chi, pon or open kan)", "flags"
+            )
         if "ippatsu" in f and not closed:
             raise HandError("ippatsu_open_hand", "ippatsu needs a closed hand", "flags")
         first_turn = f & FIRST_TURN_FLAGS
         if first_turn and hand.melds:
             raise HandError("first_turn_with_meld", f"{sorted(first_turn)[0]} cannot have a meld", "flags")
-        if f & set(_RINSHAN_FLAGS) and hand.tsumo and not any(m.is_kan for m in hand.melds) \
-                and not self.rinshan_without_kan_ok(hand):
+        if (
+            f & set(_RINSHAN_FLAGS)
+            and hand.tsumo
+            and not any(m.is_kan for m in hand.melds)
+            and not self.rinshan_without_kan_ok(hand)
+        ):
             raise HandError("rinshan_without_kan", "rinshan needs a kan in the hand", "flags")
         if "chankan" in f and not hand.tsumo and self.players == 4:  # (on tsumo: chankan_on_tsumo)
             robbed = kind(hand.win_tile)
             held = sum(kind(t) == robbed for t in hand.concealed) + sum(
-                kind(t) == robbed for m in hand.melds for t in m.tiles)
+                kind(t) == robbed for m in hand.melds for t in m.tiles
+            )
             if held:
-                raise HandError("conflicting_flags", f"chankan robs the fourth {tile_name(robbed)} of a kan: "
-                                "the winner cannot hold another", "flags")
+                raise HandError(
+                    "conflicting_flags",
+                    f"chankan robs the fourth {tile_name(robbed)} of a kan: the winner cannot hold another",
+                    "flags",
+                )
 
     def check_situation(self, hand: Hand, opts: Any) -> None:
         """The checks that need no tiles: flags against the win, the dealer and each other, and
-        option values (rulesets add theirs). :func:`scoring.check_context` runs them alone, so a
+        option values (rulesets add theirs). :func:`paiscan.scoring.check_context` runs them alone, so a
         photo is not read for a situation that no hand could have."""
         self.check_dealer(hand)
         f = hand.flags
@@ -193,11 +215,13 @@ class Ruleset:
         first_turn = sorted(f & FIRST_TURN_FLAGS)
         late = sorted(f & (RIICHI_FLAGS | {"ippatsu", "haitei", "houtei", "chankan"}))
         if first_turn and late:
-            raise HandError("conflicting_flags", f"{first_turn[0]} is a win in the first go-around, before "
-                            f"any {late[0]}", "flags")
+            raise HandError(
+                "conflicting_flags", f"{first_turn[0]} is a win in the first go-around, before any {late[0]}", "flags"
+            )
         if "tenhou" in f and not hand.is_dealer:
-            raise HandError("tenhou_not_dealer", "tenhou is the dealer's first-draw win; this player is not the dealer",
-                            "flags")
+            raise HandError(
+                "tenhou_not_dealer", "tenhou is the dealer's first-draw win; this player is not the dealer", "flags"
+            )
         for name in ("chiihou", "renhou", "dealer_first_discard_ron"):
             if name in f and hand.is_dealer:
                 raise HandError("chiihou_dealer", f"{name} is a non-dealer's first-turn win", "flags")
@@ -221,8 +245,11 @@ class Ruleset:
     def check_dealer(self, hand: Hand) -> None:
         """The dealer is the player whose seat wind is East (rule specs §2.2), in every ruleset."""
         if hand.is_dealer != (hand.seat_wind == 0):
-            raise HandError("bad_field", "the dealer (親) is the player whose seat wind is East: dealer "
-                            "contradicts seat_wind", "dealer")
+            raise HandError(
+                "bad_field",
+                "the dealer (親) is the player whose seat wind is East: dealer contradicts seat_wind",
+                "dealer",
+            )
 
     def rinshan_without_kan_ok(self, hand: Hand) -> bool:
         """Totenko also draws a replacement after setting a gari aside."""
@@ -237,8 +264,11 @@ class Ruleset:
 
     def no_interpretation(self, hand: Hand, opts: Any) -> HandError:
         """The error for tiles that form no hand this ruleset accepts."""
-        return HandError("not_a_winning_hand", "these tiles do not form a complete hand (four sets and a pair, "
-                         "seven pairs or thirteen orphans)", "hand")
+        return HandError(
+            "not_a_winning_hand",
+            "these tiles do not form a complete hand (four sets and a pair, seven pairs or thirteen orphans)",
+            "hand",
+        )
 
     def score_interpretation(self, ctx: Context) -> Score | HandError:
         raise NotImplementedError

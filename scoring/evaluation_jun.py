@@ -28,10 +28,10 @@ from decimal import ROUND_HALF_UP, Decimal
 from fractions import Fraction
 from typing import Any, Generic, Protocol, TypeVar
 
-from scoring.errors import HandError
-from scoring.options import opt, parse_options
-from scoring.score import Score, Step
-from scoring.tiles import WINDS
+from paiscan.scoring.errors import HandError
+from paiscan.scoring.options import opt, parse_options
+from paiscan.scoring.score import Score, Step
+from paiscan.scoring.tiles import WINDS
 
 P = TypeVar("P", bound=Hashable)
 
@@ -49,7 +49,12 @@ WIN, LOSS, DRAW = "win", "loss", "draw"
 GLYPHS: Mapping[str, str] = {WIN: "○", LOSS: "×", DRAW: "△"}
 
 COMPLETE, OVERRUN, SHORTENED, PERSONAL, NO_GAME = (
-    "complete", "too_many_hands", "external_reason", "personal_reason", "no_game")
+    "complete",
+    "too_many_hands",
+    "external_reason",
+    "personal_reason",
+    "no_game",
+)
 ABANDON_REASONS = (OVERRUN, SHORTENED, PERSONAL)
 
 
@@ -58,11 +63,10 @@ class EvaluationOptions:
     """The spec's [assumed] readings of 第27条 (rules/jun.md §8, items 10 and 11)."""
 
     start_points: int = opt(START_POINTS, "原点: each player's starting score (第2条)")
-    plus_at_start: bool = opt(
-        False, "a final score exactly at the start counts as plus (false: plus means above it)")
+    plus_at_start: bool = opt(False, "a final score exactly at the start counts as plus (false: plus means above it)")
     all_tied_rank: int = opt(
-        0, "rank recorded for everyone when all four finish equal (the seed's legend prints 0000)",
-        choices=(0, 1))
+        0, "rank recorded for everyone when all four finish equal (the seed's legend prints 0000)", choices=(0, 1)
+    )
 
 
 def _options(options: Mapping[str, Any] | None) -> EvaluationOptions:
@@ -94,8 +98,7 @@ def deal(number: int) -> Deal:
     (Deal(number=1, round_wind='east', dealer=0), Deal(number=6, round_wind='south', dealer=1))
     """
     if isinstance(number, bool) or not isinstance(number, int) or not 1 <= number <= HANDS_PER_GAME:
-        raise HandError("bad_field", f"a Jun game has hands 1..{HANDS_PER_GAME}, not {number!r}",
-                        "hand_number")
+        raise HandError("bad_field", f"a Jun game has hands 1..{HANDS_PER_GAME}, not {number!r}", "hand_number")
     return Deal(number, WINDS[(number - 1) // HANDS_PER_ROUND], (number - 1) % PLAYERS)
 
 
@@ -106,12 +109,12 @@ def deals() -> tuple[Deal, ...]:
 
 def _check_players(players: Sequence[Any], field: str = "players") -> None:
     if len(players) != PLAYERS or len(set(players)) != PLAYERS:
-        raise HandError("bad_field", f"{field}: a Jun game has four different players, not "
-                        f"{list(players)!r}", field)
+        raise HandError("bad_field", f"{field}: a Jun game has four different players, not {list(players)!r}", field)
 
 
-def win_deltas(score: Score, players: Sequence[P], hand_number: int, winner: P,
-               discarder: P | None = None) -> dict[P, int]:
+def win_deltas(
+    score: Score, players: Sequence[P], hand_number: int, winner: P, discarder: P | None = None
+) -> dict[P, int]:
     """Each player's change from a winning hand's Jun Score.
 
     ``players`` are in seat order from the first dealer; ``hand_number`` (1..16) gives the
@@ -131,8 +134,7 @@ def win_deltas(score: Score, players: Sequence[P], hand_number: int, winner: P,
     payers: dict[P, int] = {}
     if "discarder" in by_from:
         if discarder is None or discarder == winner or discarder not in players:
-            raise HandError("bad_field", "a ron needs the discarder: one of the other three "
-                            "players", "discarder")
+            raise HandError("bad_field", "a ron needs the discarder: one of the other three players", "discarder")
         payers[discarder] = sum(by_from["discarder"])
     else:
         if discarder is not None:
@@ -142,9 +144,12 @@ def win_deltas(score: Score, players: Sequence[P], hand_number: int, winner: P,
                 continue
             label = "dealer" if p == dealer else "non_dealer"
             if not by_from.get(label):
-                raise HandError("bad_field", f"the Score has no {label} payment for {p!r}: was it "
-                                f"scored with {winner!r}'s seat wind in hand {hand_number}?",
-                                "winner")
+                raise HandError(
+                    "bad_field",
+                    f"the Score has no {label} payment for {p!r}: was it "
+                    f"scored with {winner!r}'s seat wind in hand {hand_number}?",
+                    "winner",
+                )
             payers[p] = by_from[label].pop()
         if any(by_from.values()):
             raise HandError("bad_field", "the Score has more tsumo payments than payers", "score")
@@ -155,16 +160,16 @@ def win_deltas(score: Score, players: Sequence[P], hand_number: int, winner: P,
     return deltas
 
 
-def final_scores(players: Sequence[P], hand_deltas: Iterable[Mapping[P, int]],
-                 start: int = START_POINTS) -> dict[P, int]:
+def final_scores(
+    players: Sequence[P], hand_deltas: Iterable[Mapping[P, int]], start: int = START_POINTS
+) -> dict[P, int]:
     """The scores after the given hands, from ``start`` each (no bust: scores may go below 0)."""
     _check_players(players)
     scores: dict[P, int] = {p: start for p in players}
     for i, deltas in enumerate(hand_deltas):
         for p, change in deltas.items():
             if p not in scores:
-                raise HandError("bad_field", f"hand {i + 1}: {p!r} is not a player",
-                                f"hand_deltas[{i}]")
+                raise HandError("bad_field", f"hand {i + 1}: {p!r} is not a player", f"hand_deltas[{i}]")
             scores[p] += change
     return scores
 
@@ -223,8 +228,15 @@ class PlayerResult(Generic[P]):
         return GLYPHS[self.mark]
 
     def to_dict(self) -> dict[str, Any]:
-        return {"player": self.player, "score": self.score, "points": self.points,
-                "rank": self.rank, "mark": self.mark, "glyph": self.glyph, "plus": self.plus}
+        return {
+            "player": self.player,
+            "score": self.score,
+            "points": self.points,
+            "rank": self.rank,
+            "mark": self.mark,
+            "glyph": self.glyph,
+            "plus": self.plus,
+        }
 
 
 @dataclass(frozen=True)
@@ -284,21 +296,30 @@ class GameResult(Generic[P]):
         raise HandError("bad_field", f"{player!r} did not play this game", "player")
 
     def to_dict(self) -> dict[str, Any]:
-        return {"status": self.status, "counted": self.counted, "ranks": self.pattern,
-                "legend": self.legend, "players": [r.to_dict() for r in self.results],
-                "explanation": [s.to_dict() for s in self.steps], "warnings": list(self.warnings)}
+        return {
+            "status": self.status,
+            "counted": self.counted,
+            "ranks": self.pattern,
+            "legend": self.legend,
+            "players": [r.to_dict() for r in self.results],
+            "explanation": [s.to_dict() for s in self.steps],
+            "warnings": list(self.warnings),
+        }
 
 
 def _check_scores(final: Mapping[Any, int]) -> None:
     _check_players(list(final), "final")
     for p, s in final.items():
         if isinstance(s, bool) or not isinstance(s, int):
-            raise HandError("bad_field", f"final score of {p!r} must be a whole number, not {s!r}",
-                            "final")
+            raise HandError("bad_field", f"final score of {p!r} must be a whole number, not {s!r}", "final")
 
 
-def evaluate_game(final: Mapping[P, int], options: Mapping[str, Any] | None = None,
-                  status: str = COMPLETE, marks: Mapping[P, str] | None = None) -> GameResult[P]:
+def evaluate_game(
+    final: Mapping[P, int],
+    options: Mapping[str, Any] | None = None,
+    status: str = COMPLETE,
+    marks: Mapping[P, str] | None = None,
+) -> GameResult[P]:
     """Ranks, marks and plus of a game from its final scores (第27条).
 
     * rank: competition ranking on score, ties sharing a rank (1134, 1133, 1114, 1222, 1224,
@@ -314,28 +335,41 @@ def evaluate_game(final: Mapping[P, int], options: Mapping[str, Any] | None = No
     start = opts.start_points
     all_tied = len(set(final.values())) == 1
     ranks = {p: opts.all_tied_rank for p in final} if all_tied else rank_scores(final)
-    steps = [Step("ranks", ", ".join(f"{p} {s} → {ranks[p]}" for p, s in final.items())
-                  + (" (all four equal)" if all_tied else ""))]
+    steps = [
+        Step(
+            "ranks",
+            ", ".join(f"{p} {s} → {ranks[p]}" for p, s in final.items()) + (" (all four equal)" if all_tied else ""),
+        )
+    ]
     if marks is None:
         marks = {p: DRAW if all_tied else WIN if ranks[p] == 1 else LOSS for p in final}
-        steps.append(Step("marks", "all four equal: △ for everyone" if all_tied
-                          else "every rank-1 player ○, the others ×"))
+        steps.append(
+            Step("marks", "all four equal: △ for everyone" if all_tied else "every rank-1 player ○, the others ×")
+        )
     plus = {p: s > start or (opts.plus_at_start and s == start) for p, s in final.items()}
-    steps.append(Step("plus", f"plus = final score {'>=' if opts.plus_at_start else '>'} {start}: "
-                      + (", ".join(str(p) for p in final if plus[p]) or "nobody")))
+    steps.append(
+        Step(
+            "plus",
+            f"plus = final score {'>=' if opts.plus_at_start else '>'} {start}: "
+            + (", ".join(str(p) for p in final if plus[p]) or "nobody"),
+        )
+    )
     warnings: list[str] = []
     total = sum(final.values())
     if total != PLAYERS * start:
-        warnings.append(f"final scores total {total}, not {PLAYERS * start}: evaluated as they "
-                        "are (第2条(1))")
-    results = tuple(PlayerResult(p, s, s - start, ranks[p], marks[p], plus[p])
-                    for p, s in final.items())
+        warnings.append(f"final scores total {total}, not {PLAYERS * start}: evaluated as they are (第2条(1))")
+    results = tuple(PlayerResult(p, s, s - start, ranks[p], marks[p], plus[p]) for p, s in final.items())
     return GameResult(results, status, True, tuple(steps), tuple(warnings))
 
 
-def evaluate_abandoned(reason: str, players: Sequence[P], final: Mapping[P, int] | None = None,
-                       hands_started: int | None = None, offender: P | None = None,
-                       options: Mapping[str, Any] | None = None) -> GameResult[P]:
+def evaluate_abandoned(
+    reason: str,
+    players: Sequence[P],
+    final: Mapping[P, int] | None = None,
+    hands_started: int | None = None,
+    offender: P | None = None,
+    options: Mapping[str, Any] | None = None,
+) -> GameResult[P]:
     """A game that did not end after the 16th hand (第17条).
 
     * ``too_many_hands`` (超過): stopped at once; evaluated on the ``final`` scores then;
@@ -350,37 +384,46 @@ def evaluate_abandoned(reason: str, players: Sequence[P], final: Mapping[P, int]
     _check_players(players)
     if reason == PERSONAL:
         if offender not in players:
-            raise HandError("bad_field", f"offender must be one of the players, not {offender!r}",
-                            "offender")
+            raise HandError("bad_field", f"offender must be one of the players, not {offender!r}", "offender")
         start = opts.start_points
-        scores = {p: start - PERSONAL_REASON_PENALTY if p == offender
-                  else start + PERSONAL_REASON_BONUS for p in players}
+        scores = {
+            p: start - PERSONAL_REASON_PENALTY if p == offender else start + PERSONAL_REASON_BONUS for p in players
+        }
         marks = {p: LOSS if p == offender else WIN for p in players}
         r = evaluate_game(scores, options, PERSONAL, marks)
-        why = Step("abandoned", f"personal reason of {offender}: the others "
-                   f"+{PERSONAL_REASON_BONUS} and 1 win each, {offender} "
-                   f"−{PERSONAL_REASON_PENALTY} and 1 loss (第17条)")
+        why = Step(
+            "abandoned",
+            f"personal reason of {offender}: the others "
+            f"+{PERSONAL_REASON_BONUS} and 1 win each, {offender} "
+            f"−{PERSONAL_REASON_PENALTY} and 1 loss (第17条)",
+        )
         return GameResult(r.results, PERSONAL, True, (why, *r.steps), r.warnings)
     if reason == SHORTENED:
-        if (isinstance(hands_started, bool) or not isinstance(hands_started, int)
-                or not 1 <= hands_started <= HANDS_PER_GAME):
-            raise HandError("bad_field", f"hands_started must be 1..{HANDS_PER_GAME}, not "
-                            f"{hands_started!r}", "hands_started")
+        if (
+            isinstance(hands_started, bool)
+            or not isinstance(hands_started, int)
+            or not 1 <= hands_started <= HANDS_PER_GAME
+        ):
+            raise HandError(
+                "bad_field", f"hands_started must be 1..{HANDS_PER_GAME}, not {hands_started!r}", "hands_started"
+            )
         if hands_started < WEST_ROUND_FIRST_HAND:
-            why = Step("abandoned", f"stopped in hand {hands_started}, before the West round "
-                       f"(hand {WEST_ROUND_FIRST_HAND}): no game (第17条)")
+            why = Step(
+                "abandoned",
+                f"stopped in hand {hands_started}, before the West round "
+                f"(hand {WEST_ROUND_FIRST_HAND}): no game (第17条)",
+            )
             return GameResult((), NO_GAME, False, (why,))
-        head = Step("abandoned", f"stopped in hand {hands_started}, in or after the West round: "
-                    "evaluated on the scores then (第17条)")
+        head = Step(
+            "abandoned",
+            f"stopped in hand {hands_started}, in or after the West round: evaluated on the scores then (第17条)",
+        )
     elif reason == OVERRUN:
-        head = Step("abandoned", "too many hands: stopped at once and evaluated on the scores "
-                    "then (第17条)")
+        head = Step("abandoned", "too many hands: stopped at once and evaluated on the scores then (第17条)")
     else:
-        raise HandError("bad_field", f"reason must be one of {', '.join(ABANDON_REASONS)}, not "
-                        f"{reason!r}", "reason")
+        raise HandError("bad_field", f"reason must be one of {', '.join(ABANDON_REASONS)}, not {reason!r}", "reason")
     if final is None or set(final) != set(players):
-        raise HandError("bad_field", "final must give the score of each of the four players",
-                        "final")
+        raise HandError("bad_field", "final must give the score of each of the four players", "final")
     r = evaluate_game({p: final[p] for p in players}, options, reason)
     return GameResult(r.results, reason, True, (head, *r.steps), r.warnings)
 
@@ -426,8 +469,13 @@ class SeriesFigures:
         }
 
     def to_dict(self) -> dict[str, Any]:
-        return {"games": self.games, "wins": self.wins, "rank_sum": self.rank_sum,
-                "plus_count": self.plus_count, **self.display()}
+        return {
+            "games": self.games,
+            "wins": self.wins,
+            "rank_sum": self.rank_sum,
+            "plus_count": self.plus_count,
+            **self.display(),
+        }
 
 
 def series_figures(placings: Iterable[Placed], games: int | None = None) -> SeriesFigures:
@@ -436,12 +484,16 @@ def series_figures(placings: Iterable[Placed], games: int | None = None) -> Seri
     played = list(placings)
     n = len(played) if games is None else games
     if isinstance(n, bool) or not isinstance(n, int) or n < max(1, len(played)):
-        raise HandError("bad_field", f"games must be a whole number >= the games played "
-                        f"({len(played)}) and >= 1, not {n!r}", "games")
+        raise HandError(
+            "bad_field",
+            f"games must be a whole number >= the games played ({len(played)}) and >= 1, not {n!r}",
+            "games",
+        )
     for i, p in enumerate(played):
         if p.mark not in GLYPHS or not 0 <= p.rank <= PLAYERS:
-            raise HandError("bad_field", f"game {i + 1}: rank {p.rank!r} / mark {p.mark!r} is not "
-                            "a Jun placing", f"placings[{i}]")
+            raise HandError(
+                "bad_field", f"game {i + 1}: rank {p.rank!r} / mark {p.mark!r} is not a Jun placing", f"placings[{i}]"
+            )
     return SeriesFigures(
         games=n,
         wins=sum(1 for p in played if p.mark == WIN),
@@ -450,18 +502,34 @@ def series_figures(placings: Iterable[Placed], games: int | None = None) -> Seri
     )
 
 
-def player_figures(results: Iterable[GameResult[P]], player: P,
-                   games: int | None = None) -> SeriesFigures:
+def player_figures(results: Iterable[GameResult[P]], player: P, games: int | None = None) -> SeriesFigures:
     """One player's figures over evaluated games (games that do not count, or that the player
     did not play, are skipped)."""
-    placings = [r.result(player) for r in results
-                if r.counted and any(x.player == player for x in r.results)]
+    placings = [r.result(player) for r in results if r.counted and any(x.player == player for x in r.results)]
     return series_figures(placings, games)
 
 
 __all__ = [
-    "DRAW", "GLYPHS", "HANDS_PER_GAME", "LOSS", "START_POINTS", "WIN", "Deal", "EvaluationOptions",
-    "GameResult", "Placed", "Placing", "PlayerResult", "SeriesFigures", "deal", "deals",
-    "evaluate_abandoned", "evaluate_game", "final_scores", "player_figures", "rank_scores",
-    "series_figures", "win_deltas",
+    "DRAW",
+    "GLYPHS",
+    "HANDS_PER_GAME",
+    "LOSS",
+    "START_POINTS",
+    "WIN",
+    "Deal",
+    "EvaluationOptions",
+    "GameResult",
+    "Placed",
+    "Placing",
+    "PlayerResult",
+    "SeriesFigures",
+    "deal",
+    "deals",
+    "evaluate_abandoned",
+    "evaluate_game",
+    "final_scores",
+    "player_figures",
+    "rank_scores",
+    "series_figures",
+    "win_deltas",
 ]

@@ -3,9 +3,9 @@
 The table is shared; what differs between rulesets (open pinfu ron, seven-pairs fu, a double
 wind pair, tsumo fu on a pinfu hand) is a :class:`FuRules` value.
 
->>> from scoring.hand import parse_hand
->>> from scoring.decompose import interpretations
->>> from scoring.yaku import Context, Facts
+>>> from paiscan.scoring.hand import parse_hand
+>>> from paiscan.scoring.decompose import interpretations
+>>> from paiscan.scoring.yaku import Context, Facts
 >>> h = parse_hand({"hand": "123m222p3357s777p", "win_tile": "6s", "seat_wind": "south"})
 >>> ctx = Context.of(h, Facts.of(h), interpretations(h)[0], None)
 >>> fu, parts = compute_fu(ctx, FuRules())
@@ -18,10 +18,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from scoring.decompose import KAN, KANCHAN, PAIR, PENCHAN, SEQUENCE, TANKI, TRIPLET
-from scoring.score import FuPart, round_up
-from scoring.tiles import DRAGONS, YAOCHUU
-from scoring.yaku import Context
+from paiscan.scoring.decompose import KAN, KANCHAN, PAIR, PENCHAN, SEQUENCE, TANKI, TRIPLET
+from paiscan.scoring.score import FuPart, round_up
+from paiscan.scoring.tiles import DRAGONS, YAOCHUU
+from paiscan.scoring.yaku import Context
 
 LABELS = {
     "base": "副底 base",

@@ -7,8 +7,8 @@ itself; the replay recomputes every Hand, applies the ruleset's dealer rotation,
 end-of-game rules, and flags each hand where the sheet and the rules disagree, with both numbers.
 
 The format is documented in ``docs/game_records.md`` and ``scoring/game_record_schema.json``.
-Game-level rules are not re-implemented here: the Boo family uses :mod:`scoring.settlement_boo`,
-Totenko :mod:`scoring.game_totenko`, Jun :mod:`scoring.evaluation_jun`; riichi's standard rotation
+Game-level rules are not re-implemented here: the Boo family uses :mod:`paiscan.scoring.settlement_boo`,
+Totenko :mod:`paiscan.scoring.game_totenko`, Jun :mod:`paiscan.scoring.evaluation_jun`; riichi's standard rotation
 is the only one written here.
 
 * :func:`parse_record` — JSON → a frozen :class:`GameRecord` (a :class:`HandError` naming the field
@@ -33,8 +33,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from scoring.errors import HandError
-from scoring.evaluation_jun import (
+from paiscan.scoring.errors import HandError
+from paiscan.scoring.evaluation_jun import (
     ABANDON_REASONS,
     HANDS_PER_GAME,
     HANDS_PER_ROUND,
@@ -47,14 +47,14 @@ from scoring.evaluation_jun import (
     evaluate_game,
     player_figures,
 )
-from scoring.evaluation_jun import win_deltas as jun_win_deltas
-from scoring.game_totenko import FIRST_HONBA, next_deal, noten_payments, seat_winds
-from scoring.game_totenko import win_deltas as totenko_win_deltas
-from scoring.hand import HAND_FIELDS
-from scoring.registry import get_ruleset
-from scoring.rulesets.boo import next_honba as boo_next_honba
-from scoring.score import Score
-from scoring.settlement_boo import (
+from paiscan.scoring.evaluation_jun import win_deltas as jun_win_deltas
+from paiscan.scoring.game_totenko import FIRST_HONBA, next_deal, noten_payments, seat_winds
+from paiscan.scoring.game_totenko import win_deltas as totenko_win_deltas
+from paiscan.scoring.hand import HAND_FIELDS
+from paiscan.scoring.registry import get_ruleset
+from paiscan.scoring.rulesets.boo import next_honba as boo_next_honba
+from paiscan.scoring.score import Score
+from paiscan.scoring.settlement_boo import (
     FORBIDDEN,
     SettlementRules,
     check_win,
@@ -63,7 +63,7 @@ from scoring.settlement_boo import (
     settle,
     settlement_rules,
 )
-from scoring.tiles import WINDS
+from paiscan.scoring.tiles import WINDS
 
 FORMAT = "paiscan-game/1"
 RESULTS = ("ron", "tsumo", "draw", "chombo")
@@ -72,17 +72,40 @@ PLAYERS_BY_RULES: Mapping[str, int] = {"boo": 4, "kansai_boo": 4, "totenko_balan
 BOO_FAMILY = ("boo", "kansai_boo")
 #: Hand fields the replay sets from the deal (a record that gives them would contradict it)
 REPLAY_SET_FIELDS = ("rules", "win", "seat_wind", "round_wind", "honba", "dealer", "riichi_sticks")
-RECORD_FIELDS = ("format", "title", "date", "notes", "rules", "options", "game_options", "players", "start",
-                 "hands", "abandoned")
-ENTRY_FIELDS = ("result", "winner", "discarder", "player", "hand", "points", "tenpai", "riichi", "dealer", "honba",
-                "scores_after", "note")
+RECORD_FIELDS = (
+    "format",
+    "title",
+    "date",
+    "notes",
+    "rules",
+    "options",
+    "game_options",
+    "players",
+    "start",
+    "hands",
+    "abandoned",
+)
+ENTRY_FIELDS = (
+    "result",
+    "winner",
+    "discarder",
+    "player",
+    "hand",
+    "points",
+    "tenpai",
+    "riichi",
+    "dealer",
+    "honba",
+    "scores_after",
+    "note",
+)
 START_FIELDS = ("scores", "round", "number", "honba", "dealer", "pot")
 ABANDONED_FIELDS = ("reason", "offender")
 INFO_FIELDS = ("title", "date", "notes")
 MAX_HANDS = 500
 MAX_NAME = 64
 
-#: error codes of game records, beyond the Hand's (scoring.errors.ERROR_CODES)
+#: error codes of game records, beyond the Hand's (paiscan.scoring.errors.ERROR_CODES)
 GAME_ERROR_CODES: Mapping[str, str] = {
     "unknown_player": "a name that is not one of the record's players",
     "winner_is_discarder": "a ron whose discarder is the winner",
@@ -93,7 +116,13 @@ GAME_ERROR_CODES: Mapping[str, str] = {
 
 #: dispute kinds: where the sheet and the rules disagree
 POINTS_DIFFER, SCORES_DIFFER, DEAL_DIFFERS, FORBIDDEN_WIN, AFTER_END, RIICHI_DIFFERS = (
-    "points_differ", "scores_differ", "deal_differs", "forbidden_win", "after_end", "riichi_differs")
+    "points_differ",
+    "scores_differ",
+    "deal_differs",
+    "forbidden_win",
+    "after_end",
+    "riichi_differs",
+)
 #: hand status in the replay
 APPLIED, REFUSED, NOT_APPLIED = "applied", "refused", "after_end"
 
@@ -105,10 +134,17 @@ GAME_OPTIONS: Mapping[str, Mapping[str, tuple[Any, tuple[Any, ...] | None]]] = {
     "boo": {"forbidden_wins": ("refuse", ("refuse", "apply"))},
     "kansai_boo": {"forbidden_wins": ("refuse", ("refuse", "apply"))},
     "totenko_balance": {"start_points": (0, None), "dealer_win_adds_honba": (True, (True, False))},
-    "jun": {"start_points": (START_POINTS, None), "plus_at_start": (False, (True, False)),
-            "all_tied_rank": (0, (0, 1))},
-    "riichi": {"start_points": (25_000, None), "rounds": (2, (1, 2)), "noten_total": (3000, None),
-               "leftover_pot": ("top", ("top", "table"))},
+    "jun": {
+        "start_points": (START_POINTS, None),
+        "plus_at_start": (False, (True, False)),
+        "all_tied_rank": (0, (0, 1)),
+    },
+    "riichi": {
+        "start_points": (25_000, None),
+        "rounds": (2, (1, 2)),
+        "noten_total": (3000, None),
+        "leftover_pot": ("top", ("top", "table")),
+    },
 }
 
 #: チョンボ: the basic points of the penalty, paid like a tsumo in reverse (offender dealer: 2 × basic
@@ -235,12 +271,16 @@ def _score_map(value: Any, players: Sequence[str], name: str, minimum: int | Non
 def _parse_players(value: Any, rules: str) -> tuple[str, ...]:
     n = PLAYERS_BY_RULES[rules]
     if not isinstance(value, list) or len(value) != n:
-        raise _err("bad_field", f"players: {rules} is played by {n} players; list their names in seat order "
-                   "from the first dealer", "players")
+        raise _err(
+            "bad_field",
+            f"players: {rules} is played by {n} players; list their names in seat order from the first dealer",
+            "players",
+        )
     for i, p in enumerate(value):
         if not isinstance(p, str) or not p.strip() or len(p) > MAX_NAME:
-            raise _err("bad_field", f"players[{i}] must be a non-empty name of at most {MAX_NAME} characters",
-                       f"players[{i}]")
+            raise _err(
+                "bad_field", f"players[{i}] must be a non-empty name of at most {MAX_NAME} characters", f"players[{i}]"
+            )
     if len(set(value)) != n:
         raise _err("bad_field", "players: every player needs a different name", "players")
     return tuple(value)
@@ -251,8 +291,12 @@ def _parse_rules(value: Any) -> str:
         raise _err("bad_field", "rules must be a ruleset id (a string)", "rules")
     get_ruleset(value)  # unknown_ruleset, field "rules"
     if value not in PLAYERS_BY_RULES:
-        raise _err("unsupported_ruleset", f"games under {value!r} cannot be replayed yet (its seed gives no game "
-                   f"frame); replayable: {', '.join(PLAYERS_BY_RULES)}", "rules")
+        raise _err(
+            "unsupported_ruleset",
+            f"games under {value!r} cannot be replayed yet (its seed gives no game "
+            f"frame); replayable: {', '.join(PLAYERS_BY_RULES)}",
+            "rules",
+        )
     return value
 
 
@@ -278,8 +322,9 @@ def parse_game_options(rules: str, raw: Any) -> dict[str, Any]:
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 raise _err("bad_option", f"game option {key} must be a whole number >= 0, not {value!r}", name)
         elif value not in choices or type(value) is not type(default):
-            raise _err("bad_option", f"game option {key} must be one of {', '.join(map(str, choices))}, not "
-                       f"{value!r}", name)
+            raise _err(
+                "bad_option", f"game option {key} must be one of {', '.join(map(str, choices))}, not {value!r}", name
+            )
         out[key] = value
     return out
 
@@ -289,8 +334,12 @@ def _parse_hand_obj(value: Any, name: str) -> dict[str, Any]:
         raise _err("bad_field", f"{name} must be a Hand object (contract JSON)", name)
     for key in value:
         if key in REPLAY_SET_FIELDS:
-            raise _err("bad_field", f"{name}.{key}: the replay sets {key} from the game (rules, deal, honba, "
-                       "result); leave it out of the Hand", f"{name}.{key}")
+            raise _err(
+                "bad_field",
+                f"{name}.{key}: the replay sets {key} from the game (rules, deal, honba, "
+                "result); leave it out of the Hand",
+                f"{name}.{key}",
+            )
         if key not in HAND_FIELDS:
             raise _err("unknown_field", f"{name}.{key} is not a Hand field", f"{name}.{key}")
     return dict(value)
@@ -324,14 +373,18 @@ def _parse_entry(raw: Any, i: int, rules: str, players: Sequence[str]) -> HandEn
                 raise _err("bad_field", f"{f}.discarder is required for a ron: who dealt in", f"{f}.discarder")
             discarder = _player(data["discarder"], players, f"{f}.discarder")
             if discarder == winner:
-                raise _err("winner_is_discarder", f"{f}: {winner} cannot win by ron on his own discard",
-                           f"{f}.discarder")
+                raise _err(
+                    "winner_is_discarder", f"{f}: {winner} cannot win by ron on his own discard", f"{f}.discarder"
+                )
         elif "discarder" in data:
             flags = (hand or {}).get("flags") or []
             if not isinstance(flags, list) or "rinshan_after_daiminkan" not in flags:
-                raise _err("bad_field", f"{f}.discarder: a tsumo has no discarder (only Osaka's rinshan after an "
-                           "open kan, flag rinshan_after_daiminkan, is paid by the kan-tile discarder)",
-                           f"{f}.discarder")
+                raise _err(
+                    "bad_field",
+                    f"{f}.discarder: a tsumo has no discarder (only Osaka's rinshan after an "
+                    "open kan, flag rinshan_after_daiminkan, is paid by the kan-tile discarder)",
+                    f"{f}.discarder",
+                )
             discarder = _player(data["discarder"], players, f"{f}.discarder")
             if discarder == winner:
                 raise _err("winner_is_discarder", f"{f}: the winner cannot pay himself", f"{f}.discarder")
@@ -344,8 +397,11 @@ def _parse_entry(raw: Any, i: int, rules: str, players: Sequence[str]) -> HandEn
         if "tenpai" in data:
             tenpai = _player_list(data["tenpai"], players, f"{f}.tenpai")
         elif rules in ("totenko_balance", "riichi"):
-            raise _err("bad_field", f"{f}.tenpai: {rules} pays noten on a draw; list the tenpai players ([] for "
-                       "none)", f"{f}.tenpai")
+            raise _err(
+                "bad_field",
+                f"{f}.tenpai: {rules} pays noten on a draw; list the tenpai players ([] for none)",
+                f"{f}.tenpai",
+            )
     else:
         forbid("winner", "discarder", "hand", "tenpai")
         if "player" not in data:
@@ -354,23 +410,32 @@ def _parse_entry(raw: Any, i: int, rules: str, players: Sequence[str]) -> HandEn
         if "points" in data:
             points = _parse_points(data["points"], f"{f}.points", players, exclude=player)
         elif rules not in CHOMBO_BASIC and rules != "jun":
-            raise _err("missing_points", f"{f}.points: {rules} states no chombo penalty; write what was paid",
-                       f"{f}.points")
+            raise _err(
+                "missing_points", f"{f}.points: {rules} states no chombo penalty; write what was paid", f"{f}.points"
+            )
     riichi: tuple[str, ...] = ()
     if "riichi" in data:
         if rules != "riichi":
             raise _err("bad_field", f"{f}.riichi: riichi deposits exist only in the riichi ruleset", f"{f}.riichi")
         if result == "chombo":
-            raise _err("bad_field", f"{f}.riichi: deposits of a chombo hand are returned; leave them out",
-                       f"{f}.riichi")
+            raise _err(
+                "bad_field", f"{f}.riichi: deposits of a chombo hand are returned; leave them out", f"{f}.riichi"
+            )
         riichi = _player_list(data["riichi"], players, f"{f}.riichi")
     return HandEntry(
-        result=result, winner=winner, discarder=discarder, player=player, hand=hand, points=points, tenpai=tenpai,
+        result=result,
+        winner=winner,
+        discarder=discarder,
+        player=player,
+        hand=hand,
+        points=points,
+        tenpai=tenpai,
         riichi=riichi,
         dealer=_player(data["dealer"], players, f"{f}.dealer") if "dealer" in data else None,
         honba=_int(data["honba"], f"{f}.honba") if "honba" in data else None,
         scores_after=_score_map(data["scores_after"], players, f"{f}.scores_after", None)
-        if "scores_after" in data else None,
+        if "scores_after" in data
+        else None,
         note=_str(data["note"], f"{f}.note") if "note" in data else None,
     )
 
@@ -401,8 +466,9 @@ def _parse_start(raw: Any, rules: str, players: Sequence[str]) -> Start:
             dealer = _player(data["dealer"], players, "start.dealer")
     else:
         if "dealer" in data:
-            raise _err("bad_field", "start.dealer: the dealer follows from start.round and start.number",
-                       "start.dealer")
+            raise _err(
+                "bad_field", "start.dealer: the dealer follows from start.round and start.number", "start.dealer"
+            )
         rounds = {"jun": 4, "riichi": 2}.get(rules, 2)
         if "round" in data:
             if data["round"] not in WINDS[:rounds]:
@@ -451,10 +517,17 @@ def parse_record(data: Any) -> GameRecord:
         raise _err("bad_field", f"hands must be a list of at most {MAX_HANDS} hands", "hands")
     hands = tuple(_parse_entry(h, i, rules, players) for i, h in enumerate(hands_raw))
     start = _parse_start(rec["start"], rules, players) if "start" in rec else None
-    if start is not None and start.round is not None and rules == "riichi" \
-            and WINDS.index(start.round) >= game_options["rounds"]:
-        raise _err("bad_field", f"start.round: a game of {game_options['rounds']} round(s) has no {start.round} "
-                   "round", "start.round")
+    if (
+        start is not None
+        and start.round is not None
+        and rules == "riichi"
+        and WINDS.index(start.round) >= game_options["rounds"]
+    ):
+        raise _err(
+            "bad_field",
+            f"start.round: a game of {game_options['rounds']} round(s) has no {start.round} round",
+            "start.round",
+        )
     abandoned = None
     if "abandoned" in rec:
         if rules != "jun":
@@ -483,9 +556,18 @@ def dump_record(rec: GameRecord) -> dict[str, Any]:
     out["players"] = list(rec.players)
     if rec.start is not None:
         s = rec.start
-        out["start"] = {k: (dict(v) if isinstance(v, Mapping) else v) for k, v in (
-            ("scores", s.scores), ("round", s.round), ("number", s.number), ("honba", s.honba),
-            ("dealer", s.dealer), ("pot", s.pot)) if v is not None}
+        out["start"] = {
+            k: (dict(v) if isinstance(v, Mapping) else v)
+            for k, v in (
+                ("scores", s.scores),
+                ("round", s.round),
+                ("number", s.number),
+                ("honba", s.honba),
+                ("dealer", s.dealer),
+                ("pot", s.pot),
+            )
+            if v is not None
+        }
     hands = []
     for h in rec.hands:
         d: dict[str, Any] = {"result": h.result}
@@ -510,8 +592,10 @@ def dump_record(rec: GameRecord) -> dict[str, Any]:
         hands.append(d)
     out["hands"] = hands
     if rec.abandoned is not None:
-        out["abandoned"] = {"reason": rec.abandoned.reason, **(
-            {"offender": rec.abandoned.offender} if rec.abandoned.offender is not None else {})}
+        out["abandoned"] = {
+            "reason": rec.abandoned.reason,
+            **({"offender": rec.abandoned.offender} if rec.abandoned.offender is not None else {}),
+        }
     return out
 
 
@@ -547,8 +631,15 @@ class Dispute:
     explanation: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
-        return {"no": self.no, "field": self.field, "kind": self.kind, "message": self.message,
-                "written": self.written, "recomputed": self.recomputed, "explanation": list(self.explanation)}
+        return {
+            "no": self.no,
+            "field": self.field,
+            "kind": self.kind,
+            "message": self.message,
+            "written": self.written,
+            "recomputed": self.recomputed,
+            "explanation": list(self.explanation),
+        }
 
 
 @dataclass(frozen=True)
@@ -578,12 +669,23 @@ class HandReplay:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "no": self.no, "label": self.label, "dealer": self.dealer, "honba": self.honba, "result": self.result,
-            "winner": self.winner, "discarder": self.discarder, "player": self.player, "status": self.status,
+            "no": self.no,
+            "label": self.label,
+            "dealer": self.dealer,
+            "honba": self.honba,
+            "result": self.result,
+            "winner": self.winner,
+            "discarder": self.discarder,
+            "player": self.player,
+            "status": self.status,
             "written": dict(self.written) if isinstance(self.written, Mapping) else self.written,
             "recomputed": dict(self.recomputed) if self.recomputed is not None else None,
-            "applied": self.applied, "deltas": dict(self.deltas), "scores": dict(self.scores), "ends": self.ends,
-            "warnings": list(self.warnings), "disputes": [d.to_dict() for d in self.disputes],
+            "applied": self.applied,
+            "deltas": dict(self.deltas),
+            "scores": dict(self.scores),
+            "ends": self.ends,
+            "warnings": list(self.warnings),
+            "disputes": [d.to_dict() for d in self.disputes],
             "notes": list(self.notes),
         }
 
@@ -599,8 +701,7 @@ class Standing:
     result: str
 
     def to_dict(self) -> dict[str, Any]:
-        return {"player": self.player, "final": self.final, "net": self.net, "rank": self.rank,
-                "result": self.result}
+        return {"player": self.player, "final": self.final, "net": self.net, "rank": self.rank, "result": self.result}
 
 
 @dataclass(frozen=True)
@@ -626,11 +727,18 @@ class GameReplay:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "format": FORMAT, "rules": self.rules, "players": list(self.players), "start": dict(self.start),
-            "hands": [h.to_dict() for h in self.hands], "final": dict(self.final), "finished": self.finished,
-            "end": dict(self.end) if self.end is not None else None, "settlement": dict(self.settlement),
+            "format": FORMAT,
+            "rules": self.rules,
+            "players": list(self.players),
+            "start": dict(self.start),
+            "hands": [h.to_dict() for h in self.hands],
+            "final": dict(self.final),
+            "finished": self.finished,
+            "end": dict(self.end) if self.end is not None else None,
+            "settlement": dict(self.settlement),
             "standings": [s.to_dict() for s in self.standings],
-            "disputes": [d.to_dict() for d in self.disputes], "warnings": list(self.warnings),
+            "disputes": [d.to_dict() for d in self.disputes],
+            "warnings": list(self.warnings),
         }
 
     def csv_text(self) -> str:
@@ -638,15 +746,46 @@ class GameReplay:
         player (final, net, rank, result)."""
         buf = io.StringIO()
         w = _SafeCsv(csv.writer(buf, lineterminator="\n"))
-        w.writerow(["no", "deal", "dealer", "honba", "result", "winner", "from", "written", "recomputed",
-                    "applied", "status", *(f"{p} change" for p in self.players),
-                    *(f"{p} score" for p in self.players), "disputes", "warnings"])
+        w.writerow(
+            [
+                "no",
+                "deal",
+                "dealer",
+                "honba",
+                "result",
+                "winner",
+                "from",
+                "written",
+                "recomputed",
+                "applied",
+                "status",
+                *(f"{p} change" for p in self.players),
+                *(f"{p} score" for p in self.players),
+                "disputes",
+                "warnings",
+            ]
+        )
         for h in self.hands:
             rec_total = h.recomputed.get("total") if h.recomputed else None
-            w.writerow([h.no, h.label, h.dealer, h.honba, h.result, h.winner or "", h.discarder or h.player or "",
-                        _cell(h.written), "" if rec_total is None else rec_total, h.applied or "", h.status,
-                        *(h.deltas.get(p, 0) for p in self.players), *(h.scores[p] for p in self.players),
-                        " | ".join(d.message for d in h.disputes), " | ".join(h.warnings)])
+            w.writerow(
+                [
+                    h.no,
+                    h.label,
+                    h.dealer,
+                    h.honba,
+                    h.result,
+                    h.winner or "",
+                    h.discarder or h.player or "",
+                    _cell(h.written),
+                    "" if rec_total is None else rec_total,
+                    h.applied or "",
+                    h.status,
+                    *(h.deltas.get(p, 0) for p in self.players),
+                    *(h.scores[p] for p in self.players),
+                    " | ".join(d.message for d in h.disputes),
+                    " | ".join(h.warnings),
+                ]
+            )
         w.writerow([])
         w.writerow(["player", "final", "net", "rank", "result"])
         for s in self.standings:
@@ -670,8 +809,14 @@ class _SafeCsv:
         self.writer = writer
 
     def writerow(self, row: Sequence[Any]) -> None:
-        self.writer.writerow([f"'{c}" if isinstance(c, str) and c[:1] in ("=", "+", "-", "@", "\t", "\r")
-                              and not _NUMBER.fullmatch(c) else c for c in row])
+        self.writer.writerow(
+            [
+                f"'{c}"
+                if isinstance(c, str) and c[:1] in ("=", "+", "-", "@", "\t", "\r") and not _NUMBER.fullmatch(c)
+                else c
+                for c in row
+            ]
+        )
 
 
 def _cell(value: Any) -> str:
@@ -742,8 +887,9 @@ class _Frame:
         s = self.rec.start or Start()
         rnd = WINDS.index(s.round) if s.round else 0
         number = s.number or 1
-        return DealState(dealer=(number - 1) % len(self.players), honba=s.honba or 0, round=rnd, number=number,
-                         pot=s.pot or 0)
+        return DealState(
+            dealer=(number - 1) % len(self.players), honba=s.honba or 0, round=rnd, number=number, pot=s.pot or 0
+        )
 
     def label(self, st: DealState) -> str:
         return f"{WINDS[st.round].capitalize()} {st.number}, {st.honba} honba"
@@ -758,8 +904,7 @@ class _Frame:
         """Whether every payer of a tsumo pays the same (a written total can then be split)."""
         return self.players[st.dealer] == winner
 
-    def score_pays(self, score: Score, st: DealState, winner: str, discarder: str | None, field: str
-                   ) -> dict[str, int]:
+    def score_pays(self, score: Score, st: DealState, winner: str, discarder: str | None, field: str) -> dict[str, int]:
         try:
             return pays_from_score(score, winner, self.players[st.dealer], self.players, discarder)
         except HandError as e:
@@ -768,8 +913,9 @@ class _Frame:
     def play(self, i: int, entry: HandEntry, st: DealState, scores: dict[str, int]) -> _Played:
         raise NotImplementedError
 
-    def settlement(self, final: Mapping[str, int], st: DealState, end: Mapping[str, Any] | None,
-                   yakuman_winner: str | None) -> tuple[dict[str, Any], tuple[Standing, ...]]:
+    def settlement(
+        self, final: Mapping[str, int], st: DealState, end: Mapping[str, Any] | None, yakuman_winner: str | None
+    ) -> tuple[dict[str, Any], tuple[Standing, ...]]:
         raise NotImplementedError
 
     # ---- common parts
@@ -780,12 +926,18 @@ class _Frame:
         if not isinstance(own, Mapping):  # (the caller names the hand: hands[i].hand.options)
             raise HandError("bad_field", "options must be an object of name: value", "options")
         options = {**self.rec.options, **own}
-        return {**data, "rules": self.rec.rules, "options": options, "win": entry.result,
-                "seat_wind": self.seat_wind(st, entry.winner), "round_wind": self.round_wind(st),
-                "honba": st.honba}
+        return {
+            **data,
+            "rules": self.rec.rules,
+            "options": options,
+            "win": entry.result,
+            "seat_wind": self.seat_wind(st, entry.winner),
+            "round_wind": self.round_wind(st),
+            "honba": st.honba,
+        }
 
     def score(self, i: int, entry: HandEntry, st: DealState) -> Score:
-        from scoring import score_hand
+        from paiscan.scoring import score_hand
 
         f = f"hands[{i}].hand"
         try:
@@ -820,9 +972,16 @@ class _Frame:
         if score is not None:
             rec_pays = _nonzero(self.score_pays(score, st, entry.winner, entry.discarder, f))
             total = sum(rec_pays.values())
-            recomputed = {"total": total, "pays": rec_pays, "han": score.han, "fu": score.fu, "limit": score.limit,
-                          "yaku": [{"id": y.id, "value": y.value, "unit": y.unit} for y in score.yaku],
-                          "warnings": list(score.warnings), "explanation": list(_explain(score))}
+            recomputed = {
+                "total": total,
+                "pays": rec_pays,
+                "han": score.han,
+                "fu": score.fu,
+                "limit": score.limit,
+                "yaku": [{"id": y.id, "value": y.value, "unit": y.unit} for y in score.yaku],
+                "warnings": list(score.warnings),
+                "explanation": list(_explain(score)),
+            }
             if entry.points is not None:
                 if isinstance(entry.points, Mapping):
                     same = _nonzero(entry.points) == rec_pays
@@ -832,25 +991,55 @@ class _Frame:
                     same = entry.points == total
                     shown_w, shown_r = entry.points, total
                 if not same:
-                    disputes.append(Dispute(
-                        i + 1, f"{f}.points", POINTS_DIFFER,
-                        f"hand {i + 1}: the sheet says {_cell(shown_w)}, the Hand is worth {_cell(shown_r)} "
-                        f"({_summary(score)})", shown_w, shown_r, _explain(score)))
+                    disputes.append(
+                        Dispute(
+                            i + 1,
+                            f"{f}.points",
+                            POINTS_DIFFER,
+                            f"hand {i + 1}: the sheet says {_cell(shown_w)}, the Hand is worth {_cell(shown_r)} "
+                            f"({_summary(score)})",
+                            shown_w,
+                            shown_r,
+                            _explain(score),
+                        )
+                    )
         use_written = entry.points is not None and (rec_pays is None or self.gopts["prefer_points"] == "written")
         if use_written and written is not None:
             return _Priced(score, recomputed, written, "written", tuple(disputes))
         if rec_pays is not None:
             return _Priced(score, recomputed, rec_pays, "recomputed", tuple(disputes))
-        raise _err("ambiguous_points", f"{f}.points: a tsumo total of {entry.points} cannot be split among the "
-                       "payers under this ruleset; write what each paid, e.g. {\"B\": 500, \"C\": 500, \"D\": 1000}",
-                   f"{f}.points")
+        raise _err(
+            "ambiguous_points",
+            f"{f}.points: a tsumo total of {entry.points} cannot be split among the "
+            'payers under this ruleset; write what each paid, e.g. {"B": 500, "C": 500, "D": 1000}',
+            f"{f}.points",
+        )
 
-    def hand_replay(self, i: int, entry: HandEntry, st: DealState, status: str, deltas: Mapping[str, int],
-                    scores: Mapping[str, int], **kw: Any) -> HandReplay:
-        return HandReplay(no=i + 1, label=self.label(st), dealer=self.players[st.dealer], honba=st.honba,
-                          result=entry.result, status=status, deltas=_nonzero(deltas), scores=dict(scores),
-                          winner=entry.winner, discarder=entry.discarder, player=entry.player, written=entry.points,
-                          **kw)
+    def hand_replay(
+        self,
+        i: int,
+        entry: HandEntry,
+        st: DealState,
+        status: str,
+        deltas: Mapping[str, int],
+        scores: Mapping[str, int],
+        **kw: Any,
+    ) -> HandReplay:
+        return HandReplay(
+            no=i + 1,
+            label=self.label(st),
+            dealer=self.players[st.dealer],
+            honba=st.honba,
+            result=entry.result,
+            status=status,
+            deltas=_nonzero(deltas),
+            scores=dict(scores),
+            winner=entry.winner,
+            discarder=entry.discarder,
+            player=entry.player,
+            written=entry.points,
+            **kw,
+        )
 
     def chombo_pays(self, i: int, entry: HandEntry, st: DealState) -> tuple[dict[str, int], str, tuple[Dispute, ...]]:
         """What the offender pays each player: the house rule (:data:`CHOMBO_BASIC`, a reversed tsumo)
@@ -868,13 +1057,24 @@ class _Frame:
             written = dict(entry.points)
         elif entry.points is not None:
             if entry.points % len(others):
-                raise _err("ambiguous_points", f"{f}: {entry.points} cannot be split evenly; write what each "
-                           "player received", f)
+                raise _err(
+                    "ambiguous_points",
+                    f"{f}: {entry.points} cannot be split evenly; write what each player received",
+                    f,
+                )
             written = dict.fromkeys(others, entry.points // len(others))
         disputes: tuple[Dispute, ...] = ()
         if rule is not None and written is not None and _nonzero(written) != rule:
-            disputes = (Dispute(i + 1, f, POINTS_DIFFER, f"hand {i + 1}: the sheet says the chombo paid "
-                                f"{_cell(written)}, the house rule is {_cell(rule)}", written, rule),)
+            disputes = (
+                Dispute(
+                    i + 1,
+                    f,
+                    POINTS_DIFFER,
+                    f"hand {i + 1}: the sheet says the chombo paid {_cell(written)}, the house rule is {_cell(rule)}",
+                    written,
+                    rule,
+                ),
+            )
         if rule is not None and (written is None or self.gopts["prefer_points"] == "recomputed"):
             return rule, "rule", disputes
         assert written is not None
@@ -911,7 +1111,7 @@ def _order(final: Mapping[str, int], players: Sequence[str], first: int = 0) -> 
 class _BooFrame(_Frame):
     """ブー麻雀 / 関西式: East-South; a dealer win repeats (honba +1), every draw passes the deal (honba
     +1), a non-dealer win passes it (honba 0); the game ends at a score ≤ 0, at twice the origin, or after
-    South 4 (a dealer win there repeats); wins are judged by :func:`scoring.settlement_boo.check_win`."""
+    South 4 (a dealer win there repeats); wins are judged by :func:`paiscan.scoring.settlement_boo.check_win`."""
 
     srules: SettlementRules
 
@@ -936,27 +1136,54 @@ class _BooFrame(_Frame):
             after = _apply(scores, deltas)
             ends = game_end(after, self.srules)
             notes = ("チョンボ: the offender pays, the same dealer deals again with the same honba",)
-            h = self.hand_replay(i, entry, st, APPLIED, deltas, after, applied=applied, ends=ends,
-                                 disputes=penalty_disputes, notes=notes)
+            h = self.hand_replay(
+                i, entry, st, APPLIED, deltas, after, applied=applied, ends=ends, disputes=penalty_disputes, notes=notes
+            )
             return _Played(h, st, after, ends)
         assert entry.winner is not None
         score = self.score(i, entry, st) if entry.hand is not None else None
         priced = self.price(i, entry, st, score)
         yakuman = bool(score is not None and score.extra.get("yakuman"))
-        check = check_win(scores, entry.winner, priced.pays, self.srules, dealer=dealer, all_last=all_last,
-                          start_dealer=self.players[0], yakuman=yakuman)
+        check = check_win(
+            scores,
+            entry.winner,
+            priced.pays,
+            self.srules,
+            dealer=dealer,
+            all_last=all_last,
+            start_dealer=self.players[0],
+            yakuman=yakuman,
+        )
         warnings = tuple(str(w) for w in check.warnings)
         disputes: list[Dispute] = list(priced.disputes)
         if not check.allowed:
-            disputes.append(Dispute(
-                i + 1, f"hands[{i}]", FORBIDDEN_WIN, f"hand {i + 1}: {entry.winner}'s win is forbidden "
-                f"({check.reason}): " + "; ".join(w.message for w in check.warnings if w.severity == FORBIDDEN),
-                explanation=warnings))
+            disputes.append(
+                Dispute(
+                    i + 1,
+                    f"hands[{i}]",
+                    FORBIDDEN_WIN,
+                    f"hand {i + 1}: {entry.winner}'s win is forbidden "
+                    f"({check.reason}): " + "; ".join(w.message for w in check.warnings if w.severity == FORBIDDEN),
+                    explanation=warnings,
+                )
+            )
             if self.gopts["forbidden_wins"] == "refuse":
-                h = self.hand_replay(i, entry, st, REFUSED, {}, scores, recomputed=priced.recomputed,
-                                     applied=priced.applied, warnings=warnings, disputes=tuple(disputes),
-                                     notes=("the win is refused: no payment, the same deal is played again "
-                                            "(game_options.forbidden_wins: apply to count it)",))
+                h = self.hand_replay(
+                    i,
+                    entry,
+                    st,
+                    REFUSED,
+                    {},
+                    scores,
+                    recomputed=priced.recomputed,
+                    applied=priced.applied,
+                    warnings=warnings,
+                    disputes=tuple(disputes),
+                    notes=(
+                        "the win is refused: no payment, the same deal is played again "
+                        "(game_options.forbidden_wins: apply to count it)",
+                    ),
+                )
                 return _Played(h, st, scores)
         after = check.after
         deltas = _pays_deltas(entry.winner, check.pays)
@@ -968,12 +1195,24 @@ class _BooFrame(_Frame):
         else:
             honba = boo_next_honba(st.honba, entry.winner == dealer)
         nxt = replace(st, honba=honba) if entry.winner == dealer else _pass_deal(st, 4, honba)
-        h = self.hand_replay(i, entry, st, APPLIED, deltas, after, recomputed=priced.recomputed,
-                             applied=priced.applied, ends=ends, warnings=warnings, disputes=tuple(disputes))
+        h = self.hand_replay(
+            i,
+            entry,
+            st,
+            APPLIED,
+            deltas,
+            after,
+            recomputed=priced.recomputed,
+            applied=priced.applied,
+            ends=ends,
+            warnings=warnings,
+            disputes=tuple(disputes),
+        )
         return _Played(h, nxt, after, ends, entry.winner if ends == "yakuman" else None)
 
-    def settlement(self, final: Mapping[str, int], st: DealState, end: Mapping[str, Any] | None,
-                   yakuman_winner: str | None) -> tuple[dict[str, Any], tuple[Standing, ...]]:
+    def settlement(
+        self, final: Mapping[str, int], st: DealState, end: Mapping[str, Any] | None, yakuman_winner: str | None
+    ) -> tuple[dict[str, Any], tuple[Standing, ...]]:
         s = settle(final, self.srules, self.players[0], yakuman_winner)
         out = {"kind": "boo_family", "provisional": end is None, **s.to_dict()}
         st_ = s.standing
@@ -1015,9 +1254,18 @@ class _RiichiFrame(_Frame):
             deltas[entry.player or ""] = -sum(pays.values())
             after = _apply(scores, deltas)
             ends = self.ended(st, after, passes=False)
-            h = self.hand_replay(i, entry, st, APPLIED, deltas, after, applied=applied, ends=ends,
-                                 disputes=penalty_disputes,
-                                 notes=("chombo: a mangan paid like a reversed tsumo; the hand is replayed",))
+            h = self.hand_replay(
+                i,
+                entry,
+                st,
+                APPLIED,
+                deltas,
+                after,
+                applied=applied,
+                ends=ends,
+                disputes=penalty_disputes,
+                notes=("chombo: a mangan paid like a reversed tsumo; the hand is replayed",),
+            )
             return _Played(h, st, after, ends)
         deltas = {p: -RIICHI_DEPOSIT for p in entry.riichi}
         pot = st.pot + len(entry.riichi)
@@ -1038,8 +1286,11 @@ class _RiichiFrame(_Frame):
             repeat = dealer in tenpai
             ends = self.ended(st, after, passes=not repeat)
             notes.append("dealer tenpai: the dealer repeats" if repeat else "dealer noten: the deal passes")
-            nxt = replace(st, honba=st.honba + 1, pot=pot) if repeat else _pass_deal(replace(st, pot=pot), 4,
-                                                                                      st.honba + 1)
+            nxt = (
+                replace(st, honba=st.honba + 1, pot=pot)
+                if repeat
+                else _pass_deal(replace(st, pot=pot), 4, st.honba + 1)
+            )
             h = self.hand_replay(i, entry, st, APPLIED, deltas, after, applied="rule", ends=ends, notes=tuple(notes))
             return _Played(h, nxt, after, ends)
         assert entry.winner is not None
@@ -1049,9 +1300,16 @@ class _RiichiFrame(_Frame):
         if score is not None and entry.hand is not None:
             flagged = bool({"riichi", "double_riichi"} & set(entry.hand.get("flags") or []))
             if flagged != (entry.winner in entry.riichi) and (entry.riichi or flagged):
-                disputes.append(Dispute(i + 1, f"hands[{i}].riichi", RIICHI_DIFFERS, f"hand {i + 1}: the Hand "
-                                        f"{'has' if flagged else 'has no'} riichi but {entry.winner} is "
-                                        f"{'not ' if flagged else ''}listed in riichi"))
+                disputes.append(
+                    Dispute(
+                        i + 1,
+                        f"hands[{i}].riichi",
+                        RIICHI_DIFFERS,
+                        f"hand {i + 1}: the Hand "
+                        f"{'has' if flagged else 'has no'} riichi but {entry.winner} is "
+                        f"{'not ' if flagged else ''}listed in riichi",
+                    )
+                )
         for p, a in _pays_deltas(entry.winner, priced.pays).items():
             deltas[p] = deltas.get(p, 0) + a
         if pot:
@@ -1061,30 +1319,46 @@ class _RiichiFrame(_Frame):
         repeat = entry.winner == dealer
         ends = self.ended(st, after, passes=not repeat)
         nxt = replace(st, honba=st.honba + 1, pot=0) if repeat else _pass_deal(replace(st, pot=0), 4, 0)
-        h = self.hand_replay(i, entry, st, APPLIED, deltas, after, recomputed=priced.recomputed,
-                             applied=priced.applied, ends=ends, disputes=tuple(disputes), notes=tuple(notes))
+        h = self.hand_replay(
+            i,
+            entry,
+            st,
+            APPLIED,
+            deltas,
+            after,
+            recomputed=priced.recomputed,
+            applied=priced.applied,
+            ends=ends,
+            disputes=tuple(disputes),
+            notes=tuple(notes),
+        )
         return _Played(h, nxt, after, ends)
 
-    def settlement(self, final: Mapping[str, int], st: DealState, end: Mapping[str, Any] | None,
-                   yakuman_winner: str | None) -> tuple[dict[str, Any], tuple[Standing, ...]]:
+    def settlement(
+        self, final: Mapping[str, int], st: DealState, end: Mapping[str, Any] | None, yakuman_winner: str | None
+    ) -> tuple[dict[str, Any], tuple[Standing, ...]]:
         order = _order(final, self.players)
         pot = st.pot * RIICHI_DEPOSIT
         scores = dict(final)
         if pot and self.gopts["leftover_pot"] == "top" and end is not None:
             scores[order[0]] += pot
         start = self.start_points()
-        out = {"kind": "placement", "provisional": end is None, "order": order, "leftover_pot": pot,
-               "pot_to": order[0] if pot and self.gopts["leftover_pot"] == "top" and end is not None else None,
-               "final": scores}
-        return out, tuple(Standing(p, scores[p], scores[p] - start, order.index(p) + 1, "")
-                          for p in self.players)
+        out = {
+            "kind": "placement",
+            "provisional": end is None,
+            "order": order,
+            "leftover_pot": pot,
+            "pot_to": order[0] if pot and self.gopts["leftover_pot"] == "top" and end is not None else None,
+            "final": scores,
+        }
+        return out, tuple(Standing(p, scores[p], scores[p] - start, order.index(p) + 1, "") for p in self.players)
 
 
 # ------------------------------------------------------------------ Totenko
 @dataclass(frozen=True)
 class _TotenkoFrame(_Frame):
     """三人麻雀 東天紅: the winner deals next (honba back to 1), a draw keeps the dealer and adds a honba
-    (:func:`scoring.game_totenko.next_deal`), noten payments on a draw; no end and no settlement beyond
+    (:func:`paiscan.scoring.game_totenko.next_deal`), noten payments on a draw; no end and no settlement beyond
     the totals."""
 
     def start_points(self) -> int:
@@ -1107,8 +1381,7 @@ class _TotenkoFrame(_Frame):
     def equal_tsumo(self, st: DealState, winner: str) -> bool:
         return True
 
-    def score_pays(self, score: Score, st: DealState, winner: str, discarder: str | None, field: str
-                   ) -> dict[str, int]:
+    def score_pays(self, score: Score, st: DealState, winner: str, discarder: str | None, field: str) -> dict[str, int]:
         winds = seat_winds(self.players, self.players[st.dealer])
         by_wind = {w: p for p, w in winds.items()}
         try:
@@ -1131,8 +1404,17 @@ class _TotenkoFrame(_Frame):
             deltas = dict(pays)
             deltas[entry.player or ""] = -sum(pays.values())
             after = _apply(scores, deltas)
-            h = self.hand_replay(i, entry, st, APPLIED, deltas, after, applied=applied, disputes=disputes,
-                                 notes=("chombo: the same dealer deals again with the same honba",))
+            h = self.hand_replay(
+                i,
+                entry,
+                st,
+                APPLIED,
+                deltas,
+                after,
+                applied=applied,
+                disputes=disputes,
+                notes=("chombo: the same dealer deals again with the same honba",),
+            )
             return _Played(h, st, after)
         assert entry.winner is not None
         score = self.score(i, entry, st) if entry.hand is not None else None
@@ -1141,27 +1423,43 @@ class _TotenkoFrame(_Frame):
         after = _apply(scores, deltas)
         new_dealer, honba = next_deal(dealer, st.honba, entry.winner, bool(self.gopts["dealer_win_adds_honba"]))
         nxt = DealState(dealer=self.players.index(new_dealer), honba=honba)
-        h = self.hand_replay(i, entry, st, APPLIED, deltas, after, recomputed=priced.recomputed,
-                             applied=priced.applied, disputes=priced.disputes,
-                             notes=("the winner deals next (アガった人が親)",))
+        h = self.hand_replay(
+            i,
+            entry,
+            st,
+            APPLIED,
+            deltas,
+            after,
+            recomputed=priced.recomputed,
+            applied=priced.applied,
+            disputes=priced.disputes,
+            notes=("the winner deals next (アガった人が親)",),
+        )
         return _Played(h, nxt, after)
 
-    def settlement(self, final: Mapping[str, int], st: DealState, end: Mapping[str, Any] | None,
-                   yakuman_winner: str | None) -> tuple[dict[str, Any], tuple[Standing, ...]]:
+    def settlement(
+        self, final: Mapping[str, int], st: DealState, end: Mapping[str, Any] | None, yakuman_winner: str | None
+    ) -> tuple[dict[str, Any], tuple[Standing, ...]]:
         order = _order(final, self.players)
         start = self.start_points()
         net = {p: final[p] - start for p in self.players}
-        out = {"kind": "totals", "provisional": False, "totals": dict(final), "net": net, "order": order,
-               "note": "Totenko has no end-of-game settlement: the totals are what changes hands"}
+        out = {
+            "kind": "totals",
+            "provisional": False,
+            "totals": dict(final),
+            "net": net,
+            "order": order,
+            "note": "Totenko has no end-of-game settlement: the totals are what changes hands",
+        }
         return out, tuple(Standing(p, final[p], net[p], order.index(p) + 1, "") for p in self.players)
 
 
 # ------------------------------------------------------------------ Jun
 @dataclass(frozen=True)
 class _JunFrame(_Frame):
-    """純麻雀: 16 hands (East … North rounds), the deal always rotates (:func:`scoring.evaluation_jun.deal`),
+    """純麻雀: 16 hands (East … North rounds), the deal always rotates (:func:`paiscan.scoring.evaluation_jun.deal`),
     no honba, no draw payments; a chombo (錯和) replays the hand with no payment (第9条); the game is
-    evaluated by :func:`scoring.evaluation_jun.evaluate_game` (ranks, marks, plus)."""
+    evaluated by :func:`paiscan.scoring.evaluation_jun.evaluate_game` (ranks, marks, plus)."""
 
     def start_points(self) -> int:
         return int(self.gopts["start_points"])
@@ -1178,8 +1476,7 @@ class _JunFrame(_Frame):
     def equal_tsumo(self, st: DealState, winner: str) -> bool:
         return True
 
-    def score_pays(self, score: Score, st: DealState, winner: str, discarder: str | None, field: str
-                   ) -> dict[str, int]:
+    def score_pays(self, score: Score, st: DealState, winner: str, discarder: str | None, field: str) -> dict[str, int]:
         try:
             deltas = jun_win_deltas(score, self.players, st.jun_number, winner, discarder)
         except HandError as e:
@@ -1197,25 +1494,54 @@ class _JunFrame(_Frame):
                 deltas = dict(pays)
                 deltas[entry.player or ""] = -sum(pays.values())
             after = _apply(scores, deltas)
-            h = self.hand_replay(i, entry, st, APPLIED, deltas, after, applied=applied, disputes=disputes,
-                                 notes=("錯和: no payment in the seed; the hand is played again (第9条 再ゲーム)",))
+            h = self.hand_replay(
+                i,
+                entry,
+                st,
+                APPLIED,
+                deltas,
+                after,
+                applied=applied,
+                disputes=disputes,
+                notes=("錯和: no payment in the seed; the hand is played again (第9条 再ゲーム)",),
+            )
             return _Played(h, st, after)
         nxt = _pass_deal(st, 4, 0)
         if entry.result == "draw":
-            h = self.hand_replay(i, entry, st, APPLIED, {}, scores, applied="rule", ends=ends,
-                                 notes=("draw: the deal rotates (輪荘), no payments",))
+            h = self.hand_replay(
+                i,
+                entry,
+                st,
+                APPLIED,
+                {},
+                scores,
+                applied="rule",
+                ends=ends,
+                notes=("draw: the deal rotates (輪荘), no payments",),
+            )
             return _Played(h, nxt, scores, ends)
         assert entry.winner is not None
         score = self.score(i, entry, st) if entry.hand is not None else None
         priced = self.price(i, entry, st, score)
         deltas = _pays_deltas(entry.winner, priced.pays)
         after = _apply(scores, deltas)
-        h = self.hand_replay(i, entry, st, APPLIED, deltas, after, recomputed=priced.recomputed,
-                             applied=priced.applied, ends=ends, disputes=priced.disputes)
+        h = self.hand_replay(
+            i,
+            entry,
+            st,
+            APPLIED,
+            deltas,
+            after,
+            recomputed=priced.recomputed,
+            applied=priced.applied,
+            ends=ends,
+            disputes=priced.disputes,
+        )
         return _Played(h, nxt, after, ends)
 
-    def settlement(self, final: Mapping[str, int], st: DealState, end: Mapping[str, Any] | None,
-                   yakuman_winner: str | None) -> tuple[dict[str, Any], tuple[Standing, ...]]:
+    def settlement(
+        self, final: Mapping[str, int], st: DealState, end: Mapping[str, Any] | None, yakuman_winner: str | None
+    ) -> tuple[dict[str, Any], tuple[Standing, ...]]:
         eval_opts = {k: self.gopts[k] for k in ("start_points", "plus_at_start", "all_tied_rank")}
         ab = self.rec.abandoned
         result: GameResult[str]
@@ -1225,14 +1551,27 @@ class _JunFrame(_Frame):
         else:
             result = evaluate_game(final, eval_opts)
         figures = {p: player_figures([result], p).to_dict() for p in self.players} if result.counted else {}
-        out = {"kind": "jun", "provisional": end is None and ab is None, **result.to_dict(),
-               "wins": list(result.wins), "losses": list(result.losses), "draws": list(result.draws),
-               "plus": list(result.plus), "figures": figures}
+        out = {
+            "kind": "jun",
+            "provisional": end is None and ab is None,
+            **result.to_dict(),
+            "wins": list(result.wins),
+            "losses": list(result.losses),
+            "draws": list(result.draws),
+            "plus": list(result.plus),
+            "figures": figures,
+        }
         by = {r.player: r for r in result.results}
-        return out, tuple(Standing(p, by[p].score if p in by else final[p], by[p].points if p in by else 0,
-                                   by[p].rank if p in by else 0,
-                                   f"{by[p].glyph} {by[p].mark}" + (" plus" if by[p].plus else "") if p in by
-                                   else "no game") for p in self.players)
+        return out, tuple(
+            Standing(
+                p,
+                by[p].score if p in by else final[p],
+                by[p].points if p in by else 0,
+                by[p].rank if p in by else 0,
+                f"{by[p].glyph} {by[p].mark}" + (" plus" if by[p].plus else "") if p in by else "no game",
+            )
+            for p in self.players
+        )
 
 
 def _frame(rec: GameRecord) -> _Frame:
@@ -1247,8 +1586,10 @@ def _frame(rec: GameRecord) -> _Frame:
 
 
 END_MESSAGES: Mapping[str, str] = {
-    "bust": "a score at or below 0 (ドボン)", "double": "a score at twice the origin",
-    "all_last": "the last hand (オーラス) is over", "yakuman": "a yakuman ends the game with its winner A-top",
+    "bust": "a score at or below 0 (ドボン)",
+    "double": "a score at twice the origin",
+    "all_last": "the last hand (オーラス) is over",
+    "yakuman": "a yakuman ends the game with its winner A-top",
     "sixteen_hands": "the 16th hand is over",
 }
 
@@ -1270,11 +1611,26 @@ def replay(rec: GameRecord, prefer_points: str | None = None) -> GameReplay:
     yakuman_winner = None
     for i, entry in enumerate(rec.hands):
         if end is not None:
-            msg = (f"hand {i + 1} is after the end of the game (after hand {end['after']}: {end['message']}): "
-                   "not applied")
-            hands.append(HandReplay(i + 1, "after the end", "", 0, entry.result, NOT_APPLIED, {}, dict(scores),
-                                    entry.winner, entry.discarder, entry.player, entry.points,
-                                    disputes=(Dispute(i + 1, f"hands[{i}]", AFTER_END, msg),)))
+            msg = (
+                f"hand {i + 1} is after the end of the game (after hand {end['after']}: {end['message']}): not applied"
+            )
+            hands.append(
+                HandReplay(
+                    i + 1,
+                    "after the end",
+                    "",
+                    0,
+                    entry.result,
+                    NOT_APPLIED,
+                    {},
+                    dict(scores),
+                    entry.winner,
+                    entry.discarder,
+                    entry.player,
+                    entry.points,
+                    disputes=(Dispute(i + 1, f"hands[{i}]", AFTER_END, msg),),
+                )
+            )
             continue
         played = frame.play(i, entry, st, scores)
         extra = list(_sheet_checks(i, entry, st, played, players))
@@ -1288,34 +1644,61 @@ def replay(rec: GameRecord, prefer_points: str | None = None) -> GameReplay:
             yakuman_winner = played.yakuman_winner
     warnings: list[str] = []
     if rec.abandoned is not None:
-        end = end or {"reason": "abandoned", "after": len(rec.hands),
-                      "message": f"abandoned ({rec.abandoned.reason}, 第17条)"}
+        end = end or {
+            "reason": "abandoned",
+            "after": len(rec.hands),
+            "message": f"abandoned ({rec.abandoned.reason}, 第17条)",
+        }
     elif end is None and rec.rules != "totenko_balance":
         warnings.append("the sheet stops before the end of the game: the settlement is provisional")
     settlement, standings = frame.settlement(scores, st, end, yakuman_winner)
     finished = end is not None or rec.rules == "totenko_balance"
-    return GameReplay(rec.rules, players, start, tuple(hands), dict(scores), finished, end, settlement, standings,
-                      tuple(warnings))
+    return GameReplay(
+        rec.rules, players, start, tuple(hands), dict(scores), finished, end, settlement, standings, tuple(warnings)
+    )
 
 
-def _sheet_checks(i: int, entry: HandEntry, st: DealState, played: _Played, players: Sequence[str]
-                  ) -> list[Dispute]:
+def _sheet_checks(i: int, entry: HandEntry, st: DealState, played: _Played, players: Sequence[str]) -> list[Dispute]:
     """The sheet's own notes (dealer, honba, running scores) against the replay."""
     out: list[Dispute] = []
     f = f"hands[{i}]"
     dealer = players[st.dealer]
     if entry.dealer is not None and entry.dealer != dealer:
-        out.append(Dispute(i + 1, f"{f}.dealer", DEAL_DIFFERS, f"hand {i + 1}: the sheet says {entry.dealer} "
-                           f"dealt, the rotation gives {dealer}", entry.dealer, dealer))
+        out.append(
+            Dispute(
+                i + 1,
+                f"{f}.dealer",
+                DEAL_DIFFERS,
+                f"hand {i + 1}: the sheet says {entry.dealer} dealt, the rotation gives {dealer}",
+                entry.dealer,
+                dealer,
+            )
+        )
     if entry.honba is not None and entry.honba != st.honba:
-        out.append(Dispute(i + 1, f"{f}.honba", DEAL_DIFFERS, f"hand {i + 1}: the sheet says {entry.honba} honba, "
-                           f"the replay has {st.honba}", entry.honba, st.honba))
+        out.append(
+            Dispute(
+                i + 1,
+                f"{f}.honba",
+                DEAL_DIFFERS,
+                f"hand {i + 1}: the sheet says {entry.honba} honba, the replay has {st.honba}",
+                entry.honba,
+                st.honba,
+            )
+        )
     if entry.scores_after is not None:
         wrong = {p: v for p, v in entry.scores_after.items() if played.scores[p] != v}
         if wrong:
-            out.append(Dispute(i + 1, f"{f}.scores_after", SCORES_DIFFER, f"hand {i + 1}: the sheet's scores "
-                               + ", ".join(f"{p} {v} (replay {played.scores[p]})" for p, v in wrong.items()),
-                               wrong, {p: played.scores[p] for p in wrong}))
+            out.append(
+                Dispute(
+                    i + 1,
+                    f"{f}.scores_after",
+                    SCORES_DIFFER,
+                    f"hand {i + 1}: the sheet's scores "
+                    + ", ".join(f"{p} {v} (replay {played.scores[p]})" for p, v in wrong.items()),
+                    wrong,
+                    {p: played.scores[p] for p in wrong},
+                )
+            )
     return out
 
 
@@ -1325,7 +1708,20 @@ def replay_json(data: Any, prefer_points: str | None = None) -> dict[str, Any]:
 
 
 __all__ = [
-    "FORMAT", "GAME_ERROR_CODES", "Abandoned", "DealState", "Dispute", "GameRecord", "GameReplay", "HandEntry",
-    "HandReplay", "Standing", "Start", "dump_record", "parse_game_options", "parse_record", "replay",
+    "FORMAT",
+    "GAME_ERROR_CODES",
+    "Abandoned",
+    "DealState",
+    "Dispute",
+    "GameRecord",
+    "GameReplay",
+    "HandEntry",
+    "HandReplay",
+    "Standing",
+    "Start",
+    "dump_record",
+    "parse_game_options",
+    "parse_record",
+    "replay",
     "replay_json",
 ]

@@ -17,10 +17,10 @@ from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from scoring.errors import HandError
-from scoring.options import parse_options
-from scoring.rulesets.totenko_balance import SEATS, TotenkoOptions
-from scoring.score import Score, Step
+from paiscan.scoring.errors import HandError
+from paiscan.scoring.options import parse_options
+from paiscan.scoring.rulesets.totenko_balance import SEATS, TotenkoOptions
+from paiscan.scoring.score import Score, Step
 
 P = TypeVar("P", bound=Hashable)
 
@@ -48,8 +48,7 @@ class NotenPayments:
     def to_dict(self) -> dict[str, Any]:
         return {
             "deltas": dict(self.deltas),
-            "transfers": [{"from": t.payer, "to": t.receiver, "amount": t.amount}
-                          for t in self.transfers],
+            "transfers": [{"from": t.payer, "to": t.receiver, "amount": t.amount} for t in self.transfers],
             "explanation": [s.to_dict() for s in self.steps],
         }
 
@@ -61,8 +60,9 @@ def _options(options: Mapping[str, Any] | None) -> TotenkoOptions:
 
 def _check_players(players: Sequence[Any], field: str) -> None:
     if len(players) != 3 or len(set(players)) != 3:
-        raise HandError("bad_field", f"{field}: three-player Totenko needs three different "
-                        f"players, not {list(players)!r}", field)
+        raise HandError(
+            "bad_field", f"{field}: three-player Totenko needs three different players, not {list(players)!r}", field
+        )
 
 
 def noten_payments(
@@ -86,21 +86,22 @@ def noten_payments(
     for field, group in (("tenpai", tenpai_l), ("noten", noten_l)):
         for p in group:
             if p not in everyone:
-                raise HandError("bad_field", f"{field}: {p!r} is not a player "
-                                f"({', '.join(map(str, everyone))})", field)
+                raise HandError("bad_field", f"{field}: {p!r} is not a player ({', '.join(map(str, everyone))})", field)
         if len(set(group)) != len(group):
             raise HandError("bad_field", f"{field} names a player twice", field)
     both = set(tenpai_l) & set(noten_l)
     if both:
-        raise HandError("bad_field", f"{sorted(map(str, both))[0]} is both tenpai and noten",
-                        "noten")
+        raise HandError("bad_field", f"{sorted(map(str, both))[0]} is both tenpai and noten", "noten")
     if set(tenpai_l) | set(noten_l) != set(everyone):
         missing = [p for p in everyone if p not in tenpai_l and p not in noten_l]
         raise HandError("bad_field", f"{missing[0]!r} is neither tenpai nor noten", "noten")
     total = opts.noten_penalty_total
     if total < 0 or total % 2:
-        raise HandError("bad_option", "option noten_penalty_total must be an even number of "
-                        "points (it is split in halves)", "options.noten_penalty_total")
+        raise HandError(
+            "bad_option",
+            "option noten_penalty_total must be an even number of points (it is split in halves)",
+            "options.noten_penalty_total",
+        )
     half = total // 2 * opts.point_value
     deltas: dict[Any, int] = {p: 0 for p in everyone}
     transfers: list[Transfer] = []
@@ -114,14 +115,18 @@ def noten_payments(
         why = "all tenpai" if tenpai_l else "nobody tenpai"
         steps = [Step("noten", f"{why}: no noten payments")]
     else:
-        steps = [Step("noten", f"場に{total}点: each noten player pays {total // 2} × "
-                      f"{opts.point_value} = {half} to each tenpai player")]
+        steps = [
+            Step(
+                "noten",
+                f"場に{total}点: each noten player pays {total // 2} × "
+                f"{opts.point_value} = {half} to each tenpai player",
+            )
+        ]
         steps += [Step("transfer", f"{t.payer} → {t.receiver}: {t.amount}") for t in transfers]
     return NotenPayments(deltas, tuple(transfers), tuple(steps))
 
 
-def next_deal(dealer: P, honba: int, winner: P | None, dealer_win_adds_honba: bool = True
-              ) -> tuple[P, int]:
+def next_deal(dealer: P, honba: int, winner: P | None, dealer_win_adds_honba: bool = True) -> tuple[P, int]:
     """The dealer and honba of the next hand.
 
     * the winner becomes dealer (アガった人が親になります) and, when the deal moves, honba restarts
@@ -166,8 +171,7 @@ def win_deltas(score: Score, winner: str, discarder: str | None = None) -> dict[
         by_from.setdefault(p.from_, []).append(p.amount)
     if "discarder" in by_from:
         if discarder not in others:
-            raise HandError("bad_field", "a ron needs the discarder: one of the other two seats",
-                            "discarder")
+            raise HandError("bad_field", "a ron needs the discarder: one of the other two seats", "discarder")
         payers = {discarder: by_from["discarder"][0]}
         bystander = next(s for s in others if s != discarder)
         payers[bystander] = sum(by_from.get("other", []))
@@ -178,8 +182,11 @@ def win_deltas(score: Score, winner: str, discarder: str | None = None) -> dict[
         for s in others:
             label = "dealer" if s == "east" else "non_dealer"
             if not by_from.get(label):
-                raise HandError("bad_field", f"the Score has no {label} payment for {s}: was it "
-                                f"scored with {winner} as the winner?", "winner")
+                raise HandError(
+                    "bad_field",
+                    f"the Score has no {label} payment for {s}: was it scored with {winner} as the winner?",
+                    "winner",
+                )
             payers[s] = by_from[label].pop()
     for seat, amount in payers.items():
         deltas[seat] -= amount

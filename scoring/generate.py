@@ -15,12 +15,16 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from scoring.tiles import RED_5M, WINDS, YAOCHUU, format_tiles, kind, parse_tiles
+from paiscan.scoring.tiles import RED_5M, WINDS, YAOCHUU, format_tiles, kind, parse_tiles
 
 #: red fives per suit in each ruleset's default set (rules README §1.3)
 RED_FIVES = {
-    "riichi": (1, 1, 1), "boo": (1, 1, 1), "kansai_boo": (0, 2, 0), "totenko_balance": (2, 2, 2),
-    "wsom": (0, 0, 0), "jun": (0, 0, 0),
+    "riichi": (1, 1, 1),
+    "boo": (1, 1, 1),
+    "kansai_boo": (0, 2, 0),
+    "totenko_balance": (2, 2, 2),
+    "wsom": (0, 0, 0),
+    "jun": (0, 0, 0),
 }
 THREE_PLAYER = {"totenko_balance"}
 
@@ -138,17 +142,24 @@ def _try_hand(rng: random.Random, rules: str) -> dict[str, Any] | None:
                 kan_count += 1
                 if i in meld_idx:
                     kind_ = rng.choice(["open", "added"])
-                    melds.append({"type": "kan", "tiles": format_tiles(tiles), "open": True,
-                                  **({"added": True} if kind_ == "added" else {}),
-                                  "from": rng.choice(["left", "across", "right"])})
+                    melds.append(
+                        {
+                            "type": "kan",
+                            "tiles": format_tiles(tiles),
+                            "open": True,
+                            **({"added": True} if kind_ == "added" else {}),
+                            "from": rng.choice(["left", "across", "right"]),
+                        }
+                    )
                 else:
                     melds.append({"type": "kan", "tiles": format_tiles(tiles), "open": False})
             elif i in meld_idx:
                 if shape == "sequence":
                     melds.append({"type": "chi", "tiles": format_tiles(tiles), "from": "left"})
                 else:
-                    melds.append({"type": "pon", "tiles": format_tiles(tiles),
-                                  "from": rng.choice(["left", "across", "right"])})
+                    melds.append(
+                        {"type": "pon", "tiles": format_tiles(tiles), "from": rng.choice(["left", "across", "right"])}
+                    )
             else:
                 concealed += tiles
     rng.shuffle(concealed)
@@ -172,7 +183,8 @@ def _try_hand(rng: random.Random, rules: str) -> dict[str, Any] | None:
         flags.append("rinshan")
     wk = kind(win_tile)
     win_kind_count = sum(1 for t in concealed if kind(t) == wk) + sum(
-        1 for m in melds for t in parse_tiles(m["tiles"]) if kind(t) == wk)
+        1 for m in melds for t in parse_tiles(m["tiles"]) if kind(t) == wk
+    )
     if not tsumo and "houtei" not in flags and win_kind_count == 0 and rng.random() < 0.1:
         flags.append("chankan")
     if not melds and not tsumo and not dealer and not flags and rng.random() < 0.03:

@@ -1,9 +1,9 @@
 """The Hand: what a player shows when winning, as the contract's JSON describes it.
 
 :func:`parse_hand` turns the contract's JSON object into a frozen :class:`Hand`, checking every
-field's type and shape (one :class:`~scoring.errors.HandError` naming the field otherwise).
+field's type and shape (one :class:`~paiscan.scoring.errors.HandError` naming the field otherwise).
 Checks that depend on the ruleset (tile set, red fives, options) are done by
-:func:`scoring.engine.validate`, which every ruleset runs before scoring.
+:func:`paiscan.scoring.engine.validate`, which every ruleset runs before scoring.
 """
 
 from __future__ import annotations
@@ -12,28 +12,54 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from scoring.errors import HandError
-from scoring.tiles import BACK, WINDS, format_tiles, is_honor, kind, parse_tiles, suit, wind_index
+from paiscan.scoring.errors import HandError
+from paiscan.scoring.tiles import BACK, WINDS, format_tiles, is_honor, kind, parse_tiles, suit, wind_index
 
 MeldType = Literal["chi", "pon", "kan"]
 CONTRACT_FLAGS = frozenset(
     {
-        "riichi", "double_riichi", "open_riichi", "ippatsu", "haitei", "houtei", "rinshan",
-        "chankan", "tenhou", "chiihou", "renhou", "nagashi_mangan",
+        "riichi",
+        "double_riichi",
+        "open_riichi",
+        "ippatsu",
+        "haitei",
+        "houtei",
+        "rinshan",
+        "chankan",
+        "tenhou",
+        "chiihou",
+        "renhou",
+        "nagashi_mangan",
     }
 )
 #: Flags the rule specs add to the contract's list (../shared/rules/README.md §3).
 EXTENSION_FLAGS = frozenset(
     {
-        "dealer_first_discard_ron", "rinshan_after_daiminkan", "open_riichi_forced_deal_in",
-        "discarded_five", "ron_paid_as_tsumo",
+        "dealer_first_discard_ron",
+        "rinshan_after_daiminkan",
+        "open_riichi_forced_deal_in",
+        "discarded_five",
+        "ron_paid_as_tsumo",
     }
 )
 KNOWN_FLAGS = CONTRACT_FLAGS | EXTENSION_FLAGS
 HAND_FIELDS = frozenset(
     {
-        "rules", "options", "hand", "melds", "win_tile", "win", "seat_wind", "round_wind",
-        "dealer", "honba", "dora_indicators", "ura_indicators", "nuki", "flags", "riichi_sticks",
+        "rules",
+        "options",
+        "hand",
+        "melds",
+        "win_tile",
+        "win",
+        "seat_wind",
+        "round_wind",
+        "dealer",
+        "honba",
+        "dora_indicators",
+        "ura_indicators",
+        "nuki",
+        "flags",
+        "riichi_sticks",
     }
 )
 MELD_FIELDS = frozenset({"type", "tiles", "open", "added", "from"})
@@ -72,7 +98,7 @@ class Meld:
 
 @dataclass(frozen=True, slots=True)
 class Hand:
-    """A winning hand with its situation. Tiles are contract class ids (see :mod:`scoring.tiles`)."""
+    """A winning hand with its situation. Tiles are contract class ids (see :mod:`paiscan.scoring.tiles`)."""
 
     rules: str
     concealed: tuple[int, ...]
@@ -141,7 +167,7 @@ def _tile_list(value: Any, name: str) -> tuple[int, ...]:
     if isinstance(value, str):
         return tuple(parse_tiles(value, name, allow_back=False))
     if not isinstance(value, list):
-        raise HandError("bad_field", f"{name} must be a list of tiles like [\"1p\"]", name)
+        raise HandError("bad_field", f'{name} must be a list of tiles like ["1p"]', name)
     out: list[int] = []
     for i, item in enumerate(value):
         out.extend(parse_tiles(item, f"{name}[{i}]", allow_back=False))
@@ -185,8 +211,9 @@ def parse_meld(data: Any, where: str) -> Meld:
         if len(tiles) != 3 or len(set(kinds)) != 1:
             raise HandError("bad_meld", f"a pon is three equal tiles, not {label!r}", f"{where}.tiles")
         if data.get("open") is False or added:
-            raise HandError("bad_meld", "a pon is always open (an added kan is a kan with added: true)",
-                            f"{where}.open")
+            raise HandError(
+                "bad_meld", "a pon is always open (an added kan is a kan with added: true)", f"{where}.open"
+            )
     else:
         if len(tiles) != 4 or len(set(kinds)) != 1:
             raise HandError("bad_meld", f"a kan is four equal tiles, not {label!r}", f"{where}.tiles")
@@ -276,8 +303,9 @@ def parse_hand(data: Any, rules_override: str | None = None) -> Hand:
         honba=_int_field(data, "honba", 0),
         dora_indicators=_tile_list(data.get("dora_indicators", []) or [], "dora_indicators"),
         ura_indicators=_tile_list(data.get("ura_indicators", []) or [], "ura_indicators"),
-        nuki=(tuple(parse_tiles(nuki, "nuki", allow_back=False)) if isinstance(nuki, str)
-              else _tile_list(nuki, "nuki")),
+        nuki=(
+            tuple(parse_tiles(nuki, "nuki", allow_back=False)) if isinstance(nuki, str) else _tile_list(nuki, "nuki")
+        ),
         flags=frozenset(flags_raw),
         riichi_sticks=_int_field(data, "riichi_sticks", 0),
         honba_given="honba" in data,

@@ -13,7 +13,7 @@ True
 >>> parse_options(Demo, {"kazoe": "x"})
 Traceback (most recent call last):
 ...
-scoring.errors.HandError: option kazoe must be one of yakuman, sanbaiman, not 'x'
+paiscan.scoring.errors.HandError: option kazoe must be one of yakuman, sanbaiman, not 'x'
 """
 
 from __future__ import annotations
@@ -24,15 +24,14 @@ from collections.abc import Mapping
 from functools import cache
 from typing import Any, get_origin, get_type_hints
 
-from scoring.errors import HandError
+from paiscan.scoring.errors import HandError
 
 #: no number-valued option may lie outside this (an amount, a count of points, a han value): past
 #: it the prices grow into numbers of thousands of digits and a request stalls the service
-OPTION_INT_RANGE = (-10**9, 10**9)
+OPTION_INT_RANGE = (-(10**9), 10**9)
 
 
-def opt(default: Any, doc: str, choices: tuple[Any, ...] | None = None,
-        bounds: tuple[int, int] | None = None) -> Any:
+def opt(default: Any, doc: str, choices: tuple[Any, ...] | None = None, bounds: tuple[int, int] | None = None) -> Any:
     """Declare an option field with its default, meaning and (optionally) allowed values, or the
     range of a number (of each number, for an object of them)."""
     meta = {"doc": doc, "choices": choices, "bounds": bounds}
@@ -96,8 +95,7 @@ def _in_range(name: str, value: Any, bounds: tuple[int, int] | None, field_name:
         raise HandError("bad_option", f"option {name} must be {lo}..{hi}, not {value}", field_name)
 
 
-def _check_value(name: str, tp: Any, value: Any, default: Any,
-                 bounds: tuple[int, int] | None = None) -> Any:
+def _check_value(name: str, tp: Any, value: Any, default: Any, bounds: tuple[int, int] | None = None) -> Any:
     field_name = f"options.{name}"
     kind = _type_name(tp)
     if kind == "bool":
@@ -119,12 +117,14 @@ def _check_value(name: str, tp: Any, value: Any, default: Any,
         for key, sub in value.items():
             if key not in merged:
                 raise HandError(
-                    "bad_option", f"option {name} has no key {key!r} (keys: {', '.join(merged)})",
+                    "bad_option",
+                    f"option {name} has no key {key!r} (keys: {', '.join(merged)})",
                     f"{field_name}.{key}",
                 )
             if isinstance(sub, bool) or not isinstance(sub, type(merged[key])):
-                raise HandError("bad_option", f"option {name}.{key} must be {type(merged[key]).__name__}",
-                                f"{field_name}.{key}")
+                raise HandError(
+                    "bad_option", f"option {name}.{key} must be {type(merged[key]).__name__}", f"{field_name}.{key}"
+                )
             _in_range(f"{name}.{key}", sub, bounds, f"{field_name}.{key}")
             merged[key] = sub
         return types.MappingProxyType(merged)
@@ -165,5 +165,3 @@ def parse_options(
             raise HandError("bad_option", f"option {name} must be one of {allowed}, not {value!r}", f"options.{name}")
         checked[name] = value
     return cls(**checked)
-
-

@@ -5,17 +5,17 @@ from __future__ import annotations
 import importlib
 from functools import cache
 
-from scoring.engine import Ruleset
-from scoring.errors import HandError
+from paiscan.scoring.engine import Ruleset
+from paiscan.scoring.errors import HandError
 
 #: id → "module:Class"
 RULESETS: dict[str, str] = {
-    "riichi": "scoring.rulesets.riichi:Riichi",
-    "boo": "scoring.rulesets.boo:Boo",
-    "kansai_boo": "scoring.rulesets.kansai_boo:KansaiBoo",
-    "totenko_balance": "scoring.rulesets.totenko_balance:TotenkoBalance",
-    "wsom": "scoring.rulesets.wsom:Wsom",
-    "jun": "scoring.rulesets.jun:Jun",
+    "riichi": "paiscan.scoring.rulesets.riichi:Riichi",
+    "boo": "paiscan.scoring.rulesets.boo:Boo",
+    "kansai_boo": "paiscan.scoring.rulesets.kansai_boo:KansaiBoo",
+    "totenko_balance": "paiscan.scoring.rulesets.totenko_balance:TotenkoBalance",
+    "wsom": "paiscan.scoring.rulesets.wsom:Wsom",
+    "jun": "paiscan.scoring.rulesets.jun:Jun",
 }
 
 

@@ -25,7 +25,10 @@ class YakuHit:
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
-            "id": self.id, "name": self.name, "name_ja": self.name_ja, "value": self.value,
+            "id": self.id,
+            "name": self.name,
+            "name_ja": self.name_ja,
+            "value": self.value,
             "unit": self.unit,
         }
         if self.count != 1:

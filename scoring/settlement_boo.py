@@ -32,23 +32,31 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from scoring.errors import HandError
-from scoring.registry import get_ruleset
-from scoring.rulesets.boo import check_amounts
-from scoring.score import Score, Step
+from paiscan.scoring.errors import HandError
+from paiscan.scoring.registry import get_ruleset
+from paiscan.scoring.rulesets.boo import check_amounts
+from paiscan.scoring.score import Score, Step
 
 TOP_TYPES = ("A", "B", "C")
 #: top type by the number of floating players (一人浮き A, 二人浮き B, 一人沈み C)
 TYPE_BY_FLOATERS = {1: "A", 2: "B", 3: "C"}
-TYPE_NAMES = {"A": "Aトップ/マルエー (one floats)", "B": "Bトップ/マルビー (two float)",
-              "C": "Cトップ/マルシー (one sinks)"}
+TYPE_NAMES = {
+    "A": "Aトップ/マルエー (one floats)",
+    "B": "Bトップ/マルビー (two float)",
+    "C": "Cトップ/マルシー (one sinks)",
+}
 #: Osaka ``bust_partial_payment``: a payer is left at the smallest positive score [assumed]
 PARTIAL_PAYMENT_FLOOR = 10
 #: Kansai's origin (満貫相当の原点): not an option there
 KANSAI_ORIGIN = 2000
 #: severities of a :class:`RuleWarning`
 FORBIDDEN, FROWNED_UPON, HOUSE_RULE, VALID_ALL_LAST, PARTIAL = (
-    "forbidden", "frowned_upon", "house_rule_off", "valid_in_all_last", "partial_payment")
+    "forbidden",
+    "frowned_upon",
+    "house_rule_off",
+    "valid_in_all_last",
+    "partial_payment",
+)
 
 #: the rulesets this module settles
 BOO_FAMILY = ("boo", "kansai_boo")
@@ -81,8 +89,7 @@ class SettlementRules:
         return 2 * self.origin
 
 
-def settlement_rules(rules: str = "boo", options: Mapping[str, Any] | None = None
-                     ) -> SettlementRules:
+def settlement_rules(rules: str = "boo", options: Mapping[str, Any] | None = None) -> SettlementRules:
     """The settings of ``rules`` (``boo`` or ``kansai_boo``) under ``options`` (a Hand's
     ``options``: unknown or bad values are the usual ``unknown_option`` / ``bad_option``).
 
@@ -90,22 +97,28 @@ def settlement_rules(rules: str = "boo", options: Mapping[str, Any] | None = Non
     {'A': 10, 'B': 5, 'C': 3}
     """
     if rules not in BOO_FAMILY:
-        raise HandError("unknown_ruleset", "settlement_boo settles boo and kansai_boo, not "
-                        f"{rules!r}", "rules")
+        raise HandError("unknown_ruleset", f"settlement_boo settles boo and kansai_boo, not {rules!r}", "rules")
     opts = get_ruleset(rules).parse_options(options)
     check_amounts(opts)
     if rules == "kansai_boo":
         return SettlementRules(
-            rules, KANSAI_ORIGIN, {t: int(v) for t, v in opts.settlement_points.items()},
-            dict.fromkeys(TOP_TYPES, opts.table_fee), None,
+            rules,
+            KANSAI_ORIGIN,
+            {t: int(v) for t, v in opts.settlement_points.items()},
+            dict.fromkeys(TOP_TYPES, opts.table_fee),
+            None,
             None if opts.yakuman_bonus == "none" else opts.yakuman_bonus,
             dict.fromkeys(KANSAI_RESTRICTIONS, FORBIDDEN),
             top_is_next_start_dealer=False,
         )
     mode = opts.aotenjou_yakuman if opts.aotenjou else opts.yakuman_mode
     return SettlementRules(
-        rules, opts.start_points, dict(opts.loser_payment), dict(opts.table_fee),
-        opts.table_fee_gentsuu or None, "a_top" if mode == "a_top" else None,
+        rules,
+        opts.start_points,
+        dict(opts.loser_payment),
+        dict(opts.table_fee),
+        opts.table_fee_gentsuu or None,
+        "a_top" if mode == "a_top" else None,
         {
             "bust_without_floating": FORBIDDEN,
             "sink_without_floating": FROWNED_UPON,
@@ -121,19 +134,16 @@ def settlement_rules(rules: str = "boo", options: Mapping[str, Any] | None = Non
 def _check_scores(scores: Mapping[Any, int], name: str = "scores") -> list[Any]:
     players = list(scores)
     if len(players) != 4:
-        raise HandError("bad_field", f"{name}: the Boo family has four players, not "
-                        f"{len(players)}", name)
+        raise HandError("bad_field", f"{name}: the Boo family has four players, not {len(players)}", name)
     for p, v in scores.items():
         if isinstance(v, bool) or not isinstance(v, int):
-            raise HandError("bad_field", f"{name}: the score of {p!r} must be a whole number, "
-                            f"not {v!r}", name)
+            raise HandError("bad_field", f"{name}: the score of {p!r} must be a whole number, not {v!r}", name)
     return players
 
 
 def _check_player(p: Any, players: Sequence[Any], name: str) -> None:
     if p not in players:
-        raise HandError("bad_field", f"{name} {p!r} is not one of the players "
-                        f"({', '.join(map(str, players))})", name)
+        raise HandError("bad_field", f"{name} {p!r} is not one of the players ({', '.join(map(str, players))})", name)
 
 
 def apply_pays(scores: Mapping[Any, int], winner: Any, pays: Mapping[Any, int]) -> dict[Any, int]:
@@ -150,15 +160,15 @@ def apply_pays(scores: Mapping[Any, int], winner: Any, pays: Mapping[Any, int]) 
         if payer == winner:
             raise HandError("bad_field", f"the winner {winner!r} cannot pay himself", "pays")
         if isinstance(amount, bool) or not isinstance(amount, int) or amount < 0:
-            raise HandError("bad_field", f"pays: {payer!r} must pay a whole number >= 0, not "
-                            f"{amount!r}", "pays")
+            raise HandError("bad_field", f"pays: {payer!r} must pay a whole number >= 0, not {amount!r}", "pays")
         out[payer] -= amount
         out[winner] += amount
     return out
 
 
-def pays_from_score(score: Score, winner: Any, dealer: Any, players: Sequence[Any],
-                    discarder: Any | None = None) -> dict[Any, int]:
+def pays_from_score(
+    score: Score, winner: Any, dealer: Any, players: Sequence[Any], discarder: Any | None = None
+) -> dict[Any, int]:
     """Who pays what of a Boo-family Score (``players`` in seat order): a ron (and an Osaka
     rinshan after an open kan, paid as a ron) is paid by ``discarder``; a tsumo by the others,
     the dealer paying the ``dealer`` payment."""
@@ -170,8 +180,7 @@ def pays_from_score(score: Score, winner: Any, dealer: Any, players: Sequence[An
         by_from.setdefault(pay.from_, []).append(pay.amount)
     if "discarder" in by_from:
         if discarder is None or discarder == winner:
-            raise HandError("bad_field", "a ron needs the discarder: one of the other players",
-                            "discarder")
+            raise HandError("bad_field", "a ron needs the discarder: one of the other players", "discarder")
         _check_player(discarder, players, "discarder")
         return {discarder: sum(by_from["discarder"])}
     if discarder is not None:
@@ -180,16 +189,24 @@ def pays_from_score(score: Score, winner: Any, dealer: Any, players: Sequence[An
     for p in others:
         label = "dealer" if p == dealer else "non_dealer"
         if not by_from.get(label):
-            raise HandError("bad_field", f"the Score has no {label} payment for {p!r}: was it "
-                            f"scored with {winner!r} as the winner and {dealer!r} as the dealer?",
-                            "winner")
+            raise HandError(
+                "bad_field",
+                f"the Score has no {label} payment for {p!r}: was it "
+                f"scored with {winner!r} as the winner and {dealer!r} as the dealer?",
+                "winner",
+            )
         out[p] = by_from[label].pop()
     return out
 
 
-def game_end(scores: Mapping[Any, int], rules: SettlementRules | None = None, *,
-             all_last: bool = False, winner: Any | None = None, dealer: Any | None = None
-             ) -> str | None:
+def game_end(
+    scores: Mapping[Any, int],
+    rules: SettlementRules | None = None,
+    *,
+    all_last: bool = False,
+    winner: Any | None = None,
+    dealer: Any | None = None,
+) -> str | None:
     """Why the game ends after these scores, or None.
 
     ``bust`` (a score at or below 0, ドボン/箱点), ``double`` (a score at twice the origin), or
@@ -209,8 +226,11 @@ def game_end(scores: Mapping[Any, int], rules: SettlementRules | None = None, *,
         if winner is None:
             return "all_last"
         if dealer is None:
-            raise HandError("bad_field", "in South 4 the dealer is needed: a dealer win repeats "
-                            "the deal, a non-dealer win ends the game", "dealer")
+            raise HandError(
+                "bad_field",
+                "in South 4 the dealer is needed: a dealer win repeats the deal, a non-dealer win ends the game",
+                "dealer",
+            )
         return None if winner == dealer else "all_last"
     return None
 
@@ -233,9 +253,14 @@ class Standing:
     order: tuple[Any, ...]
 
     def to_dict(self) -> dict[str, Any]:
-        return {"top": self.top, "type": self.type, "gentsuu": self.gentsuu,
-                "losers": list(self.losers), "neutral": list(self.neutral),
-                "order": list(self.order)}
+        return {
+            "top": self.top,
+            "type": self.type,
+            "gentsuu": self.gentsuu,
+            "losers": list(self.losers),
+            "neutral": list(self.neutral),
+            "order": list(self.order),
+        }
 
 
 def ranking(scores: Mapping[Any, int], start_dealer: Any | None = None) -> tuple[Any, ...]:
@@ -248,8 +273,12 @@ def ranking(scores: Mapping[Any, int], start_dealer: Any | None = None) -> tuple
     return tuple(sorted(players, key=lambda p: (-scores[p], seat[p])))
 
 
-def standing(final: Mapping[Any, int], rules: SettlementRules | None = None,
-             start_dealer: Any | None = None, yakuman_winner: Any | None = None) -> Standing:
+def standing(
+    final: Mapping[Any, int],
+    rules: SettlementRules | None = None,
+    start_dealer: Any | None = None,
+    yakuman_winner: Any | None = None,
+) -> Standing:
     """Top type by the floaters (浮き: at or above the origin, 原点持ちは「浮き」): one → A, two →
     B, three → C; gentsuu (ゲンツー) is a B-top whose second is exactly at the origin.
     ``yakuman_winner``: a yakuman under ``yakuman_mode a_top`` / ``yakuman_bonus maru_a``
@@ -258,8 +287,11 @@ def standing(final: Mapping[Any, int], rules: SettlementRules | None = None,
     order = ranking(final, start_dealer)
     if yakuman_winner is not None:
         if rules.yakuman_effect is None:
-            raise HandError("bad_field", "yakuman_winner: a yakuman has no game effect under "
-                            f"these {rules.rules} options", "yakuman_winner")
+            raise HandError(
+                "bad_field",
+                f"yakuman_winner: a yakuman has no game effect under these {rules.rules} options",
+                "yakuman_winner",
+            )
         _check_player(yakuman_winner, order, "yakuman_winner")
         losers = tuple(p for p in final if p != yakuman_winner)
         return Standing(yakuman_winner, "A", False, losers, (), (yakuman_winner, *losers))
@@ -289,15 +321,23 @@ class Settlement:
     steps: tuple[Step, ...] = field(default=())
 
     def to_dict(self) -> dict[str, Any]:
-        return {**self.standing.to_dict(), "per_loser": self.per_loser,
-                "top_receives": self.top_receives, "table_fee": self.table_fee,
-                "net": dict(self.net),
-                "next_start_dealer": self.next_start_dealer,
-                "explanation": [s.to_dict() for s in self.steps]}
+        return {
+            **self.standing.to_dict(),
+            "per_loser": self.per_loser,
+            "top_receives": self.top_receives,
+            "table_fee": self.table_fee,
+            "net": dict(self.net),
+            "next_start_dealer": self.next_start_dealer,
+            "explanation": [s.to_dict() for s in self.steps],
+        }
 
 
-def settle(final: Mapping[Any, int], rules: SettlementRules | None = None,
-           start_dealer: Any | None = None, yakuman_winner: Any | None = None) -> Settlement:
+def settle(
+    final: Mapping[Any, int],
+    rules: SettlementRules | None = None,
+    start_dealer: Any | None = None,
+    yakuman_winner: Any | None = None,
+) -> Settlement:
     """The end-of-game settlement: only sinking players pay, only the top receives, the top pays
     the table fee (Osaka: ``loser_payment`` / ``table_fee`` per type, ``table_fee_gentsuu``;
     Kansai: 10 / 5 / 3 points minus 3). The top starts the next game (Osaka)."""
@@ -310,11 +350,15 @@ def settle(final: Mapping[Any, int], rules: SettlementRules | None = None,
         return Settlement(st, 0, 0, 0, net, nxt, (step,))
     per_loser = rules.loser_payment[st.type]
     fee = rules.table_fee[st.type]
-    steps = [Step("top", f"{st.top} is top, {TYPE_NAMES[st.type]}"
-                  + (" (ゲンツー: the second is exactly at the origin)" if st.gentsuu else ""))]
+    steps = [
+        Step(
+            "top",
+            f"{st.top} is top, {TYPE_NAMES[st.type]}"
+            + (" (ゲンツー: the second is exactly at the origin)" if st.gentsuu else ""),
+        )
+    ]
     if yakuman_winner is not None:
-        steps[0] = Step("top", f"{st.top} won a yakuman: {rules.yakuman_effect}, whatever the "
-                               "scores")
+        steps[0] = Step("top", f"{st.top} won a yakuman: {rules.yakuman_effect}, whatever the scores")
         if rules.yakuman_effect == "double_maru_a":
             per_loser *= 2
     if st.gentsuu and rules.table_fee_gentsuu is not None:
@@ -323,8 +367,12 @@ def settle(final: Mapping[Any, int], rules: SettlementRules | None = None,
     for p in st.losers:
         net[p] = -per_loser
     net[st.top] = receives - fee
-    steps.append(Step("losers", f"{', '.join(map(str, st.losers))} below {rules.origin}: "
-                      f"{per_loser} each to {st.top} = {receives}"))
+    steps.append(
+        Step(
+            "losers",
+            f"{', '.join(map(str, st.losers))} below {rules.origin}: {per_loser} each to {st.top} = {receives}",
+        )
+    )
     steps.append(Step("table_fee", f"{st.top} pays the table fee {fee}: net {receives - fee}"))
     if st.neutral:
         steps.append(Step("neutral", f"{', '.join(map(str, st.neutral))} float but are not top: 0"))
@@ -378,16 +426,28 @@ class WinCheck:
     standing: Standing | None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"allowed": self.allowed, "reason": self.reason,
-                "warnings": [{"rule": w.rule, "severity": w.severity, "seed": w.seed,
-                              "message": w.message} for w in self.warnings],
-                "pays": dict(self.pays), "after": dict(self.after), "ends": self.ends,
-                "standing": self.standing.to_dict() if self.standing else None}
+        return {
+            "allowed": self.allowed,
+            "reason": self.reason,
+            "warnings": [
+                {"rule": w.rule, "severity": w.severity, "seed": w.seed, "message": w.message} for w in self.warnings
+            ],
+            "pays": dict(self.pays),
+            "after": dict(self.after),
+            "ends": self.ends,
+            "standing": self.standing.to_dict() if self.standing else None,
+        }
 
 
-def _touched(rules: SettlementRules, before: Mapping[Any, int], after: Mapping[Any, int],
-             winner: Any, ends: str | None, st: Standing, start_dealer: Any | None
-             ) -> list[tuple[str, str]]:
+def _touched(
+    rules: SettlementRules,
+    before: Mapping[Any, int],
+    after: Mapping[Any, int],
+    winner: Any,
+    ends: str | None,
+    st: Standing,
+    start_dealer: Any | None,
+) -> list[tuple[str, str]]:
     """(rule, what happened) for every restriction of ``rules`` this win touches."""
     origin = rules.origin
     busted = [p for p in after if after[p] <= 0]
@@ -402,19 +462,15 @@ def _touched(rules: SettlementRules, before: Mapping[Any, int], after: Mapping[A
             if sunk:
                 out.append((rule, f"{ws} still below {origin} while {_list(sunk, after)} sinks"))
         elif rule == "bust_without_top" and busted and st.top != winner:
-            out.append((rule, f"{_list(busted, after)} busts but {winner} is not top "
-                              f"({st.top} is)"))
+            out.append((rule, f"{_list(busted, after)} busts but {winner} is not top ({st.top} is)"))
         elif rule in ("c_top_ending", "maru_c_ending") and ends and st.type == "C":
-            out.append((rule, f"the game ends ({ends}) with one loser: "
-                              f"{_list(st.losers, after)}"))
-        elif (rule == "sinking_winner_must_float" and ends and before[winner] < origin
-              and not floats):
+            out.append((rule, f"the game ends ({ends}) with one loser: {_list(st.losers, after)}"))
+        elif rule == "sinking_winner_must_float" and ends and before[winner] < origin and not floats:
             out.append((rule, f"the game ends ({ends}) and {ws} is still below {origin}"))
         elif rule == "floating_winner_must_top" and ends and before[winner] >= origin:
             top_before = ranking(before, start_dealer)[0]
             if top_before != winner and st.top != winner:
-                out.append((rule, f"the game ends ({ends}) and {ws} is not first ({st.top} "
-                                  f"{after[st.top]} is)"))
+                out.append((rule, f"the game ends ({ends}) and {ws} is not first ({st.top} {after[st.top]} is)"))
     return out
 
 
@@ -422,10 +478,17 @@ def _list(players: Sequence[Any], scores: Mapping[Any, int]) -> str:
     return ", ".join(f"{p} {scores[p]}" for p in players)
 
 
-def check_win(before: Mapping[Any, int], winner: Any, pays: Mapping[Any, int],
-              rules: SettlementRules | None = None, *, dealer: Any | None = None,
-              all_last: bool = False, start_dealer: Any | None = None, yakuman: bool = False
-              ) -> WinCheck:
+def check_win(
+    before: Mapping[Any, int],
+    winner: Any,
+    pays: Mapping[Any, int],
+    rules: SettlementRules | None = None,
+    *,
+    dealer: Any | None = None,
+    all_last: bool = False,
+    start_dealer: Any | None = None,
+    yakuman: bool = False,
+) -> WinCheck:
     """Judge a win on the scores after its payments (和了りの制限): Osaka §6 (one rule forbidden,
     two frowned upon, one a house setting) or Kansai's three enforced restrictions.
 
@@ -448,12 +511,19 @@ def check_win(before: Mapping[Any, int], winner: Any, pays: Mapping[Any, int],
     valid_all_last = all_last and rules.forbidden_valid_all_last
     if bust_forbidden and rules.bust_partial_payment and not valid_all_last:
         capped = {p: min(a, max(0, before[p] - PARTIAL_PAYMENT_FLOOR)) for p, a in pays.items()}
-        lowered = ", ".join(f"{p} pays {capped[p]} instead of {pays[p]}"
-                            for p in pays if capped[p] != pays[p])
+        lowered = ", ".join(f"{p} pays {capped[p]} instead of {pays[p]}" for p in pays if capped[p] != pays[p])
         rule = "bust_without_floating"
-        warnings.append(RuleWarning(rule, PARTIAL, RESTRICTIONS[rule], (
-            f"{dict(touched)[rule]}: only what leaves each payer at {PARTIAL_PAYMENT_FLOOR} is "
-            f"paid, {lowered} (bust_partial_payment)")))
+        warnings.append(
+            RuleWarning(
+                rule,
+                PARTIAL,
+                RESTRICTIONS[rule],
+                (
+                    f"{dict(touched)[rule]}: only what leaves each payer at {PARTIAL_PAYMENT_FLOOR} is "
+                    f"paid, {lowered} (bust_partial_payment)"
+                ),
+            )
+        )
         pays = capped
         after = apply_pays(before, winner, pays)
         ends = game_end(after, rules, all_last=all_last, winner=winner, dealer=dealer)
@@ -468,8 +538,7 @@ def check_win(before: Mapping[Any, int], winner: Any, pays: Mapping[Any, int],
         elif severity == FORBIDDEN and reason is None:
             reason = rule
         warnings.append(RuleWarning(rule, severity, RESTRICTIONS[rule], message))
-    return WinCheck(reason is None, reason, tuple(warnings), pays, after, ends,
-                    st if ends else None)
+    return WinCheck(reason is None, reason, tuple(warnings), pays, after, ends, st if ends else None)
 
 
 # ------------------------------------------------------------------ one hand
@@ -486,33 +555,66 @@ class HandOutcome:
     next_honba: int | None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"check": self.check.to_dict(), "scores": dict(self.scores), "ends": self.ends,
-                "settlement": self.settlement.to_dict() if self.settlement else None,
-                "next_honba": self.next_honba}
+        return {
+            "check": self.check.to_dict(),
+            "scores": dict(self.scores),
+            "ends": self.ends,
+            "settlement": self.settlement.to_dict() if self.settlement else None,
+            "next_honba": self.next_honba,
+        }
 
 
-def play_hand(before: Mapping[Any, int], score: Score, winner: Any, dealer: Any, *,
-              discarder: Any | None = None, all_last: bool = False, start_dealer: Any | None = None,
-              options: Mapping[str, Any] | None = None) -> HandOutcome:
+def play_hand(
+    before: Mapping[Any, int],
+    score: Score,
+    winner: Any,
+    dealer: Any,
+    *,
+    discarder: Any | None = None,
+    all_last: bool = False,
+    start_dealer: Any | None = None,
+    options: Mapping[str, Any] | None = None,
+) -> HandOutcome:
     """A scored Boo-family hand applied to the game: who pays (:func:`pays_from_score`), whether
     the win is allowed (:func:`check_win`), the new scores, whether the game ends and, if so, the
     settlement. ``options`` are the Hand's options (they hold the game-level settings too)."""
     rules = settlement_rules(score.rules, options)
     players = _check_scores(before, "before")
     pays = pays_from_score(score, winner, dealer, players, discarder)
-    check = check_win(before, winner, pays, rules, dealer=dealer, all_last=all_last,
-                      start_dealer=start_dealer, yakuman=bool(score.extra.get("yakuman")))
+    check = check_win(
+        before,
+        winner,
+        pays,
+        rules,
+        dealer=dealer,
+        all_last=all_last,
+        start_dealer=start_dealer,
+        yakuman=bool(score.extra.get("yakuman")),
+    )
     if not check.allowed:
         return HandOutcome(check, dict(before), None, None, None)
     settlement = None
     if check.ends:
-        settlement = settle(check.after, rules, start_dealer,
-                            yakuman_winner=winner if check.ends == "yakuman" else None)
+        settlement = settle(
+            check.after, rules, start_dealer, yakuman_winner=winner if check.ends == "yakuman" else None
+        )
     return HandOutcome(check, check.after, check.ends, settlement, score.extra.get("next_honba"))
 
 
 __all__ = [
-    "HandOutcome", "RuleWarning", "Settlement", "SettlementRules", "Standing", "WinCheck",
-    "apply_pays", "check_win", "game_end", "pays_from_score", "play_hand", "ranking", "settle",
-    "settlement_rules", "standing",
+    "HandOutcome",
+    "RuleWarning",
+    "Settlement",
+    "SettlementRules",
+    "Standing",
+    "WinCheck",
+    "apply_pays",
+    "check_win",
+    "game_end",
+    "pays_from_score",
+    "play_hand",
+    "ranking",
+    "settle",
+    "settlement_rules",
+    "standing",
 ]

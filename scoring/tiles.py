@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from scoring.errors import HandError
+from paiscan.scoring.errors import HandError
 
 N_KINDS = 34
 RED_5M, RED_5P, RED_5S = 34, 35, 36

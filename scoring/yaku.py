@@ -11,10 +11,10 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from scoring.decompose import KAN, PAIR, SEQUENCE, TRIPLET, Group, Interpretation
-from scoring.hand import Hand
-from scoring.score import YakuHit
-from scoring.tiles import (
+from paiscan.scoring.decompose import KAN, PAIR, SEQUENCE, TRIPLET, Group, Interpretation
+from paiscan.scoring.hand import Hand
+from paiscan.scoring.score import YakuHit
+from paiscan.scoring.tiles import (
     DRAGONS,
     GREEN_TILES,
     RED_5M,
@@ -359,7 +359,7 @@ def _chuuren_suit(ctx: Context) -> int | None:
     if ctx.hand.melds or len(ctx.facts.number_suits) != 1 or ctx.facts.has_honors:
         return None
     base = next(iter(ctx.facts.number_suits)) * 9
-    c = ctx.facts.counts[base: base + 9]
+    c = ctx.facts.counts[base : base + 9]
     need = (3, 1, 1, 1, 1, 1, 1, 1, 3)
     if all(c[i] >= need[i] for i in range(9)):
         return base
@@ -447,11 +447,27 @@ STANDARD_YAKU: tuple[Yaku, ...] = (
     _Y("chinitsu", "Full flush", "清一色", 6, 5, chinitsu, excludes=("honitsu",)),
     # yakuman (value = multiples of a yakuman)
     _Y("kokushi", "Thirteen orphans", "国士無双", 1, None, kokushi, unit="yakuman"),
-    _Y("kokushi_13", "Thirteen orphans, 13-sided wait", "国士無双十三面待ち", 2, None, kokushi_13,
-       unit="yakuman", excludes=("kokushi",)),
+    _Y(
+        "kokushi_13",
+        "Thirteen orphans, 13-sided wait",
+        "国士無双十三面待ち",
+        2,
+        None,
+        kokushi_13,
+        unit="yakuman",
+        excludes=("kokushi",),
+    ),
     _Y("suuankou", "Four concealed triplets", "四暗刻", 1, None, suuankou, unit="yakuman"),
-    _Y("suuankou_tanki", "Four concealed triplets, single wait", "四暗刻単騎", 2, None, suuankou_tanki,
-       unit="yakuman", excludes=("suuankou",)),
+    _Y(
+        "suuankou_tanki",
+        "Four concealed triplets, single wait",
+        "四暗刻単騎",
+        2,
+        None,
+        suuankou_tanki,
+        unit="yakuman",
+        excludes=("suuankou",),
+    ),
     _Y("daisangen", "Big three dragons", "大三元", 1, 1, daisangen, unit="yakuman"),
     _Y("shousuushii", "Little four winds", "小四喜", 1, 1, shousuushii, unit="yakuman"),
     _Y("daisuushii", "Big four winds", "大四喜", 2, 2, daisuushii, unit="yakuman"),
@@ -459,8 +475,16 @@ STANDARD_YAKU: tuple[Yaku, ...] = (
     _Y("chinroutou", "All terminals", "清老頭", 1, 1, chinroutou, unit="yakuman"),
     _Y("ryuuiisou", "All green", "緑一色", 1, 1, ryuuiisou, unit="yakuman"),
     _Y("chuuren", "Nine gates", "九蓮宝燈", 1, None, chuuren, unit="yakuman"),
-    _Y("junsei_chuuren", "Pure nine gates", "純正九蓮宝燈", 2, None, junsei_chuuren, unit="yakuman",
-       excludes=("chuuren",)),
+    _Y(
+        "junsei_chuuren",
+        "Pure nine gates",
+        "純正九蓮宝燈",
+        2,
+        None,
+        junsei_chuuren,
+        unit="yakuman",
+        excludes=("chuuren",),
+    ),
     _Y("suukantsu", "Four kans", "四槓子", 1, 1, suukantsu, unit="yakuman"),
     _Y("tenhou", "Blessing of heaven", "天和", 1, None, flag("tenhou"), unit="yakuman"),
     _Y("chiihou", "Blessing of earth", "地和", 1, None, flag("chiihou"), unit="yakuman"),

@@ -1,6 +1,6 @@
 """Pydantic models at the HTTP edge: what the API accepts and answers (and what ``/docs`` shows).
 
-The Hand models check JSON types only; the scoring core (:func:`scoring.parse_hand` and the
+The Hand models check JSON types only; the scoring core (:func:`paiscan.scoring.parse_hand` and the
 ruleset) does every check of meaning and names the field, so the API and the CLI reject the same
 hands with the same codes.
 """
@@ -41,8 +41,20 @@ class MeldIn(BaseModel):
 class HandContext(BaseModel):
     """The situation of a win: every Hand field except the tiles. The photo endpoints take it as JSON."""
 
-    model_config = ConfigDict(strict=True, extra="allow", json_schema_extra={"example": {
-        "rules": "riichi", "win": "ron", "seat_wind": "south", "round_wind": "east", "honba": 1, "flags": ["riichi"]}})
+    model_config = ConfigDict(
+        strict=True,
+        extra="allow",
+        json_schema_extra={
+            "example": {
+                "rules": "riichi",
+                "win": "ron",
+                "seat_wind": "south",
+                "round_wind": "east",
+                "honba": 1,
+                "flags": ["riichi"],
+            }
+        },
+    )
 
     rules: str = Field(default="riichi", description="ruleset id (GET /v1/rulesets)", max_length=64)
     options: dict[str, Any] = Field(default_factory=dict, description="ruleset options (GET /v1/rulesets)")
@@ -50,12 +62,16 @@ class HandContext(BaseModel):
     seat_wind: Wind = Field(default="east", description="the winner's seat wind")
     round_wind: Wind = Field(default="east", description="the round (prevailing) wind")
     dealer: bool | Wind | None = Field(
-        default=None, description="whether the winner is the dealer, or the dealer's seat wind (default: seat east)")
+        default=None, description="whether the winner is the dealer, or the dealer's seat wind (default: seat east)"
+    )
     honba: int = Field(default=0, ge=0, le=999, description="repeat counters")
     riichi_sticks: int = Field(default=0, ge=0, le=999, description="riichi deposits on the table")
     ura_indicators: list[str] | str = Field(default_factory=list, description="ura dora indicators (after riichi)")
-    flags: list[str] = Field(default_factory=list, max_length=32,
-                             description="situational yaku and facts: riichi, ippatsu, haitei, rinshan …")
+    flags: list[str] = Field(
+        default_factory=list,
+        max_length=32,
+        description="situational yaku and facts: riichi, ippatsu, haitei, rinshan …",
+    )
 
 
 class HandIn(HandContext):
@@ -127,11 +143,15 @@ class Detection(BaseModel):
     box: list[float] = Field(description="x1, y1, x2, y2 in the upright photo's pixels")
     rotated: bool = False
     topk: list[list[Any]] = Field(default_factory=list, description="[[face, probability], …], best first")
-    face_angle: float | None = Field(default=None, description="where the face's top points, degrees (0 = up, "
-                                     "clockwise); absent for face-down tiles")
+    face_angle: float | None = Field(
+        default=None, description="where the face's top points, degrees (0 = up, clockwise); absent for face-down tiles"
+    )
     face_sure: float | None = Field(default=None, description="how sure the top is the top (0..1)")
-    cut: bool = Field(default=False, description="the box touches the photo's frame: the tile may be cut, its "
-                      "box and face measured on part of it (present only when true)")
+    cut: bool = Field(
+        default=False,
+        description="the box touches the photo's frame: the tile may be cut, its "
+        "box and face measured on part of it (present only when true)",
+    )
 
 
 class ReadOut(BaseModel):
@@ -144,9 +164,12 @@ class ReadOut(BaseModel):
     alternatives: list[Any] = Field(default_factory=list)
     ambiguities: list[dict[str, Any]] = Field(default_factory=list)
     problems: list[dict[str, Any]] = Field(default_factory=list)
-    notes: list[str] = Field(default_factory=list, description="what the reader assumed to read the photo (a face "
-                             "taken as upright, a box taken for no tile, sideways tiles judged from the boxes): "
-                             "check those parts; empty when none")
+    notes: list[str] = Field(
+        default_factory=list,
+        description="what the reader assumed to read the photo (a face "
+        "taken as upright, a box taken for no tile, sideways tiles judged from the boxes): "
+        "check those parts; empty when none",
+    )
     image: dict[str, int] = Field(default_factory=dict, description="the upright photo's width and height")
     preview: str | None = Field(default=None, description="data:image/jpeg;base64,… of the photo (≤ 1024 px)")
     preview_size: dict[str, int] | None = None

@@ -1,7 +1,7 @@
 """The HTTP service and the phone web page.
 
 ``create_app(settings, reader)`` builds the FastAPI application; ``app`` is the one uvicorn serves
-(``uvicorn service.app:app``) and :func:`serve` runs it for ``paiscan serve``.
+(``uvicorn paiscan.service.app:app``) and :func:`serve` runs it for ``paiscan serve``.
 
 Endpoints (the contract's HTTP API): ``GET /healthz``, ``GET /readyz``, ``GET /v1/rulesets``,
 ``POST /v1/score``, ``POST /v1/games``, ``POST /v1/read``, ``POST /v1/photo-score``; the page at ``/``; the OpenAPI
@@ -28,12 +28,12 @@ from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, WithJsonSchema
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from scoring import HandError, check_context, context_fault, field_root, score_hand
-from scoring.game_record import FORMAT as GAME_FORMAT
-from scoring.game_record import replay_json
-from scoring.hand import HAND_FIELDS
-from scoring.registry import available, get_ruleset
-from service.api_models import (
+from paiscan.scoring import HandError, check_context, context_fault, field_root, score_hand
+from paiscan.scoring.game_record import FORMAT as GAME_FORMAT
+from paiscan.scoring.game_record import replay_json
+from paiscan.scoring.hand import HAND_FIELDS
+from paiscan.scoring.registry import available, get_ruleset
+from paiscan.service.api_models import (
     ErrorResponse,
     HandContext,
     HandIn,
@@ -45,7 +45,7 @@ from service.api_models import (
     RulesetsOut,
     ScoreOut,
 )
-from service.errors import (
+from paiscan.service.errors import (
     ApiError,
     BodyCap,
     BodyLimitMiddleware,
@@ -53,10 +53,10 @@ from service.errors import (
     install_error_handlers,
     validation_error,
 )
-from service.inference import Busy, InferencePool, Reader, ReaderUnavailable, load_reader
-from service.preview import make_preview
-from service.settings import ServiceSettings
-from vision.image import ImageError, decode_image, sniff
+from paiscan.service.inference import Busy, InferencePool, Reader, ReaderUnavailable, load_reader
+from paiscan.service.preview import make_preview
+from paiscan.service.settings import ServiceSettings
+from paiscan.vision.image import ImageError, decode_image, sniff
 
 log = logging.getLogger("paiscan.service")
 
@@ -67,12 +67,18 @@ MULTIPART_SLACK = 64 * 1024
 TILE_FIELDS = ("hand", "melds", "win_tile", "dora_indicators", "nuki")
 PreviewMode = Literal["annotated", "plain", "none"]
 RulesField = Annotated[str, Form(description="ruleset id: its tile set and what it sets aside", max_length=64)]
-PreviewField = Annotated[PreviewMode, Form(
-    description="annotated: the photo with boxes drawn; plain: the photo only; none: no preview")]
+PreviewField = Annotated[
+    PreviewMode, Form(description="annotated: the photo with boxes drawn; plain: the photo only; none: no preview")
+]
 PhotoField = Annotated[UploadFile, File(description="the photo: JPEG, PNG, WebP or HEIC")]
-HandField = Annotated[str, Form(
-    description='the rest of the Hand as JSON: {"rules", "win", "seat_wind", "round_wind", "honba", "flags", '
-                '"options" …}; tile fields given here replace what the photo shows', max_length=64 * 1024)]
+HandField = Annotated[
+    str,
+    Form(
+        description='the rest of the Hand as JSON: {"rules", "win", "seat_wind", "round_wind", "honba", "flags", '
+        '"options" …}; tile fields given here replace what the photo shows',
+        max_length=64 * 1024,
+    ),
+]
 
 ERRORS_PHOTO: dict[int | str, dict[str, Any]] = {
     413: {"model": ErrorResponse, "description": "the upload is larger than the limit"},
@@ -80,8 +86,10 @@ ERRORS_PHOTO: dict[int | str, dict[str, Any]] = {
     422: {"model": ErrorResponse, "description": "damaged, truncated or too large image; bad field"},
     503: {"model": ErrorResponse, "description": "busy (see Retry-After) or the models are not available"},
 }
-CSP = ("default-src 'self'; img-src 'self' data: blob:; style-src 'self'; script-src 'self'; "
-       "connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'")
+CSP = (
+    "default-src 'self'; img-src 'self' data: blob:; style-src 'self'; script-src 'self'; "
+    "connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'"
+)
 
 
 @dataclass
@@ -106,13 +114,21 @@ class ServiceState:
     def not_ready_error(self) -> ApiError:
         if self.unavailable is not None:
             return ApiError(503, "models_unavailable", f"photo reading is not available: {self.unavailable}")
-        return ApiError(503, "models_unavailable", "the models are still loading; try again shortly",
-                        headers={"Retry-After": str(self.settings.retry_after_s)})
+        return ApiError(
+            503,
+            "models_unavailable",
+            "the models are still loading; try again shortly",
+            headers={"Retry-After": str(self.settings.retry_after_s)},
+        )
 
     def busy_error(self) -> ApiError:
         pool = self.get_pool()
-        return ApiError(503, "busy", f"the server is reading {pool.in_flight} photos, its limit; try again shortly",
-                        headers={"Retry-After": str(self.settings.retry_after_s)})
+        return ApiError(
+            503,
+            "busy",
+            f"the server is reading {pool.in_flight} photos, its limit; try again shortly",
+            headers={"Retry-After": str(self.settings.retry_after_s)},
+        )
 
 
 def server_timing(timings: dict[str, float]) -> str:
@@ -121,8 +137,11 @@ def server_timing(timings: dict[str, float]) -> str:
     >>> server_timing({"decode": 12.345, "total": 40})
     'decode;dur=12.3, total;dur=40.0'
     """
-    return ", ".join(f"{name};dur={value:.1f}" for name, value in timings.items()
-                     if isinstance(value, int | float) and name.replace("_", "").isalnum())
+    return ", ".join(
+        f"{name};dur={value:.1f}"
+        for name, value in timings.items()
+        if isinstance(value, int | float) and name.replace("_", "").isalnum()
+    )
 
 
 @cache
@@ -137,8 +156,7 @@ def _check_rules(rules: str, field_name: str) -> None:
         raise ApiError(422, err.code, err.message, field_name) from None
 
 
-def _score(data: dict[str, Any], extra: dict[str, Any] | None = None,
-           given: Collection[str] = ()) -> dict[str, Any]:
+def _score(data: dict[str, Any], extra: dict[str, Any] | None = None, given: Collection[str] = ()) -> dict[str, Any]:
     """Score a contract Hand dict, every failure an ApiError 422. ``given``: the fields the user
     gave in photo-score's ``hand`` form field, whose errors are named ``hand.<field>``."""
     try:
@@ -150,8 +168,9 @@ def _score(data: dict[str, Any], extra: dict[str, Any] | None = None,
         raise ApiError(422, "bad_json", "the input is nested too deeply", None, extra=extra) from None
     except Exception as exc:
         log.exception("scoring failed on %r", data)
-        raise ApiError(422, "scoring_failed", f"this hand could not be scored ({type(exc).__name__})", None,
-                       extra=extra) from exc
+        raise ApiError(
+            422, "scoring_failed", f"this hand could not be scored ({type(exc).__name__})", None, extra=extra
+        ) from exc
 
 
 def _replay_game(record: dict[str, Any]) -> dict[str, Any]:
@@ -164,15 +183,19 @@ def _replay_game(record: dict[str, Any]) -> dict[str, Any]:
         raise ApiError(422, "bad_json", "the input is nested too deeply", None) from None
     except Exception as exc:
         log.exception("replaying a game record failed")
-        raise ApiError(422, "replay_failed", f"this game record could not be replayed ({type(exc).__name__})",
-                       None) from exc
+        raise ApiError(
+            422, "replay_failed", f"this game record could not be replayed ({type(exc).__name__})", None
+        ) from exc
 
 
 #: a whole number or {player: whole number}; typed here only for the docs: the core checks it and names the field
-POINTS_SCHEMA: dict[str, Any] = {"anyOf": [
-    {"type": "integer", "minimum": 0},
-    {"type": "object", "additionalProperties": {"type": "integer", "minimum": 0}},
-    {"type": "null"}]}
+POINTS_SCHEMA: dict[str, Any] = {
+    "anyOf": [
+        {"type": "integer", "minimum": 0},
+        {"type": "object", "additionalProperties": {"type": "integer", "minimum": 0}},
+        {"type": "null"},
+    ]
+}
 
 
 class GameHandIn(BaseModel):
@@ -184,10 +207,13 @@ class GameHandIn(BaseModel):
     winner: str | None = Field(default=None, max_length=64, description="ron/tsumo: the winner")
     discarder: str | None = Field(default=None, max_length=64, description="ron: who dealt in")
     player: str | None = Field(default=None, max_length=64, description="chombo: the offender")
-    hand: dict[str, Any] | None = Field(default=None, description="the winning Hand (contract JSON without rules, "
-                                        "win, winds, honba, dealer), to be scored")
+    hand: dict[str, Any] | None = Field(
+        default=None,
+        description="the winning Hand (contract JSON without rules, win, winds, honba, dealer), to be scored",
+    )
     points: Annotated[Any, WithJsonSchema(POINTS_SCHEMA)] = Field(
-        default=None, description="as written: a total, or what each player paid (a chombo: received)")
+        default=None, description="as written: a total, or what each player paid (a chombo: received)"
+    )
     tenpai: list[str] | None = Field(default=None, max_length=4, description="draw: the tenpai players")
     riichi: list[str] | None = Field(default=None, max_length=4, description="riichi: who declared (deposits)")
     dealer: str | None = Field(default=None, max_length=64, description="the dealer as written on the sheet")
@@ -217,11 +243,22 @@ class GameAbandonedIn(BaseModel):
 
 
 GAME_EXAMPLE: dict[str, Any] = {
-    "format": GAME_FORMAT, "rules": "boo", "players": ["Aki", "Ben", "Chie", "Dai"],
+    "format": GAME_FORMAT,
+    "rules": "boo",
+    "players": ["Aki", "Ben", "Chie", "Dai"],
     "hands": [
-        {"result": "ron", "winner": "Ben", "discarder": "Chie", "points": 420,
-         "hand": {"hand": "123m222p3357s", "melds": [{"type": "pon", "tiles": "777p"}], "win_tile": "6s",
-                  "dora_indicators": ["1p"]}},
+        {
+            "result": "ron",
+            "winner": "Ben",
+            "discarder": "Chie",
+            "points": 420,
+            "hand": {
+                "hand": "123m222p3357s",
+                "melds": [{"type": "pon", "tiles": "777p"}],
+                "win_tile": "6s",
+                "dora_indicators": ["1p"],
+            },
+        },
         {"result": "draw"},
         {"result": "ron", "winner": "Aki", "discarder": "Dai", "points": 1000},
     ],
@@ -309,8 +346,7 @@ def create_app(settings: ServiceSettings | None = None, reader: Reader | None = 
             t0 = time.perf_counter()
             await asyncio.to_thread(state.reader.warm)
             state.ready = True
-            log.info("photo reader %s ready (warmed in %.0f ms)", state.reader_name,
-                     (time.perf_counter() - t0) * 1000)
+            log.info("photo reader %s ready (warmed in %.0f ms)", state.reader_name, (time.perf_counter() - t0) * 1000)
         except ReaderUnavailable as exc:
             state.unavailable = str(exc)
             log.warning("photo reading unavailable: %s", exc)
@@ -334,17 +370,23 @@ def create_app(settings: ServiceSettings | None = None, reader: Reader | None = 
         version="0.1.0",
         summary="Point a phone at a finished mahjong hand and get the score.",
         description="Score a Hand given as JSON, or read one from a photo. Every error is "
-                    '`{"error": {"code", "message", "field"}}`.',
+        '`{"error": {"code", "message", "field"}}`.',
         lifespan=lifespan,
         swagger_ui_parameters={"validatorUrl": None},
     )
     app.state.service = state
     install_error_handlers(app)
 
-    photo_cap = BodyCap(settings.max_upload_bytes + MULTIPART_SLACK, "file",
-                        f"the upload is larger than the limit of {_human_bytes(settings.max_upload_bytes)}")
-    json_cap = BodyCap(settings.max_json_bytes, "body",
-                       f"the request body is larger than the limit of {_human_bytes(settings.max_json_bytes)}")
+    photo_cap = BodyCap(
+        settings.max_upload_bytes + MULTIPART_SLACK,
+        "file",
+        f"the upload is larger than the limit of {_human_bytes(settings.max_upload_bytes)}",
+    )
+    json_cap = BodyCap(
+        settings.max_json_bytes,
+        "body",
+        f"the request body is larger than the limit of {_human_bytes(settings.max_json_bytes)}",
+    )
 
     def cap_for(scope: Scope) -> BodyCap:
         return photo_cap if scope.get("path") in PHOTO_PATHS else json_cap
@@ -359,23 +401,36 @@ def create_app(settings: ServiceSettings | None = None, reader: Reader | None = 
         """The process answers."""
         return {"status": "ok"}
 
-    @app.get("/readyz", response_model=Ready, tags=["health"],
-             responses={503: {"model": ErrorResponse, "description": "the models are not loaded"}})
+    @app.get(
+        "/readyz",
+        response_model=Ready,
+        tags=["health"],
+        responses={503: {"model": ErrorResponse, "description": "the models are not loaded"}},
+    )
     async def readyz() -> Any:
         """200 once the photo models are loaded and warmed; 503 (models_unavailable) otherwise."""
         if not state.ready:
             return state.not_ready_error().response()
         pool = state.get_pool()
-        return {"status": "ready", "reader": state.reader_name, "workers": pool.workers,
-                "queue_size": pool.queue_size, "in_flight": pool.in_flight}
+        return {
+            "status": "ready",
+            "reader": state.reader_name,
+            "workers": pool.workers,
+            "queue_size": pool.queue_size,
+            "in_flight": pool.in_flight,
+        }
 
     @app.get("/v1/info", response_model=Info, tags=["health"])
     async def info() -> Any:
         """What the page needs to know: whether photos can be read, and the upload limits."""
-        return {"version": app.version, "photo_reading": state.ready,
-                "photo_reading_message": None if state.ready else (state.unavailable or "the models are loading"),
-                "max_upload_bytes": settings.max_upload_bytes, "max_pixels": settings.max_pixels,
-                "preview_max_side": settings.preview_max_side}
+        return {
+            "version": app.version,
+            "photo_reading": state.ready,
+            "photo_reading_message": None if state.ready else (state.unavailable or "the models are loading"),
+            "max_upload_bytes": settings.max_upload_bytes,
+            "max_pixels": settings.max_pixels,
+            "preview_max_side": settings.preview_max_side,
+        }
 
     # ------------------------------------------------------------------ scoring
     @app.get("/v1/rulesets", response_model=RulesetsOut, tags=["scoring"])
@@ -384,9 +439,12 @@ def create_app(settings: ServiceSettings | None = None, reader: Reader | None = 
         reads and its yaku table."""
         return JSONResponse({"rulesets": rulesets_described()})
 
-    @app.post("/v1/score", response_model=ScoreOut, tags=["scoring"],
-              responses={413: {"model": ErrorResponse}, 422: {"model": ErrorResponse,
-                                                               "description": "an invalid hand"}})
+    @app.post(
+        "/v1/score",
+        response_model=ScoreOut,
+        tags=["scoring"],
+        responses={413: {"model": ErrorResponse}, 422: {"model": ErrorResponse, "description": "an invalid hand"}},
+    )
     async def score(hand: HandIn) -> Any:
         """Score a Hand (contract JSON); an invalid hand is 422 naming the field."""
         t0 = time.perf_counter()
@@ -396,9 +454,15 @@ def create_app(settings: ServiceSettings | None = None, reader: Reader | None = 
         return JSONResponse(out, headers={"Server-Timing": server_timing(timings)})
 
     # ------------------------------------------------------------------ game records
-    @app.post("/v1/games", response_model=GameOut, tags=["games"],
-              responses={413: {"model": ErrorResponse}, 422: {"model": ErrorResponse,
-                                                               "description": "an invalid game record"}})
+    @app.post(
+        "/v1/games",
+        response_model=GameOut,
+        tags=["games"],
+        responses={
+            413: {"model": ErrorResponse},
+            422: {"model": ErrorResponse, "description": "an invalid game record"},
+        },
+    )
     async def games(record: GameIn) -> Any:
         """Replay a game record (docs/game_records.md): each hand's deal, points and running scores, the
         end of the game, the settlement, and every hand where the sheet and the rules disagree. An invalid
@@ -410,8 +474,9 @@ def create_app(settings: ServiceSettings | None = None, reader: Reader | None = 
         return JSONResponse(out, headers={"Server-Timing": server_timing(timings)})
 
     # ------------------------------------------------------------------ photos
-    def read_job(data: bytes, rules: str, context: dict[str, Any] | None, preview: PreviewMode,
-                 queued_at: float) -> dict[str, Any]:
+    def read_job(
+        data: bytes, rules: str, context: dict[str, Any] | None, preview: PreviewMode, queued_at: float
+    ) -> dict[str, Any]:
         """Decode, read and draw one photo (runs in a worker thread)."""
         t0 = time.perf_counter()
         reader = state.reader
@@ -423,8 +488,9 @@ def create_app(settings: ServiceSettings | None = None, reader: Reader | None = 
             raise
         except Exception as exc:  # a codec's own failure: the photo's error, never an internal one
             log.exception("decoding a photo failed")
-            raise ApiError(422, "unreadable_image", f"the photo could not be decoded ({type(exc).__name__})",
-                           "file") from exc
+            raise ApiError(
+                422, "unreadable_image", f"the photo could not be decoded ({type(exc).__name__})", "file"
+            ) from exc
         t1 = time.perf_counter()
         try:
             result = reader.read(decoded, rules=rules, context=context)
@@ -435,8 +501,9 @@ def create_app(settings: ServiceSettings | None = None, reader: Reader | None = 
             raise ApiError(422, err.code, err.message, err.field or "rules") from None
         except Exception as exc:
             log.exception("reading a photo failed")
-            raise ApiError(422, "reading_failed", f"the photo could not be read ({type(exc).__name__})",
-                           "file") from exc
+            raise ApiError(
+                422, "reading_failed", f"the photo could not be read ({type(exc).__name__})", "file"
+            ) from exc
         t2 = time.perf_counter()
         reader_t = {k: float(v) for k, v in (out.get("timings_ms") or {}).items() if isinstance(v, int | float)}
         timings = {"queue": (t0 - queued_at) * 1000, "decode": (t1 - t0) * 1000}
@@ -448,16 +515,21 @@ def create_app(settings: ServiceSettings | None = None, reader: Reader | None = 
             width, height = decoded.original_size
             image = out.get("image") or {}
             photo_size = (int(image.get("width") or width), int(image.get("height") or height))
-            p = make_preview(decoded.bgr, photo_size, out.get("detections") if preview == "annotated" else None,
-                             settings.preview_max_side)
+            p = make_preview(
+                decoded.bgr,
+                photo_size,
+                out.get("detections") if preview == "annotated" else None,
+                settings.preview_max_side,
+            )
             out["preview"] = p.data_uri
             out["preview_size"] = {"width": p.width, "height": p.height}
             timings["preview"] = (time.perf_counter() - t2) * 1000
         out["timings_ms"] = timings
         return out
 
-    async def read_photo(file: UploadFile, rules: str, context: dict[str, Any] | None,
-                         preview: PreviewMode) -> dict[str, Any]:
+    async def read_photo(
+        file: UploadFile, rules: str, context: dict[str, Any] | None, preview: PreviewMode
+    ) -> dict[str, Any]:
         if not state.ready:
             raise state.not_ready_error()
         data = await file.read()
@@ -477,8 +549,9 @@ def create_app(settings: ServiceSettings | None = None, reader: Reader | None = 
     def finish(out: dict[str, Any], t0: float, timings: dict[str, float], status: int = 200) -> JSONResponse:
         timings["total"] = (time.perf_counter() - t0) * 1000
         rounded = {k: round(v, 1) for k, v in timings.items()}
-        return JSONResponse(out | {"timings_ms": rounded}, status_code=status,
-                            headers={"Server-Timing": server_timing(timings)})
+        return JSONResponse(
+            out | {"timings_ms": rounded}, status_code=status, headers={"Server-Timing": server_timing(timings)}
+        )
 
     @app.post("/v1/read", response_model=ReadOut, tags=["photos"], responses=ERRORS_PHOTO)
     async def read(file: PhotoField, rules: RulesField = "riichi", preview: PreviewField = "annotated") -> Any:
@@ -493,8 +566,10 @@ def create_app(settings: ServiceSettings | None = None, reader: Reader | None = 
         file: PhotoField,
         hand: HandField = "{}",
         preview: PreviewField = "annotated",
-        rules: Annotated[str | None, Form(description="ruleset id, as /v1/read takes it (or hand.rules; "
-                                                      "both must agree)", max_length=64)] = None,
+        rules: Annotated[
+            str | None,
+            Form(description="ruleset id, as /v1/read takes it (or hand.rules; both must agree)", max_length=64),
+        ] = None,
     ) -> Any:
         """Read the photo and score it: the Score, with the recognised hand under ``recognised``."""
         t0 = time.perf_counter()
@@ -502,28 +577,38 @@ def create_app(settings: ServiceSettings | None = None, reader: Reader | None = 
         if rules is not None:
             _check_rules(rules, "rules")
             if context.setdefault("rules", rules) != rules:
-                raise ApiError(422, "bad_field", f"rules {rules!r} and hand.rules {context['rules']!r} differ: "
-                               "give one", "rules")
+                raise ApiError(
+                    422, "bad_field", f"rules {rules!r} and hand.rules {context['rules']!r} differ: give one", "rules"
+                )
         rules = str(context.get("rules", "riichi"))
         try:  # before the photo is read: a situation no hand could have (an unknown hand.rules too)
             check_context(context)
         except HandError as err:
             raise ApiError(422, err.code, err.message, f"hand.{err.field}" if err.field else "hand") from None
-        recognised = await read_photo(file, rules, {k: v for k, v in context.items() if k not in TILE_FIELDS},
-                                      preview)
+        recognised = await read_photo(file, rules, {k: v for k, v in context.items() if k not in TILE_FIELDS}, preview)
         timings = dict(recognised.pop("timings_ms"))
         recognised["timings_ms"] = {k: round(v, 1) for k, v in timings.items()}
         read_hand = {k: v for k, v in (recognised.get("hand") or {}).items() if k in HAND_FIELDS}
         if recognised.get("problems") and read_hand:
             fault = await asyncio.to_thread(context_fault, read_hand, context)
             if fault is not None:  # the photo's best hand is whole; what the user gave rules it out
-                raise ApiError(422, fault.code, f"the photo's hand and hand.{fault.field} disagree: {fault.message}",
-                               f"hand.{fault.field}", extra={"recognised": recognised})
+                raise ApiError(
+                    422,
+                    fault.code,
+                    f"the photo's hand and hand.{fault.field} disagree: {fault.message}",
+                    f"hand.{fault.field}",
+                    extra={"recognised": recognised},
+                )
         if recognised.get("problems") or not recognised.get("hand"):
             problems = recognised.get("problems") or []
             detail = "; ".join(str(p.get("message", p)) for p in problems if isinstance(p, dict))
-            raise ApiError(422, "no_valid_reading", "the photo does not show a hand that can be scored"
-                           + (f": {detail}" if detail else ""), "file", extra={"recognised": recognised})
+            raise ApiError(
+                422,
+                "no_valid_reading",
+                "the photo does not show a hand that can be scored" + (f": {detail}" if detail else ""),
+                "file",
+                extra={"recognised": recognised},
+            )
         t1 = time.perf_counter()
         out = await asyncio.to_thread(_score, {**read_hand, **context}, {"recognised": recognised}, frozenset(context))
         timings["score"] = (time.perf_counter() - t1) * 1000
@@ -533,8 +618,9 @@ def create_app(settings: ServiceSettings | None = None, reader: Reader | None = 
     # ------------------------------------------------------------------ the page
     @app.get("/", include_in_schema=False)
     async def index() -> Response:
-        return FileResponse(STATIC_DIR / "index.html", headers={"Cache-Control": "no-cache",
-                                                                "Content-Security-Policy": CSP})
+        return FileResponse(
+            STATIC_DIR / "index.html", headers={"Cache-Control": "no-cache", "Content-Security-Policy": CSP}
+        )
 
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
     return app
@@ -545,11 +631,13 @@ def _parse_context(text: str) -> dict[str, Any]:
     try:
         raw = json.loads(text) if text.strip() else {}
     except (json.JSONDecodeError, RecursionError) as exc:
-        raise ApiError(422, "bad_json", f"hand is not valid JSON: {getattr(exc, 'msg', 'too deeply nested')}",
-                       "hand") from None
+        raise ApiError(
+            422, "bad_json", f"hand is not valid JSON: {getattr(exc, 'msg', 'too deeply nested')}", "hand"
+        ) from None
     except ValueError:  # Python refuses whole numbers of thousands of digits
-        raise ApiError(422, "bad_json", "hand is not valid JSON: a number has more digits than any field can hold",
-                       "hand") from None
+        raise ApiError(
+            422, "bad_json", "hand is not valid JSON: a number has more digits than any field can hold", "hand"
+        ) from None
     if not isinstance(raw, dict):
         raise ApiError(422, "bad_json", "hand must be a JSON object", "hand")
     try:

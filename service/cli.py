@@ -14,8 +14,11 @@ from typing import Annotated, Any, NoReturn
 
 import typer
 
-app = typer.Typer(add_completion=False, no_args_is_help=True,
-                  help="paiscan: score finished mahjong hands (riichi and five house rules).")
+app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=True,
+    help="paiscan: score finished mahjong hands (riichi and five house rules).",
+)
 
 
 def _emit(obj: Any) -> None:
@@ -29,6 +32,7 @@ def _emit(obj: Any) -> None:
 def _parse_json(text: str, where: str = "") -> tuple[Any, dict[str, Any] | None]:
     """The JSON value of ``text``, or the ``bad_json`` error object saying why it is not one
     (``where``: "line 3: " for one line of a stream)."""
+
     def bad(message: str) -> tuple[Any, dict[str, Any]]:
         return None, {"error": {"code": "bad_json", "message": where + message, "field": None}}
 
@@ -75,14 +79,17 @@ def _parse_option_args(pairs: list[str]) -> dict[str, Any]:
         except (json.JSONDecodeError, RecursionError):
             value = raw
         except ValueError:
-            _fail("bad_option", f"--option {key.strip()}: a number of that many digits is no option value",
-                  f"options.{key.strip()}")
+            _fail(
+                "bad_option",
+                f"--option {key.strip()}: a number of that many digits is no option value",
+                f"options.{key.strip()}",
+            )
         out[key.strip()] = value
     return out
 
 
 def _score_one(data: Any, rules: str | None, options: dict[str, Any]) -> dict[str, Any]:
-    from scoring import HandError, score_hand
+    from paiscan.scoring import HandError, score_hand
 
     try:
         return score_hand(data, rules=rules, options=options).to_dict()
@@ -91,8 +98,13 @@ def _score_one(data: Any, rules: str | None, options: dict[str, Any]) -> dict[st
     except RecursionError:
         return {"error": {"code": "bad_json", "message": "the input is nested too deeply", "field": None}}
     except Exception as exc:  # never a traceback: a bug is reported as an error object, as the API does
-        return {"error": {"code": "scoring_failed",
-                          "message": f"this hand could not be scored ({type(exc).__name__}: {exc})", "field": None}}
+        return {
+            "error": {
+                "code": "scoring_failed",
+                "message": f"this hand could not be scored ({type(exc).__name__}: {exc})",
+                "field": None,
+            }
+        }
 
 
 @app.command("score-hand")
@@ -152,9 +164,16 @@ def _game_tables(out: dict[str, Any]) -> None:
         table.add_row(str(h["no"]), h["label"], what, *cells, mark)
     console.print(table)
     end = out["end"]
-    console.print(f"end: after hand {end['after']}, {end['message']}" if end else
-                  "end: " + ("none (this ruleset has no fixed end)" if out["finished"] else
-                             "the sheet stops before the end of the game (provisional settlement)"))
+    console.print(
+        f"end: after hand {end['after']}, {end['message']}"
+        if end
+        else "end: "
+        + (
+            "none (this ruleset has no fixed end)"
+            if out["finished"]
+            else "the sheet stops before the end of the game (provisional settlement)"
+        )
+    )
     st = Table("player", "final", "net", "rank", "result", title="settlement")
     for s in out["standings"]:
         st.add_row(s["player"], str(s["final"]), f"{s['net']:+}", str(s["rank"]), s["result"])
@@ -173,13 +192,15 @@ def game_cmd(
     source: Annotated[str, typer.Argument(help="game record JSON file, or - for standard input")] = "-",
     as_json: Annotated[bool, typer.Option("--json", help="print the replay as JSON instead of tables")] = False,
     csv_out: Annotated[Path | None, typer.Option("--csv", help="also write a CSV for a club spreadsheet")] = None,
-    prefer: Annotated[str | None, typer.Option(
-        "--prefer", help="points to apply when a hand has both: recomputed (default) or written")] = None,
+    prefer: Annotated[
+        str | None,
+        typer.Option("--prefer", help="points to apply when a hand has both: recomputed (default) or written"),
+    ] = None,
     strict: Annotated[bool, typer.Option("--strict", help="exit 1 when any hand is disputed")] = False,
 ) -> None:
     """Replay a game record: deals, running scores, the end, the settlement and every disputed hand."""
-    from scoring import HandError
-    from scoring.game_record import parse_record, replay
+    from paiscan.scoring import HandError
+    from paiscan.scoring.game_record import parse_record, replay
 
     if prefer is not None and prefer not in ("recomputed", "written"):
         _fail("bad_option", f"--prefer must be recomputed or written, not {prefer!r}", "prefer")
@@ -220,8 +241,8 @@ def rules_cmd(
     as_json: Annotated[bool, typer.Option("--json", help="print JSON instead of a table")] = False,
 ) -> None:
     """List the rulesets, or one ruleset's options (type, default, meaning) and yaku."""
-    from scoring import HandError
-    from scoring.registry import available, get_ruleset
+    from paiscan.scoring import HandError
+    from paiscan.scoring.registry import available, get_ruleset
 
     try:
         ids = [ruleset] if ruleset is not None else available()
@@ -247,8 +268,13 @@ def rules_cmd(
         if ruleset is not None:
             yt = Table("yaku", "name", "closed", "open", "unit")
             for y in d["yaku"]:
-                yt.add_row(y["id"], f"{y['name_ja']} {y['name']}", str(y["closed"]),
-                           "-" if y["open"] is None else str(y["open"]), y["unit"])
+                yt.add_row(
+                    y["id"],
+                    f"{y['name_ja']} {y['name']}",
+                    str(y["closed"]),
+                    "-" if y["open"] is None else str(y["open"]),
+                    y["unit"],
+                )
             console.print(yt)
 
 
@@ -261,18 +287,31 @@ def synth_cmd(
     crops: Annotated[bool, typer.Option("--crops", help="also write upright tile crops for the classifier")] = False,
     workers: Annotated[int, typer.Option("--workers", min=1, help="render processes")] = 1,
     preview_path: Annotated[Path | None, typer.Option("--preview", help="write a contact sheet with boxes")] = None,
-    tilt: Annotated[tuple[float, float] | None, typer.Option(
-        "--tilt", help="camera tilt range in degrees from top-down, LOW HIGH (default 0 60): a set of steep, "
-        "hard views")] = None,
-    size: Annotated[tuple[int, int] | None, typer.Option(
-        "--size", help="render size in pixels, W H (default 1280 960); 4000 3000 is a phone's 12 MP photo")] = None,
-    fill: Annotated[tuple[float, float] | None, typer.Option(
-        "--fill", help="share of the frame the hand spans, LOW HIGH (default 0.6 0.97); 0.3 0.6 is a photo "
-        "taken from further away")] = None,
+    tilt: Annotated[
+        tuple[float, float] | None,
+        typer.Option(
+            "--tilt",
+            help="camera tilt range in degrees from top-down, LOW HIGH (default 0 60): a set of steep, hard views",
+        ),
+    ] = None,
+    size: Annotated[
+        tuple[int, int] | None,
+        typer.Option(
+            "--size", help="render size in pixels, W H (default 1280 960); 4000 3000 is a phone's 12 MP photo"
+        ),
+    ] = None,
+    fill: Annotated[
+        tuple[float, float] | None,
+        typer.Option(
+            "--fill",
+            help="share of the frame the hand spans, LOW HIGH (default 0.6 0.97); 0.3 0.6 is a photo "
+            "taken from further away",
+        ),
+    ] = None,
 ) -> None:
     """Render synthetic photos of winning hands with exact labels."""
-    from scoring import HandError
-    from scoring.registry import RULESETS
+    from paiscan.scoring import HandError
+    from paiscan.scoring.registry import RULESETS
 
     if rules not in RULESETS:
         err = HandError("unknown_ruleset", f"unknown ruleset {rules!r} (known: {', '.join(RULESETS)})", "rules")
@@ -281,15 +320,21 @@ def synth_cmd(
     if out is None and preview_path is None:
         _fail("bad_field", "give --out DIR and/or --preview OUT.jpg", "out")
     if tilt is not None and not 0.0 <= tilt[0] <= tilt[1] <= MAX_SYNTH_TILT_DEG:
-        _fail("bad_field", f"--tilt needs 0 <= LOW <= HIGH <= {MAX_SYNTH_TILT_DEG:g} degrees, got {tilt[0]:g} "
-              f"{tilt[1]:g}", "tilt")
+        _fail(
+            "bad_field",
+            f"--tilt needs 0 <= LOW <= HIGH <= {MAX_SYNTH_TILT_DEG:g} degrees, got {tilt[0]:g} {tilt[1]:g}",
+            "tilt",
+        )
     if size is not None and not (min(size) >= MIN_SYNTH_SIDE and max(size) <= MAX_SYNTH_SIDE):
-        _fail("bad_field", f"--size needs W and H in {MIN_SYNTH_SIDE}..{MAX_SYNTH_SIDE} pixels, got {size[0]} "
-              f"{size[1]}", "size")
+        _fail(
+            "bad_field",
+            f"--size needs W and H in {MIN_SYNTH_SIDE}..{MAX_SYNTH_SIDE} pixels, got {size[0]} {size[1]}",
+            "size",
+        )
     if fill is not None and not 0.1 <= fill[0] <= fill[1] <= 1.0:
         _fail("bad_field", f"--fill needs 0.1 <= LOW <= HIGH <= 1, got {fill[0]:g} {fill[1]:g}", "fill")
-    from datasets.synth import preview, write_dataset
-    from datasets.synth.config import SynthConfig
+    from paiscan.datasets.synth import preview, write_dataset
+    from paiscan.datasets.synth.config import SynthConfig
 
     config = SynthConfig().framed(size, fill, tilt)
     if preview_path is not None:
@@ -307,42 +352,89 @@ def train_cmd(
     epochs: Annotated[int | None, typer.Option("--epochs", help="epochs (default: the recipe's)")] = None,
     imgsz: Annotated[int | None, typer.Option("--imgsz", help="localizer input size")] = None,
     seed: Annotated[int, typer.Option("--seed")] = 0,
-    init: Annotated[Path | None, typer.Option(
-        "--init", help="start from this ONNX model's weights (a fine-tuning stage), e.g. models/classifier.onnx; "
-        "for the classifier also a run's checkpoint.pt",
-    )] = None,
-    lr: Annotated[float | None, typer.Option(
-        "--lr", help="peak learning rate (classifier), AdamW's initial one (localizer); above 0")] = None,
-    orient_weight: Annotated[float | None, typer.Option(
-        "--orient-weight", help="classifier: weight of the face-orientation loss against the class loss")] = None,
-    input_size: Annotated[str | None, typer.Option(
-        "--input", help="classifier input WIDTHxHEIGHT (default 48x64); --init weights of any size load")] = None,
-    sideways_weight: Annotated[int | None, typer.Option(
-        "--sideways-weight", min=1, help="classifier: times per epoch each crop of a sideways tile is seen")] = None,
-    manzu_weight: Annotated[int | None, typer.Option(
-        "--manzu-weight", min=1, help="classifier: times per epoch each crop of a manzu tile is seen")] = None,
-    indicator_weight: Annotated[int | None, typer.Option(
-        "--indicator-weight", min=1,
-        help="classifier: times per epoch each crop of a dora indicator or gari tile is seen")] = None,
-    cut_weight: Annotated[int | None, typer.Option(
-        "--cut-weight", min=1,
-        help="classifier: times per epoch each crop of a hand tile or indicator the frame cuts is seen")] = None,
-    not_a_tile: Annotated[int | None, typer.Option(
-        "--not-a-tile", min=0, max=20, help="classifier: crops of bare table per render (and the real rack photos' "
-        "false tiles) to learn 'not a tile'")] = None,
-    only_not_a_tile: Annotated[bool, typer.Option(
-        "--only-not-a-tile", help="classifier: learn the not-a-tile output alone, every other weight kept")] = False,
-    real_runtime_boxes: Annotated[bool, typer.Option(
-        "--real-runtime-boxes", help="classifier: also cut the real training tiles at the localizer's boxes")] = False,
-    device: Annotated[str | None, typer.Option(
-        "--device", help="cpu, or a CUDA device such as 0 (a lent GPU)")] = None,
+    init: Annotated[
+        Path | None,
+        typer.Option(
+            "--init",
+            help="start from this ONNX model's weights (a fine-tuning stage), e.g. models/classifier.onnx; "
+            "for the classifier also a run's checkpoint.pt",
+        ),
+    ] = None,
+    lr: Annotated[
+        float | None,
+        typer.Option("--lr", help="peak learning rate (classifier), AdamW's initial one (localizer); above 0"),
+    ] = None,
+    orient_weight: Annotated[
+        float | None,
+        typer.Option("--orient-weight", help="classifier: weight of the face-orientation loss against the class loss"),
+    ] = None,
+    input_size: Annotated[
+        str | None,
+        typer.Option("--input", help="classifier input WIDTHxHEIGHT (default 48x64); --init weights of any size load"),
+    ] = None,
+    sideways_weight: Annotated[
+        int | None,
+        typer.Option(
+            "--sideways-weight", min=1, help="classifier: times per epoch each crop of a sideways tile is seen"
+        ),
+    ] = None,
+    manzu_weight: Annotated[
+        int | None,
+        typer.Option("--manzu-weight", min=1, help="classifier: times per epoch each crop of a manzu tile is seen"),
+    ] = None,
+    indicator_weight: Annotated[
+        int | None,
+        typer.Option(
+            "--indicator-weight",
+            min=1,
+            help="classifier: times per epoch each crop of a dora indicator or gari tile is seen",
+        ),
+    ] = None,
+    cut_weight: Annotated[
+        int | None,
+        typer.Option(
+            "--cut-weight",
+            min=1,
+            help="classifier: times per epoch each crop of a hand tile or indicator the frame cuts is seen",
+        ),
+    ] = None,
+    not_a_tile: Annotated[
+        int | None,
+        typer.Option(
+            "--not-a-tile",
+            min=0,
+            max=20,
+            help="classifier: crops of bare table per render (and the real rack photos' "
+            "false tiles) to learn 'not a tile'",
+        ),
+    ] = None,
+    only_not_a_tile: Annotated[
+        bool,
+        typer.Option(
+            "--only-not-a-tile", help="classifier: learn the not-a-tile output alone, every other weight kept"
+        ),
+    ] = False,
+    real_runtime_boxes: Annotated[
+        bool,
+        typer.Option(
+            "--real-runtime-boxes", help="classifier: also cut the real training tiles at the localizer's boxes"
+        ),
+    ] = False,
+    device: Annotated[str | None, typer.Option("--device", help="cpu, or a CUDA device such as 0 (a lent GPU)")] = None,
     batch: Annotated[int | None, typer.Option("--batch", min=1, help="localizer: images a batch")] = None,
-    workers: Annotated[int | None, typer.Option(
-        "--workers", min=0, help="data-loading processes (classifier: those making the augmented views)")] = None,
-    hours: Annotated[float | None, typer.Option(
-        "--hours", min=0.001, help="localizer: train this long, not --epochs (the schedule fits the time)")] = None,
-    cache: Annotated[bool, typer.Option(
-        "--cache", help="localizer: keep the decoded renders in memory (for a GPU)")] = False,
+    workers: Annotated[
+        int | None,
+        typer.Option("--workers", min=0, help="data-loading processes (classifier: those making the augmented views)"),
+    ] = None,
+    hours: Annotated[
+        float | None,
+        typer.Option(
+            "--hours", min=0.001, help="localizer: train this long, not --epochs (the schedule fits the time)"
+        ),
+    ] = None,
+    cache: Annotated[
+        bool, typer.Option("--cache", help="localizer: keep the decoded renders in memory (for a GPU)")
+    ] = False,
 ) -> None:
     """Train a model (needs the train extra). Resumes from the run folder's checkpoint."""
     if init is not None and not init.is_file():
@@ -352,24 +444,39 @@ def train_cmd(
     from dataclasses import replace
 
     if model == "localizer":
-        from datasets.train_localizer import LocalizerRecipe, train_localizer
+        from paiscan.datasets.train_localizer import LocalizerRecipe, train_localizer
 
-        chosen: dict[str, Any] = {"epochs": epochs or None, "imgsz": imgsz or None, "lr0": lr, "device": device,
-                                  "batch": batch, "workers": workers, "hours": hours, "cache": cache or None}
+        chosen: dict[str, Any] = {
+            "epochs": epochs or None,
+            "imgsz": imgsz or None,
+            "lr0": lr,
+            "device": device,
+            "batch": batch,
+            "workers": workers,
+            "hours": hours,
+            "cache": cache or None,
+        }
         if init is not None:
             chosen.update(init_onnx=str(init), warmup_epochs=1.0)
         lrec = replace(LocalizerRecipe(), seed=seed, **{k: v for k, v in chosen.items() if v is not None})
         train_localizer(data, out, lrec)
     elif model == "classifier":
-        from datasets.train_classifier import ClassifierRecipe, train_classifier
+        from paiscan.datasets.train_classifier import ClassifierRecipe, train_classifier
 
         given: dict[str, Any] = {  # the options given on the command line override the recipe's defaults
-            "epochs": epochs or None, "lr": lr, "orient_weight": orient_weight,
+            "epochs": epochs or None,
+            "lr": lr,
+            "orient_weight": orient_weight,
             "input_size": _input_size(input_size) if input_size is not None else None,
-            "sideways_weight": sideways_weight, "manzu_weight": manzu_weight,
-            "indicator_weight": indicator_weight, "cut_weight": cut_weight, "not_a_tile_per_image": not_a_tile,
-            "only_not_a_tile": only_not_a_tile or None, "real_runtime_boxes": real_runtime_boxes or None,
-            "device": device, "workers": workers,
+            "sideways_weight": sideways_weight,
+            "manzu_weight": manzu_weight,
+            "indicator_weight": indicator_weight,
+            "cut_weight": cut_weight,
+            "not_a_tile_per_image": not_a_tile,
+            "only_not_a_tile": only_not_a_tile or None,
+            "real_runtime_boxes": real_runtime_boxes or None,
+            "device": device,
+            "workers": workers,
         }
         if init is not None:
             given["init_checkpoint" if init.suffix == ".pt" else "init_onnx"] = str(init)
@@ -388,7 +495,7 @@ def _input_size(text: str) -> tuple[int, int]:
 
 
 def _reader(models_dir: Path | None, threads: int) -> Any:
-    from vision.pipeline import ModelsMissing, PhotoReader, VisionSettings
+    from paiscan.vision.pipeline import ModelsMissing, PhotoReader, VisionSettings
 
     try:
         return PhotoReader.load(VisionSettings(threads=threads).with_models(models_dir))
@@ -397,8 +504,12 @@ def _reader(models_dir: Path | None, threads: int) -> Any:
 
 
 ModelsDir = Annotated[Path | None, typer.Option("--models", help="folder with localizer.onnx and classifier.onnx")]
-Threads = Annotated[int, typer.Option(
-    "--threads", min=1, help="onnxruntime threads per model (1: the most photos a second when several run at once)")]
+Threads = Annotated[
+    int,
+    typer.Option(
+        "--threads", min=1, help="onnxruntime threads per model (1: the most photos a second when several run at once)"
+    ),
+]
 #: ``VisionSettings.threads``, written out so that commands needing only the scoring core import
 #: no vision code (a test keeps the two equal)
 DEFAULT_THREADS = 2
@@ -413,7 +524,7 @@ def eval_cmd(
     threads: Threads = DEFAULT_THREADS,
 ) -> None:
     """Tile and structure metrics of a labelled folder, as one JSON object."""
-    from datasets.evaluate import evaluate_folder, paiscan_detector, peer_detector
+    from paiscan.datasets.evaluate import evaluate_folder, paiscan_detector, peer_detector
 
     if not (data / "images").is_dir():
         _fail("bad_field", f"{data}/images is not a folder", "data")
@@ -434,20 +545,26 @@ def eval_cmd(
 
 
 def _read_photo(path: Path, reader: Any, rules: str, context: dict[str, Any] | None) -> dict[str, Any]:
-    from vision.image import ImageError
+    from paiscan.vision.image import ImageError
 
     try:
         result = reader.read(path.read_bytes(), rules=rules, context=context)
     except OSError as exc:
-        return {"error": {"code": "unreadable_image", "message": f"cannot read {path}: {exc.strerror}",
-                          "field": "PHOTO"}}
+        return {
+            "error": {"code": "unreadable_image", "message": f"cannot read {path}: {exc.strerror}", "field": "PHOTO"}
+        }
     except ImageError as exc:
         err = exc.to_dict()
         err["error"]["field"] = "PHOTO"
         return err
     except Exception as exc:  # never a traceback: a codec's or the reader's failure is an error object
-        return {"error": {"code": "reading_failed", "message": f"the photo could not be read "
-                          f"({type(exc).__name__}: {exc})", "field": "PHOTO"}}
+        return {
+            "error": {
+                "code": "reading_failed",
+                "message": f"the photo could not be read ({type(exc).__name__}: {exc})",
+                "field": "PHOTO",
+            }
+        }
     out: dict[str, Any] = result.to_dict()
     out["photo"] = str(path)
     return out
@@ -455,12 +572,16 @@ def _read_photo(path: Path, reader: Any, rules: str, context: dict[str, Any] | N
 
 def _annotate_target(photo: Path, annotate: Path) -> None:
     """Refuse an --annotate that cannot be written before any photo is read."""
-    from vision.annotate import wrong_ending
+    from paiscan.vision.annotate import wrong_ending
 
     if photo.is_dir():
         if annotate.exists() and not annotate.is_dir():
-            _fail("bad_field", f"{annotate} is a file: with a folder of photos, --annotate names a folder "
-                  "(one annotated JPEG per photo)", "annotate")
+            _fail(
+                "bad_field",
+                f"{annotate} is a file: with a folder of photos, --annotate names a folder "
+                "(one annotated JPEG per photo)",
+                "annotate",
+            )
         return
     wrong = wrong_ending(annotate)
     if wrong:
@@ -470,8 +591,8 @@ def _annotate_target(photo: Path, annotate: Path) -> None:
 
 
 def _write_annotated(photo: Path, out: dict[str, Any], target: Path) -> None:
-    from vision.annotate import annotate_file
-    from vision.image import ImageError
+    from paiscan.vision.annotate import annotate_file
+    from paiscan.vision.image import ImageError
 
     try:
         annotate_file(photo, out, target)
@@ -484,14 +605,16 @@ def read_cmd(
     photo: Annotated[Path, typer.Argument(help="a photo, or a folder of photos with --jsonl")],
     rules: Annotated[str, typer.Option("--rules", help="ruleset: tile set, what is set aside")] = "riichi",
     jsonl: Annotated[bool, typer.Option("--jsonl", help="read a folder, one JSON line per photo")] = False,
-    annotate: Annotated[Path | None, typer.Option(
-        "--annotate", help="write the photo with boxes, structure (a folder, with a folder of photos)")] = None,
+    annotate: Annotated[
+        Path | None,
+        typer.Option("--annotate", help="write the photo with boxes, structure (a folder, with a folder of photos)"),
+    ] = None,
     models: ModelsDir = None,
     threads: Threads = DEFAULT_THREADS,
 ) -> None:
     """What a photo shows: detections and the hand structure, with ambiguities."""
-    from scoring import HandError
-    from scoring.registry import get_ruleset
+    from paiscan.scoring import HandError
+    from paiscan.scoring.registry import get_ruleset
 
     try:
         get_ruleset(rules)
@@ -537,12 +660,17 @@ def score_cmd(
     threads: Threads = DEFAULT_THREADS,
 ) -> None:
     """Read a photo and print the Score, with the recognised hand under ``recognised``."""
-    context: dict[str, Any] = {"win": "tsumo" if tsumo else "ron", "seat_wind": seat_wind,
-                               "round_wind": round_wind, "honba": honba, "flags": flag or []}
+    context: dict[str, Any] = {
+        "win": "tsumo" if tsumo else "ron",
+        "seat_wind": seat_wind,
+        "round_wind": round_wind,
+        "honba": honba,
+        "flags": flag or [],
+    }
     options = _parse_option_args(option or [])
     if options:
         context["options"] = options
-    from scoring import HandError, check_context
+    from paiscan.scoring import HandError, check_context
 
     try:  # the situation first: a bad --seat-wind is the option's error, not the photo's
         check_context({"rules": rules, **context})
@@ -555,20 +683,35 @@ def score_cmd(
         _emit(out)
         raise typer.Exit(2)
     if out.get("problems") and out.get("hand"):
-        from scoring import context_fault
-        from scoring.hand import HAND_FIELDS
+        from paiscan.scoring import context_fault
+        from paiscan.scoring.hand import HAND_FIELDS
 
         read = {k: v for k, v in out["hand"].items() if k in HAND_FIELDS}
         fault = context_fault(read, {"rules": rules, **context})
         if fault is not None:  # the photo's best hand is whole; an option given rules it out
-            _emit({"error": {"code": fault.code, "message": f"the photo's hand and {fault.field} disagree: "
-                             f"{fault.message}", "field": fault.field}, "recognised": out})
+            _emit(
+                {
+                    "error": {
+                        "code": fault.code,
+                        "message": f"the photo's hand and {fault.field} disagree: {fault.message}",
+                        "field": fault.field,
+                    },
+                    "recognised": out,
+                }
+            )
             raise typer.Exit(2)
     if out.get("problems") or not out.get("hand"):
         first = (out.get("problems") or [{}])[0]
-        _emit({"error": {"code": first.get("code", "no_valid_reading"),
-                         "message": first.get("message", "the photo does not show a hand that can be scored"),
-                         "field": "PHOTO"}, "recognised": out})
+        _emit(
+            {
+                "error": {
+                    "code": first.get("code", "no_valid_reading"),
+                    "message": first.get("message", "the photo does not show a hand that can be scored"),
+                    "field": "PHOTO",
+                },
+                "recognised": out,
+            }
+        )
         raise typer.Exit(2)
     hand = {"rules": rules, **context, **out["hand"]}
     result = _score_one(hand, None, {})
@@ -584,7 +727,7 @@ def serve_cmd(
     port: Annotated[int, typer.Option("--port", min=1, max=65535)] = 8000,
 ) -> None:
     """Start the HTTP service and the web page."""
-    from service.app import serve
+    from paiscan.service.app import serve
 
     serve(host=host, port=port)
 

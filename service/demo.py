@@ -1,7 +1,7 @@
 """A stand-in photo reader that reads every photo as the same hand, laid out across the picture.
 
 It lets the web page and the API be tried, tested and load-tested without the trained models:
-``PAISCAN_READER=service.demo:DemoReader paiscan serve``. Nothing in it looks at the pixels.
+``PAISCAN_READER=paiscan.service.demo:DemoReader paiscan serve``. Nothing in it looks at the pixels.
 """
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from scoring.tiles import parse_tiles, tile_name
-from vision.image import DecodedImage
+from paiscan.scoring.tiles import parse_tiles, tile_name
+from paiscan.vision.image import DecodedImage
 
 #: 234m 456p 678s 22s 45s, winning on 6s (ron: tanyao + pinfu); the 5p might be a red five.
 DEMO_HAND = "234m456p678s2245s"
@@ -38,11 +38,17 @@ class DemoResult:
         for i, face in enumerate(tiles):
             x1 = margin + (i + (gap if i == n - 1 else 0)) * tw
             topk = UNSURE_TOPK if i == UNSURE_INDEX else [[face, 0.97], [_neighbour(face), 0.02]]
-            detections.append({
-                "class": face, "class_id": parse_tiles(face)[0], "confidence": topk[0][1],
-                "box": [round(x1 + 1, 1), round(y1, 1), round(x1 + tw - 1, 1), round(y1 + th, 1)],
-                "rotated": False, "topk": topk, "role": "win" if i == n - 1 else "hand",
-            })
+            detections.append(
+                {
+                    "class": face,
+                    "class_id": parse_tiles(face)[0],
+                    "confidence": topk[0][1],
+                    "box": [round(x1 + 1, 1), round(y1, 1), round(x1 + tw - 1, 1), round(y1 + th, 1)],
+                    "rotated": False,
+                    "topk": topk,
+                    "role": "win" if i == n - 1 else "hand",
+                }
+            )
         return {
             "detections": detections,
             "hand": {"hand": DEMO_HAND, "melds": [], "win_tile": DEMO_WIN, "dora_indicators": [], "nuki": ""},
@@ -63,7 +69,7 @@ def _neighbour(face: str) -> str:
 
 
 class DemoReader:
-    """The :class:`service.inference.Reader` shape, without models."""
+    """The :class:`paiscan.service.inference.Reader` shape, without models."""
 
     def __init__(self, settings: Any = None) -> None:
         self.settings = settings
@@ -100,8 +106,16 @@ def demo_photo(width: int = 1600, height: int = 1000, fmt: str = ".jpg") -> byte
         color = {"m": (30, 30, 160), "p": (150, 70, 20), "s": (40, 120, 30)}.get(face[1], (20, 20, 20))
         scale = (x2 - x1) / 55
         (tw, th), _ = cv2.getTextSize(face, cv2.FONT_HERSHEY_SIMPLEX, scale, max(1, round(scale * 2)))
-        cv2.putText(out, face, ((x1 + x2 - tw) // 2, (y1 + y2 + th) // 2), cv2.FONT_HERSHEY_SIMPLEX, scale, color,
-                    max(1, round(scale * 2)), cv2.LINE_AA)
+        cv2.putText(
+            out,
+            face,
+            ((x1 + x2 - tw) // 2, (y1 + y2 + th) // 2),
+            cv2.FONT_HERSHEY_SIMPLEX,
+            scale,
+            color,
+            max(1, round(scale * 2)),
+            cv2.LINE_AA,
+        )
     ok, buf = cv2.imencode(fmt, out)
     if not ok:  # pragma: no cover
         raise ValueError(f"cannot encode {fmt}")

@@ -28,17 +28,35 @@ log = logging.getLogger("paiscan.service")
 UNEXPECTED_STATUS = 422
 
 _STATUS_CODES = {
-    400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found", 405: "method_not_allowed",
-    406: "not_acceptable", 409: "conflict", 411: "length_required", 413: "too_large", 415: "unsupported_media_type",
-    422: "unprocessable", 429: "too_many_requests", 503: "busy",
+    400: "bad_request",
+    401: "unauthorized",
+    403: "forbidden",
+    404: "not_found",
+    405: "method_not_allowed",
+    406: "not_acceptable",
+    409: "conflict",
+    411: "length_required",
+    413: "too_large",
+    415: "unsupported_media_type",
+    422: "unprocessable",
+    429: "too_many_requests",
+    503: "busy",
 }
 
 
 class ApiError(Exception):
     """An error answer: status, the contract's code/message/field, and optional headers and extra keys."""
 
-    def __init__(self, status: int, code: str, message: str, field: str | None = None, *,
-                 headers: Mapping[str, str] | None = None, extra: Mapping[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        status: int,
+        code: str,
+        message: str,
+        field: str | None = None,
+        *,
+        headers: Mapping[str, str] | None = None,
+        extra: Mapping[str, Any] | None = None,
+    ) -> None:
         super().__init__(message)
         self.status = status
         self.code = code
@@ -84,8 +102,24 @@ def field_path(loc: Sequence[Any]) -> str | None:
 
 
 #: the names pydantic gives a union's members in an error's location
-_UNION_TAGS = frozenset({"bool", "str", "int", "float", "list", "dict", "none", "literal", "function-after",
-                         "function-before", "function-plain", "function-wrap", "lax-or-strict", "tagged-union"})
+_UNION_TAGS = frozenset(
+    {
+        "bool",
+        "str",
+        "int",
+        "float",
+        "list",
+        "dict",
+        "none",
+        "literal",
+        "function-after",
+        "function-before",
+        "function-plain",
+        "function-wrap",
+        "lax-or-strict",
+        "tagged-union",
+    }
+)
 
 
 def _union_member(part: str) -> bool:
@@ -146,8 +180,11 @@ def install_error_handlers(app: FastAPI) -> None:
             # FastAPI's "There was an error parsing the body": JSON nested too deeply, broken multipart …
             is_json = "json" in request.headers.get("content-type", "")
             code, field = ("bad_json", None) if is_json else ("bad_body", "body")
-            message = (f"the request body could not be parsed as {'JSON' if is_json else 'a form'}"
-                       f" ({exc.detail})" if isinstance(exc.detail, str) else "the request body could not be parsed")
+            message = (
+                f"the request body could not be parsed as {'JSON' if is_json else 'a form'} ({exc.detail})"
+                if isinstance(exc.detail, str)
+                else "the request body could not be parsed"
+            )
             return JSONResponse(error_body(code, message, field), status_code=422)
         code = _STATUS_CODES.get(exc.status_code, "http_error")
         message = exc.detail if isinstance(exc.detail, str) else json.dumps(exc.detail)
@@ -163,9 +200,12 @@ def unexpected_response(exc: BaseException) -> JSONResponse:
     incident = uuid.uuid4().hex[:12]
     log.error("unexpected error %s: %r", incident, exc, exc_info=exc)
     return JSONResponse(
-        error_body("internal_error", f"the request could not be processed (incident {incident}; "
-                                     "the server log has the details)"),
-        status_code=UNEXPECTED_STATUS)
+        error_body(
+            "internal_error",
+            f"the request could not be processed (incident {incident}; the server log has the details)",
+        ),
+        status_code=UNEXPECTED_STATUS,
+    )
 
 
 class GuardMiddleware:
@@ -269,8 +309,9 @@ def _content_length(scope: Scope) -> int | None:
 
 
 def _too_large(limit: BodyCap) -> JSONResponse:
-    return JSONResponse(error_body("too_large", limit.message, limit.field), status_code=413,
-                        headers={"Connection": "close"})
+    return JSONResponse(
+        error_body("too_large", limit.message, limit.field), status_code=413, headers={"Connection": "close"}
+    )
 
 
 @dataclass(frozen=True)
@@ -280,4 +321,3 @@ class BodyCap:
     bytes: int
     field: str
     message: str
-

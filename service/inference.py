@@ -1,6 +1,6 @@
 """The photo reader behind the service, and the bounded pool that runs it off the event loop.
 
-The service needs only :class:`Reader` (``warm`` and ``read``) from :mod:`vision.pipeline`, so a
+The service needs only :class:`Reader` (``warm`` and ``read``) from :mod:`paiscan.vision.pipeline`, so a
 test or a demo can hand it any object of that shape instead of the ONNX models.
 """
 
@@ -14,8 +14,8 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
-from service.settings import ServiceSettings
-from vision.image import DecodedImage
+from paiscan.service.settings import ServiceSettings
+from paiscan.vision.image import DecodedImage
 
 T = TypeVar("T")
 
@@ -26,12 +26,13 @@ class PhotoResultLike(Protocol):
 
 @runtime_checkable
 class Reader(Protocol):
-    """What the service needs of :class:`vision.pipeline.PhotoReader`."""
+    """What the service needs of :class:`paiscan.vision.pipeline.PhotoReader`."""
 
     def warm(self) -> None: ...
 
-    def read(self, image: DecodedImage, rules: str = "riichi",
-             context: dict[str, Any] | None = None) -> PhotoResultLike: ...
+    def read(
+        self, image: DecodedImage, rules: str = "riichi", context: dict[str, Any] | None = None
+    ) -> PhotoResultLike: ...
 
 
 class ReaderUnavailable(RuntimeError):
@@ -49,12 +50,16 @@ def load_reader(settings: ServiceSettings) -> Reader:
             raise ReaderUnavailable(f"PAISCAN_READER={settings.reader!r} cannot be imported: {exc}") from exc
         return factory(settings)
     try:
-        from vision.pipeline import ModelsMissing, PhotoReader, VisionSettings
+        from paiscan.vision.pipeline import ModelsMissing, PhotoReader, VisionSettings
     except ImportError as exc:
         raise ReaderUnavailable(f"the photo reader is not available in this build ({exc})") from exc
-    kwargs: dict[str, Any] = {"threads": settings.onnx_threads, "max_pixels": settings.max_pixels,
-                              "decode_max_side": settings.decode_max_side, "zoom_min_px": settings.zoom_min_px,
-                              "recheck_below": settings.recheck_below}
+    kwargs: dict[str, Any] = {
+        "threads": settings.onnx_threads,
+        "max_pixels": settings.max_pixels,
+        "decode_max_side": settings.decode_max_side,
+        "zoom_min_px": settings.zoom_min_px,
+        "recheck_below": settings.recheck_below,
+    }
     loc, cls = settings.model_paths()
     if loc is not None:
         kwargs["localizer_path"] = loc

@@ -12,8 +12,12 @@ import numpy as np
 
 #: BGR colours by the role a reader may give a detection (hand when it gives none)
 ROLE_COLORS: dict[str, tuple[int, int, int]] = {
-    "hand": (60, 190, 60), "win": (40, 40, 230), "meld": (230, 140, 20), "dora": (200, 40, 200),
-    "nuki": (0, 190, 240), "other": (150, 150, 150),
+    "hand": (60, 190, 60),
+    "win": (40, 40, 230),
+    "meld": (230, 140, 20),
+    "dora": (200, 40, 200),
+    "nuki": (0, 190, 240),
+    "other": (150, 150, 150),
 }
 
 
@@ -25,8 +29,13 @@ class Preview:
     scale: float  # preview pixels per photo pixel (boxes are in photo pixels)
 
 
-def make_preview(bgr: np.ndarray, photo_size: tuple[int, int], detections: Sequence[dict[str, Any]] | None,
-                 max_side: int = 1024, quality: int = 80) -> Preview:
+def make_preview(
+    bgr: np.ndarray,
+    photo_size: tuple[int, int],
+    detections: Sequence[dict[str, Any]] | None,
+    max_side: int = 1024,
+    quality: int = 80,
+) -> Preview:
     """Shrink ``bgr`` to ``max_side`` and draw ``detections`` (boxes in ``photo_size`` pixels) when given.
 
     >>> img = np.zeros((300, 2000, 3), np.uint8)
@@ -53,8 +62,9 @@ def make_preview(bgr: np.ndarray, photo_size: tuple[int, int], detections: Seque
             (tw, th), base = cv2.getTextSize(label, cv2.FONT_HERSHEY_SIMPLEX, font, thick)
             ty = y1 - 2 if y1 - th - base - 2 >= 0 else y2 + th + 2
             cv2.rectangle(img, (x1, ty - th - base), (x1 + tw + 2, ty + base - 1), color, -1)
-            cv2.putText(img, label, (x1 + 1, ty - 1), cv2.FONT_HERSHEY_SIMPLEX, font, (255, 255, 255), thick,
-                        cv2.LINE_AA)
+            cv2.putText(
+                img, label, (x1 + 1, ty - 1), cv2.FONT_HERSHEY_SIMPLEX, font, (255, 255, 255), thick, cv2.LINE_AA
+            )
     ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, quality])
     if not ok:  # pragma: no cover - encoding a valid uint8 image does not fail
         raise ValueError("JPEG encoding failed")

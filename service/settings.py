@@ -24,38 +24,54 @@ class ServiceSettings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="PAISCAN_", extra="ignore")
 
     models_dir: Path | None = Field(
-        default=None, description="folder with localizer.onnx and classifier.onnx (default: the package's models)")
+        default=None, description="folder with localizer.onnx and classifier.onnx (default: the package's models)"
+    )
     localizer_path: Path | None = Field(default=None, description="the localizer ONNX file (overrides models_dir)")
     classifier_path: Path | None = Field(default=None, description="the classifier ONNX file (overrides models_dir)")
-    onnx_threads: int = Field(default=2, ge=1, le=64,
-                              description="onnxruntime intra-op threads per model (one gives ~10 % more photos a "
-                                          "second under load on two cores, two a faster answer to one photo)")
+    onnx_threads: int = Field(
+        default=2,
+        ge=1,
+        le=64,
+        description="onnxruntime intra-op threads per model (one gives ~10 % more photos a "
+        "second under load on two cores, two a faster answer to one photo)",
+    )
     reader: str | None = Field(
         default=None,
         description="'module:factory' building the photo reader instead of the ONNX models; the factory is called "
-                    "with these settings (service.demo:DemoReader reads every photo as one fixed hand)")
+        "with these settings (paiscan.service.demo:DemoReader reads every photo as one fixed hand)",
+    )
 
     max_upload_bytes: int = Field(default=15_000_000, ge=1024, description="largest photo upload, in bytes")
     max_json_bytes: int = Field(default=256 * 1024, ge=1024, description="largest JSON request body, in bytes")
     max_pixels: int = Field(default=40_000_000, ge=10_000, description="largest photo, in pixels (decompression bombs)")
     decode_max_side: int = Field(
-        default=1000, ge=256,
+        default=1000,
+        ge=256,
         description="large JPEGs are decoded at reduced size down to about this long side (again larger when the "
-                    "tiles are small)")
+        "tiles are small)",
+    )
     zoom_min_px: float = Field(
-        default=20.0, ge=0.0, le=200.0,
+        default=20.0,
+        ge=0.0,
+        le=200.0,
         description="when the tiles come out under this many pixels in the localizer's input, it looks again "
-                    "through closer windows (slower, finds far tiles); 0 turns it off")
+        "through closer windows (slower, finds far tiles); 0 turns it off",
+    )
     recheck_below: float = Field(
-        default=0.7, ge=0.0, le=1.0,
+        default=0.7,
+        ge=0.0,
+        le=1.0,
         description="a tile read with less certainty than this is read again from six more crops (a few ms); "
-                    "0 turns it off")
+        "0 turns it off",
+    )
     preview_max_side: int = Field(default=1024, ge=64, le=4096, description="long side of the annotated preview")
 
-    workers: int = Field(default_factory=_default_workers, ge=1, le=64,
-                         description="photos read at the same time (inference threads)")
-    queue_size: int = Field(default=8, ge=1, le=10_000,
-                            description="photos accepted at once, running and waiting; more are answered 503")
+    workers: int = Field(
+        default_factory=_default_workers, ge=1, le=64, description="photos read at the same time (inference threads)"
+    )
+    queue_size: int = Field(
+        default=8, ge=1, le=10_000, description="photos accepted at once, running and waiting; more are answered 503"
+    )
     retry_after_s: int = Field(default=2, ge=1, le=3600, description="the Retry-After of a 503 busy answer")
 
     @model_validator(mode="after")

@@ -12,25 +12,59 @@ from mahjong.hand_calculating.hand import HandCalculator
 from mahjong.hand_calculating.hand_config import HandConfig, OptionalRules
 from mahjong.meld import Meld as MjMeld
 
-from scoring.hand import Hand
-from scoring.tiles import RED_5M, RED_5S, kind
+from paiscan.scoring.hand import Hand
+from paiscan.scoring.tiles import RED_5M, RED_5S, kind
 
 WIND_CONST = (EAST, SOUTH, WEST, NORTH)
 #: mahjong's yaku class names → paiscan riichi ids
 YAKU_IDS = {
-    "Tsumo": "menzen_tsumo", "Riichi": "riichi", "DaburuRiichi": "double_riichi", "Ippatsu": "ippatsu",
-    "Pinfu": "pinfu", "Tanyao": "tanyao", "Iipeiko": "iipeikou", "Haku": "yakuhai_haku",
-    "Hatsu": "yakuhai_hatsu", "Chun": "yakuhai_chun", "Rinshan": "rinshan", "Chankan": "chankan",
-    "Haitei": "haitei", "Houtei": "houtei", "Sanshoku": "sanshoku", "Ittsu": "ittsu", "Chantai": "chanta",
-    "Chiitoitsu": "chiitoitsu", "Toitoi": "toitoi", "Sanankou": "sanankou",
-    "SanshokuDoukou": "sanshoku_doukou", "SanKantsu": "sankantsu", "Shosangen": "shousangen",
-    "Honroto": "honroutou", "Ryanpeikou": "ryanpeikou", "Junchan": "junchan", "Honitsu": "honitsu",
-    "Chinitsu": "chinitsu", "KokushiMusou": "kokushi", "DaburuKokushiMusou": "kokushi_13",
-    "Suuankou": "suuankou", "SuuankouTanki": "suuankou_tanki", "Daisangen": "daisangen",
-    "Shousuushii": "shousuushii", "DaiSuushii": "daisuushii", "Tsuuiisou": "tsuuiisou",
-    "Chinroutou": "chinroutou", "Ryuuiisou": "ryuuiisou", "ChuurenPoutou": "chuuren",
-    "DaburuChuurenPoutou": "junsei_chuuren", "Suukantsu": "suukantsu", "Tenhou": "tenhou",
-    "Chiihou": "chiihou", "Renhou": "renhou", "Dora": "dora", "AkaDora": "aka_dora", "UraDora": "ura_dora",
+    "Tsumo": "menzen_tsumo",
+    "Riichi": "riichi",
+    "DaburuRiichi": "double_riichi",
+    "Ippatsu": "ippatsu",
+    "Pinfu": "pinfu",
+    "Tanyao": "tanyao",
+    "Iipeiko": "iipeikou",
+    "Haku": "yakuhai_haku",
+    "Hatsu": "yakuhai_hatsu",
+    "Chun": "yakuhai_chun",
+    "Rinshan": "rinshan",
+    "Chankan": "chankan",
+    "Haitei": "haitei",
+    "Houtei": "houtei",
+    "Sanshoku": "sanshoku",
+    "Ittsu": "ittsu",
+    "Chantai": "chanta",
+    "Chiitoitsu": "chiitoitsu",
+    "Toitoi": "toitoi",
+    "Sanankou": "sanankou",
+    "SanshokuDoukou": "sanshoku_doukou",
+    "SanKantsu": "sankantsu",
+    "Shosangen": "shousangen",
+    "Honroto": "honroutou",
+    "Ryanpeikou": "ryanpeikou",
+    "Junchan": "junchan",
+    "Honitsu": "honitsu",
+    "Chinitsu": "chinitsu",
+    "KokushiMusou": "kokushi",
+    "DaburuKokushiMusou": "kokushi_13",
+    "Suuankou": "suuankou",
+    "SuuankouTanki": "suuankou_tanki",
+    "Daisangen": "daisangen",
+    "Shousuushii": "shousuushii",
+    "DaiSuushii": "daisuushii",
+    "Tsuuiisou": "tsuuiisou",
+    "Chinroutou": "chinroutou",
+    "Ryuuiisou": "ryuuiisou",
+    "ChuurenPoutou": "chuuren",
+    "DaburuChuurenPoutou": "junsei_chuuren",
+    "Suukantsu": "suukantsu",
+    "Tenhou": "tenhou",
+    "Chiihou": "chiihou",
+    "Renhou": "renhou",
+    "Dora": "dora",
+    "AkaDora": "aka_dora",
+    "UraDora": "ura_dora",
 }
 for _w in ("East", "South", "West", "North"):
     YAKU_IDS[f"SeatWind{_w}"] = "yakuhai_seat_wind"
@@ -97,8 +131,9 @@ _CALC = HandCalculator()
 def oracle(hand: Hand) -> dict[str, Any]:
     """han, fu, yaku ids, total and payments as mahjong computes them (or its error)."""
     tiles, win, melds, dora, ura, config = to_mahjong(hand)
-    res = _CALC.estimate_hand_value(tiles, win, melds=melds, dora_indicators=dora,
-                                    ura_dora_indicators=ura or None, config=config)
+    res = _CALC.estimate_hand_value(
+        tiles, win, melds=melds, dora_indicators=dora, ura_dora_indicators=ura or None, config=config
+    )
     if res.error:
         return {"error": res.error}
     cost = res.cost
@@ -109,7 +144,14 @@ def oracle(hand: Hand) -> dict[str, Any]:
     elif hand.is_dealer:
         pays = [("non_dealer", cost["main"] + cost["main_bonus"])] * 3
     else:
-        pays = [("dealer", cost["main"] + cost["main_bonus"])] + \
-               [("non_dealer", cost["additional"] + cost["additional_bonus"])] * 2
-    return {"han": res.han, "fu": res.fu, "yaku": yaku, "total": cost["total"], "payments": sorted(pays),
-            "yakuman": any(y.is_yakuman for y in res.yaku)}
+        pays = [("dealer", cost["main"] + cost["main_bonus"])] + [
+            ("non_dealer", cost["additional"] + cost["additional_bonus"])
+        ] * 2
+    return {
+        "han": res.han,
+        "fu": res.fu,
+        "yaku": yaku,
+        "total": cost["total"],
+        "payments": sorted(pays),
+        "yakuman": any(y.is_yakuman for y in res.yaku),
+    }

@@ -1,11 +1,11 @@
-"""``vision.annotate``: the picture of what was read, written whole or not at all."""
+"""``paiscan.vision.annotate``: the picture of what was read, written whole or not at all."""
 
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from vision import annotate as annotate_mod
+from paiscan.vision import annotate as annotate_mod
 
 
 def test_annotate_file_writes_whole_or_not_at_all(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -17,16 +17,26 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from spec_vectors import check_expect, hand_vectors
 
-from scoring import score_hand
-from scoring.errors import HandError
-from scoring.generate import random_hand
-from scoring.registry import get_ruleset
-from scoring.settlement_boo import settle, settlement_rules
+from paiscan.scoring import score_hand
+from paiscan.scoring.errors import HandError
+from paiscan.scoring.generate import random_hand
+from paiscan.scoring.registry import get_ruleset
+from paiscan.scoring.settlement_boo import settle, settlement_rules
 
 VECTORS = hand_vectors("boo")
 #: keys of a variant that change the input; the rest (but ``why``) is expected output
-INPUT_KEYS = ("options", "flags", "honba", "seat_wind", "round_wind", "win", "win_tile", "hand",
-              "melds", "dora_indicators")
+INPUT_KEYS = (
+    "options",
+    "flags",
+    "honba",
+    "seat_wind",
+    "round_wind",
+    "win",
+    "win_tile",
+    "hand",
+    "melds",
+    "dora_indicators",
+)
 #: what a variant's ``result`` sentence names → the Score's ``game_effect``
 EFFECTS = (("double マルエー", "double_maru_a"), ("マルエー", "maru_a"), ("A-top", "a_top"))
 
@@ -55,8 +65,9 @@ def check_result(score: dict[str, Any], result: str, rules: str, options: dict[s
     return []
 
 
-def check(score: dict[str, Any], expect: dict[str, Any], rules: str = "boo",
-          options: dict[str, Any] | None = None) -> list[str]:
+def check(
+    score: dict[str, Any], expect: dict[str, Any], rules: str = "boo", options: dict[str, Any] | None = None
+) -> list[str]:
     """:func:`check_expect` plus the ``result`` sentences of the game-effect variants."""
     expect = dict(expect)
     problems = []
@@ -74,8 +85,9 @@ def variant_input(vec: dict[str, Any], variant: dict[str, Any]) -> dict[str, Any
 
 
 def variant_params(vectors: list[dict[str, Any]]) -> list[Any]:
-    return [pytest.param(v, var, id=f"{v['id']}-v{i + 1}")
-            for v in vectors for i, var in enumerate(v.get("variants") or [])]
+    return [
+        pytest.param(v, var, id=f"{v['id']}-v{i + 1}") for v in vectors for i, var in enumerate(v.get("variants") or [])
+    ]
 
 
 @pytest.mark.parametrize("vec", VECTORS, ids=[v["id"] for v in VECTORS])
@@ -100,12 +112,34 @@ def test_every_vector_is_exercised() -> None:
 # ---------------------------------------------------------------- options and the rules command
 #: §10's settings table, every one a named option (§13's ambiguities are all among them)
 SPEC_OPTIONS = {
-    "start_points", "bazoro", "yakuman_mode", "chiihou_meaning", "aotenjou_yakuman", "red_fives",
-    "ryanmen_tsumo_fu", "double_wind_pair_fu", "chanta_requires_sequence", "yaku_han",
-    "enable_iipeikou", "enable_chiitoitsu", "enable_sanshoku", "enable_ryuuiisou",
-    "ryuuiisou_requires_hatsu", "extra_value_winds", "aotenjou", "min_stick", "dora_value",
-    "honba_ron_value", "honba_requires_han", "loser_payment", "table_fee", "table_fee_gentsuu",
-    "c_top_banned", "bust_requires_top", "forbidden_valid_all_last", "bust_partial_payment",
+    "start_points",
+    "bazoro",
+    "yakuman_mode",
+    "chiihou_meaning",
+    "aotenjou_yakuman",
+    "red_fives",
+    "ryanmen_tsumo_fu",
+    "double_wind_pair_fu",
+    "chanta_requires_sequence",
+    "yaku_han",
+    "enable_iipeikou",
+    "enable_chiitoitsu",
+    "enable_sanshoku",
+    "enable_ryuuiisou",
+    "ryuuiisou_requires_hatsu",
+    "extra_value_winds",
+    "aotenjou",
+    "min_stick",
+    "dora_value",
+    "honba_ron_value",
+    "honba_requires_han",
+    "loser_payment",
+    "table_fee",
+    "table_fee_gentsuu",
+    "c_top_banned",
+    "bust_requires_top",
+    "forbidden_valid_all_last",
+    "bust_partial_payment",
 }
 
 
@@ -116,7 +150,10 @@ def test_describe_lists_every_option() -> None:
     assert set(options) == SPEC_OPTIONS | {"closed_ron_fu"}
     assert all(len(o["meaning"]) > 20 for o in options.values())
     assert options["start_points"]["default"] == 2000 and options["bazoro"]["choices"] == [
-        "none", "always", "south_only"]
+        "none",
+        "always",
+        "south_only",
+    ]
     assert options["yaku_han"]["type"] == "object" and options["yaku_han"]["default"]["shousangen"] == 4
     assert options["loser_payment"]["default"] == {"A": 1, "B": 1, "C": 1}
     yaku = {y["id"]: y for y in d["yaku"]}
@@ -134,12 +171,13 @@ def test_paiscan_rules_command(rid: str) -> None:
     from typer.testing import CliRunner
 
     # loaded by name: the CLI imports the vision and dataset packages, which are not this test's
-    app = importlib.import_module("service.cli").app
+    app = importlib.import_module("paiscan.service.cli").app
     result = CliRunner().invoke(app, ["rules", rid, "--json"])
     assert result.exit_code == 0
     printed = json.loads(result.stdout)
     assert printed["id"] == rid and printed["options"] == json.loads(
-        json.dumps(get_ruleset(rid).describe()["options"], ensure_ascii=False))
+        json.dumps(get_ruleset(rid).describe()["options"], ensure_ascii=False)
+    )
     table = CliRunner().invoke(app, ["rules", rid])
     assert table.exit_code == 0
     assert ("start_points" if rid == "boo" else "red_5p_count") in table.stdout
@@ -159,22 +197,32 @@ def items(score: dict[str, Any]) -> Counter[str]:
     return got
 
 
-@pytest.mark.parametrize(("change", "code", "field"), [
-    ({"options": {"no_such": 1}}, "unknown_option", "options.no_such"),
-    ({"options": {"bazoro": "sometimes"}}, "bad_option", "options.bazoro"),
-    ({"options": {"start_points": 3000}}, "bad_option", "options.start_points"),
-    ({"options": {"red_fives": {"p": 5}}}, "bad_option", "options.red_fives.p"),
-    ({"options": {"yaku_han": {"pinfu": -1}}}, "bad_option", "options.yaku_han.pinfu"),
-    ({"options": {"yaku_han": {"dora": 1}}}, "bad_option", "options.yaku_han.dora"),
-    ({"options": {"loser_payment": {"A": -3}}}, "bad_option", "options.loser_payment.A"),
-    ({"nuki": "4z"}, "bad_nuki", "nuki"),
-    ({"hand": "234m067p34s678s55s", "dora_indicators": ["0p"]}, "too_many_red_fives", "dora_indicators"),
-    ({"win": "tsumo", "flags": ["rinshan_after_daiminkan"],
-      "melds": [{"type": "kan", "tiles": "6666p", "open": True, "added": True}], "hand": "234m34s678s55s"},
-     "rinshan_without_kan", "flags"),
-    ({"hand": "11m4477p2288s336z", "win_tile": "6z"}, "yaku_not_adopted", "hand"),
-    ({"hand": "11m4477p2288s335z", "win_tile": "6z"}, "not_a_winning_hand", "hand"),
-])
+@pytest.mark.parametrize(
+    ("change", "code", "field"),
+    [
+        ({"options": {"no_such": 1}}, "unknown_option", "options.no_such"),
+        ({"options": {"bazoro": "sometimes"}}, "bad_option", "options.bazoro"),
+        ({"options": {"start_points": 3000}}, "bad_option", "options.start_points"),
+        ({"options": {"red_fives": {"p": 5}}}, "bad_option", "options.red_fives.p"),
+        ({"options": {"yaku_han": {"pinfu": -1}}}, "bad_option", "options.yaku_han.pinfu"),
+        ({"options": {"yaku_han": {"dora": 1}}}, "bad_option", "options.yaku_han.dora"),
+        ({"options": {"loser_payment": {"A": -3}}}, "bad_option", "options.loser_payment.A"),
+        ({"nuki": "4z"}, "bad_nuki", "nuki"),
+        ({"hand": "234m067p34s678s55s", "dora_indicators": ["0p"]}, "too_many_red_fives", "dora_indicators"),
+        (
+            {
+                "win": "tsumo",
+                "flags": ["rinshan_after_daiminkan"],
+                "melds": [{"type": "kan", "tiles": "6666p", "open": True, "added": True}],
+                "hand": "234m34s678s55s",
+            },
+            "rinshan_without_kan",
+            "flags",
+        ),
+        ({"hand": "11m4477p2288s336z", "win_tile": "6z"}, "yaku_not_adopted", "hand"),
+        ({"hand": "11m4477p2288s335z", "win_tile": "6z"}, "not_a_winning_hand", "hand"),
+    ],
+)
 def test_validation(change: dict[str, Any], code: str, field: str) -> None:
     s = run({**BASE, **change})
     assert (s.get("error"), s.get("field")) == (code, field), s
@@ -196,21 +244,50 @@ def test_yaku_han_overrides_a_value() -> None:
 def test_no_kuisagari_and_closed_only() -> None:
     """Every §3 yaku is worth the same open; riichi and menzen tsumo need a closed hand."""
     closed = run({"rules": "boo", "hand": "123p456p789p11z22p", "win_tile": "2p", "seat_wind": "south"})
-    opened = run({"rules": "boo", "hand": "456p789p11z22p", "win_tile": "2p", "seat_wind": "south",
-                  "melds": [{"type": "chi", "tiles": "123p"}]})
+    opened = run(
+        {
+            "rules": "boo",
+            "hand": "456p789p11z22p",
+            "win_tile": "2p",
+            "seat_wind": "south",
+            "melds": [{"type": "chi", "tiles": "123p"}],
+        }
+    )
     assert {y["id"]: y["value"] for y in closed["yaku"]} == {"honitsu": 2, "ittsu": 2}
     assert {y["id"]: y["value"] for y in opened["yaku"]} == {"honitsu": 2, "ittsu": 2}
 
 
 def test_chinitsu_is_mangan_whatever_else() -> None:
-    s = run({"rules": "boo", "hand": "2s", "win_tile": "2s", "seat_wind": "south",
-             "melds": [{"type": "chi", "tiles": "123s"}, {"type": "chi", "tiles": "456s"},
-                       {"type": "chi", "tiles": "789s"}, {"type": "chi", "tiles": "345s"}]})
+    s = run(
+        {
+            "rules": "boo",
+            "hand": "2s",
+            "win_tile": "2s",
+            "seat_wind": "south",
+            "melds": [
+                {"type": "chi", "tiles": "123s"},
+                {"type": "chi", "tiles": "456s"},
+                {"type": "chi", "tiles": "789s"},
+                {"type": "chi", "tiles": "345s"},
+            ],
+        }
+    )
     assert s["limit"] == "mangan" and s["total"] == 2000 and "chinitsu" in ids(s)
-    aotenjou = run({"rules": "boo", "hand": "2s", "win_tile": "2s", "seat_wind": "south",
-                    "options": {"aotenjou": True},
-                    "melds": [{"type": "chi", "tiles": "123s"}, {"type": "chi", "tiles": "456s"},
-                              {"type": "chi", "tiles": "789s"}, {"type": "chi", "tiles": "345s"}]})
+    aotenjou = run(
+        {
+            "rules": "boo",
+            "hand": "2s",
+            "win_tile": "2s",
+            "seat_wind": "south",
+            "options": {"aotenjou": True},
+            "melds": [
+                {"type": "chi", "tiles": "123s"},
+                {"type": "chi", "tiles": "456s"},
+                {"type": "chi", "tiles": "789s"},
+                {"type": "chi", "tiles": "345s"},
+            ],
+        }
+    )
     # 6 han chinitsu + 2 han ittsu, 20 fu + 2 tanki = 22 → 30 fu: 30 × 2^8 × 4
     assert aotenjou["limit"] is None and aotenjou["han"] == 8 and aotenjou["total"] == 30 * 256 * 4
 
@@ -232,8 +309,7 @@ def test_closed_ron_fu_option() -> None:
 
 def test_ryanmen_tsumo_fu_option() -> None:
     """4 fu for a ryanmen tsumo can lift a hand a fu step; a kanchan tsumo stays 2 + 2."""
-    hand = {"rules": "boo", "hand": "234m567p99p111z45s", "win_tile": "6s", "win": "tsumo",
-            "seat_wind": "south"}
+    hand = {"rules": "boo", "hand": "234m567p99p111z45s", "win_tile": "6s", "win": "tsumo", "seat_wind": "south"}
     assert run(hand)["fu"] == 30  # 20 + 8 (East, concealed) + 2 (tsumo)
     assert run({**hand, "options": {"ryanmen_tsumo_fu": 4}})["fu"] == 40  # 20 + 8 + 4 = 32 → 40
     kanchan = {**hand, "hand": "234m567p99p111z46s", "win_tile": "5s"}
@@ -249,9 +325,16 @@ def test_bazoro_options() -> None:
 
 
 def test_bazoro_is_not_han_for_honba() -> None:
-    open_no_yaku = {"rules": "boo", "hand": "567p234s99p78s", "melds": [{"type": "chi", "tiles": "123m"}],
-                    "win_tile": "6s", "win": "tsumo", "seat_wind": "south", "honba": 1,
-                    "options": {"honba_requires_han": True, "bazoro": "always"}}
+    open_no_yaku = {
+        "rules": "boo",
+        "hand": "567p234s99p78s",
+        "melds": [{"type": "chi", "tiles": "123m"}],
+        "win_tile": "6s",
+        "win": "tsumo",
+        "seat_wind": "south",
+        "honba": 1,
+        "options": {"honba_requires_han": True, "bazoro": "always"},
+    }
     s = run(open_no_yaku)
     assert items(s)["honba"] == 0 and s["next_honba"] == 2 and s["bazoro"] == 1
     red = run({**open_no_yaku, "hand": "067p234s99p78s"})
@@ -293,18 +376,20 @@ def test_optional_yaku() -> None:
 
 
 def test_two_yakuman_count_once() -> None:
-    s = run({"rules": "boo", "hand": "111z222z333z44z55z", "win_tile": "5z", "win": "tsumo",
-             "seat_wind": "south"})
+    s = run({"rules": "boo", "hand": "111z222z333z44z55z", "win_tile": "5z", "win": "tsumo", "seat_wind": "south"})
     assert sorted(ids(s)) == ["suuankou", "suushii", "tsuuiisou"] and s["total"] == 4000 + 300
 
 
 def test_flags_and_warnings() -> None:
-    s = run({**BASE, "flags": ["double_riichi", "ippatsu"], "dora_indicators": ["1s", "2s"],
-             "ura_indicators": ["3s"]})
+    s = run({**BASE, "flags": ["double_riichi", "ippatsu"], "dora_indicators": ["1s", "2s"], "ura_indicators": ["3s"]})
     assert ids(s)[0] == "riichi" and s["han"] == 3  # riichi, tanyao, pinfu
     text = " ".join(s["warnings"])
-    for words in ("double_riichi counts as riichi", "'ippatsu' has no effect", "only the first counts",
-                  "ura_indicators ignored"):
+    for words in (
+        "double_riichi counts as riichi",
+        "'ippatsu' has no effect",
+        "only the first counts",
+        "ura_indicators ignored",
+    ):
         assert words in text
     assert items(s)["dora"] == 100  # 1s → 2s: the winning 2s; 2s → 3s (one more) is ignored
 
@@ -312,8 +397,7 @@ def test_flags_and_warnings() -> None:
 def test_chiihou_flag_follows_the_meaning() -> None:
     s = run({**BASE, "flags": ["renhou", "dealer_first_discard_ron"]})
     assert any("'dealer_first_discard_ron' has no effect" in w for w in s["warnings"])
-    s = run({**BASE, "win": "tsumo", "flags": ["chiihou"],
-             "options": {"chiihou_meaning": "dealer_first_discard_ron"}})
+    s = run({**BASE, "win": "tsumo", "flags": ["chiihou"], "options": {"chiihou_meaning": "dealer_first_discard_ron"}})
     assert any("'chiihou' has no effect" in w for w in s["warnings"]) and "chiihou" not in ids(s)
 
 
@@ -340,8 +424,12 @@ def payer_split(score: dict[str, Any]) -> dict[str, list[int]]:
 
 
 @settings(max_examples=150, deadline=None)
-@given(st.integers(0, 2**32 - 1), st.sampled_from([{}, {"bazoro": "always"}, {"dora_value": "closed_200"},
-                                                   {"min_stick": 20}, {"ryanmen_tsumo_fu": 4}]))
+@given(
+    st.integers(0, 2**32 - 1),
+    st.sampled_from(
+        [{}, {"bazoro": "always"}, {"dora_value": "closed_200"}, {"min_stick": 20}, {"ryanmen_tsumo_fu": 4}]
+    ),
+)
 def test_random_hands_total_split_and_cap(seed: int, options: dict[str, Any]) -> None:
     """total = sum of payments = sum of items; tsumo splits (dealer share = twice a non-dealer's
     hand points; a dealer tsumo is paid equally); the hand points never exceed the mangan (or the

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from PIL import ImageFont
 
-from datasets.carry_fonts import carry_fonts, main
-from datasets.synth.art import FONT_CHARACTERS, _find_cjk_fonts, find_cjk_fonts
+from paiscan.datasets.carry_fonts import carry_fonts, main
+from paiscan.datasets.synth.art import FONT_CHARACTERS, _find_cjk_fonts, find_cjk_fonts
 
 FONTS = find_cjk_fonts()
 
@@ -30,7 +30,7 @@ def test_a_cut_down_font_draws_every_character_as_the_whole_font_does(tmp_path: 
 
 
 def test_with_no_fonts_to_carry_it_says_so(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import datasets.carry_fonts as cf
+    import paiscan.datasets.carry_fonts as cf
 
     monkeypatch.setattr(cf, "find_cjk_fonts", lambda: [])
     with pytest.raises(SystemExit, match="no CJK fonts"):

@@ -9,7 +9,7 @@ import pytest
 from PIL import Image
 from typer.testing import CliRunner
 
-from service.cli import app
+from paiscan.service.cli import app
 
 RUNNER = CliRunner()
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "hand.json"
@@ -104,46 +104,100 @@ def _recipe_of(monkeypatch: pytest.MonkeyPatch, module: Any, trainer: str) -> Ca
 
 
 def test_train_localizer_options_override_only_what_they_name(tmp_path: Path, monkeypatch) -> None:
-    import datasets.train_localizer as tl
+    import paiscan.datasets.train_localizer as tl
 
     recipe = _recipe_of(monkeypatch, tl, "train_localizer")
     init = tmp_path / "stage.onnx"
     init.write_bytes(b"x")
     assert recipe("localizer", "--data", str(tmp_path)) == tl.LocalizerRecipe()
-    assert recipe("localizer", "--data", str(tmp_path), "--epochs", "2", "--imgsz", "384", "--init", str(init),
-                  "--lr", "0.0002", "--seed", "3") == tl.LocalizerRecipe(
-        epochs=2, imgsz=384, seed=3, init_onnx=str(init), warmup_epochs=1.0, lr0=0.0002)
-    assert recipe("localizer", "--data", str(tmp_path), "--device", "0", "--batch", "64", "--workers", "14",
-                  "--hours", "0.1", "--cache") == tl.LocalizerRecipe(
-        device="0", batch=64, workers=14, hours=0.1, cache=True)
+    assert recipe(
+        "localizer",
+        "--data",
+        str(tmp_path),
+        "--epochs",
+        "2",
+        "--imgsz",
+        "384",
+        "--init",
+        str(init),
+        "--lr",
+        "0.0002",
+        "--seed",
+        "3",
+    ) == tl.LocalizerRecipe(epochs=2, imgsz=384, seed=3, init_onnx=str(init), warmup_epochs=1.0, lr0=0.0002)
+    assert recipe(
+        "localizer",
+        "--data",
+        str(tmp_path),
+        "--device",
+        "0",
+        "--batch",
+        "64",
+        "--workers",
+        "14",
+        "--hours",
+        "0.1",
+        "--cache",
+    ) == tl.LocalizerRecipe(device="0", batch=64, workers=14, hours=0.1, cache=True)
 
 
 def test_train_classifier_options_override_only_what_they_name(tmp_path: Path, monkeypatch) -> None:
-    import datasets.train_classifier as tc
+    import paiscan.datasets.train_classifier as tc
 
     recipe = _recipe_of(monkeypatch, tc, "train_classifier")
     init = tmp_path / "stage.pt"
     init.write_bytes(b"x")
     assert recipe("classifier", "--data", str(tmp_path)) == tc.ClassifierRecipe()
-    assert recipe("classifier", "--data", str(tmp_path), "--epochs", "3", "--init", str(init), "--lr", "0.001",
-                  "--orient-weight", "2", "--input", "60x80", "--sideways-weight", "3", "--not-a-tile", "2",
-                  "--only-not-a-tile", "--seed", "5") == tc.ClassifierRecipe(
-        epochs=3, lr=0.001, seed=5, init_checkpoint=str(init), orient_weight=2.0, sideways_weight=3,
-        input_size=(60, 80), not_a_tile_per_image=2, only_not_a_tile=True)
+    assert recipe(
+        "classifier",
+        "--data",
+        str(tmp_path),
+        "--epochs",
+        "3",
+        "--init",
+        str(init),
+        "--lr",
+        "0.001",
+        "--orient-weight",
+        "2",
+        "--input",
+        "60x80",
+        "--sideways-weight",
+        "3",
+        "--not-a-tile",
+        "2",
+        "--only-not-a-tile",
+        "--seed",
+        "5",
+    ) == tc.ClassifierRecipe(
+        epochs=3,
+        lr=0.001,
+        seed=5,
+        init_checkpoint=str(init),
+        orient_weight=2.0,
+        sideways_weight=3,
+        input_size=(60, 80),
+        not_a_tile_per_image=2,
+        only_not_a_tile=True,
+    )
     onnx = tmp_path / "stage.onnx"
     onnx.write_bytes(b"x")
-    assert recipe("classifier", "--data", str(tmp_path), "--init", str(onnx)) == tc.ClassifierRecipe(init_onnx=str(onnx))
+    assert recipe("classifier", "--data", str(tmp_path), "--init", str(onnx)) == tc.ClassifierRecipe(
+        init_onnx=str(onnx)
+    )
     assert recipe("classifier", "--data", str(tmp_path), "--real-runtime-boxes") == tc.ClassifierRecipe(
-        real_runtime_boxes=True)
+        real_runtime_boxes=True
+    )
     assert recipe("classifier", "--data", str(tmp_path), "--device", "0", "--workers", "14") == tc.ClassifierRecipe(
-        device="0", workers=14)
+        device="0", workers=14
+    )
     assert recipe("classifier", "--data", str(tmp_path), "--manzu-weight", "2") == tc.ClassifierRecipe(manzu_weight=2)
 
 
 def test_the_commands_and_the_service_default_to_the_readers_thread_count() -> None:
-    from service.cli import DEFAULT_THREADS
-    from service.settings import ServiceSettings
-    from vision.pipeline import VisionSettings
+    from paiscan.service.cli import DEFAULT_THREADS
+    from paiscan.service.settings import ServiceSettings
+    from paiscan.vision.pipeline import VisionSettings
 
     assert DEFAULT_THREADS == VisionSettings.threads == ServiceSettings.model_fields["onnx_threads"].default
 
@@ -170,32 +224,43 @@ def test_synth_size_and_fill_render_far_phone_photos(tmp_path: Path) -> None:
     for name in ("near", "far"):
         images = sorted((tmp_path / name / "images").iterdir())
         assert [Image.open(i).size for i in images] == [(640, 480)] * 2
-        boxes = [[float(v) for v in line.split()[1:]] for lab in sorted((tmp_path / name / "labels").iterdir())
-                 for line in lab.read_text().splitlines()]
+        boxes = [
+            [float(v) for v in line.split()[1:]]
+            for lab in sorted((tmp_path / name / "labels").iterdir())
+            for line in lab.read_text().splitlines()
+        ]
         spans[name] = sum(b[2] * b[3] for b in boxes) / len(boxes)
     assert spans["far"] < spans["near"] / 3  # the same hands, each tile a smaller share of the frame
 
 
-@pytest.mark.parametrize(("flag", "values"), [
-    ("size", ["100", "480"]), ("size", ["640", "9000"]), ("fill", ["0.6", "0.3"]), ("fill", ["0.05", "0.3"]),
-    ("fill", ["0.5", "1.5"]),
-])
+@pytest.mark.parametrize(
+    ("flag", "values"),
+    [
+        ("size", ["100", "480"]),
+        ("size", ["640", "9000"]),
+        ("fill", ["0.6", "0.3"]),
+        ("fill", ["0.05", "0.3"]),
+        ("fill", ["0.5", "1.5"]),
+    ],
+)
 def test_synth_bad_size_or_fill_is_refused_before_rendering(tmp_path: Path, flag: str, values: list[str]) -> None:
     code, out = run(["synth", "--n", "1", f"--{flag}", *values, "--out", str(tmp_path / "x")])
     assert code == 2 and out[0]["error"]["field"] == flag and f"--{flag}" in out[0]["error"]["message"]
     assert not (tmp_path / "x").exists()
 
 
-@pytest.mark.parametrize(("args", "code", "field"), [
-    (["--seat-wind", "up"], "bad_field", "seat_wind"),
-    (["--flag", "bogus"], "unknown_flag", "flags[0]"),
-    (["--flag", "ippatsu"], "ippatsu_without_riichi", "flags"),
-    (["--option", "nope=1"], "unknown_option", "options.nope"),
-    (["--rules", "nope"], "unknown_ruleset", "rules"),
-    (["--rules", "totenko_balance", "--seat-wind", "north"], "bad_field", "seat_wind"),
-])
-def test_score_checks_the_situation_before_the_photo(tmp_path: Path, args: list[str], code: str,
-                                                      field: str) -> None:
+@pytest.mark.parametrize(
+    ("args", "code", "field"),
+    [
+        (["--seat-wind", "up"], "bad_field", "seat_wind"),
+        (["--flag", "bogus"], "unknown_flag", "flags[0]"),
+        (["--flag", "ippatsu"], "ippatsu_without_riichi", "flags"),
+        (["--option", "nope=1"], "unknown_option", "options.nope"),
+        (["--rules", "nope"], "unknown_ruleset", "rules"),
+        (["--rules", "totenko_balance", "--seat-wind", "north"], "bad_field", "seat_wind"),
+    ],
+)
+def test_score_checks_the_situation_before_the_photo(tmp_path: Path, args: list[str], code: str, field: str) -> None:
     """A situation no hand could have is named by its option, and no photo is opened for it (the
     photo here does not exist: reading it first would report that instead)."""
     code_, out = run(["score", str(tmp_path / "missing.jpg"), *args])
@@ -204,11 +269,14 @@ def test_score_checks_the_situation_before_the_photo(tmp_path: Path, args: list[
     assert "recognised" not in out[0]
 
 
-@pytest.mark.parametrize(("args", "code", "field"), [
-    (["--rules", "nope"], "unknown_ruleset", "rules"),
-    (["--annotate", "{tmp}/a.txt"], "bad_field", "annotate"),
-    (["--annotate", "{tmp}/no/such/folder/a.jpg"], "bad_field", "annotate"),
-])
+@pytest.mark.parametrize(
+    ("args", "code", "field"),
+    [
+        (["--rules", "nope"], "unknown_ruleset", "rules"),
+        (["--annotate", "{tmp}/a.txt"], "bad_field", "annotate"),
+        (["--annotate", "{tmp}/no/such/folder/a.jpg"], "bad_field", "annotate"),
+    ],
+)
 def test_read_refuses_bad_options_before_reading(tmp_path: Path, args: list[str], code: str, field: str) -> None:
     """Refused before any photo is opened (the photo here does not exist), and nothing written."""
     code_, out = run(["read", str(tmp_path / "missing.jpg"), *(a.format(tmp=tmp_path) for a in args)])
@@ -226,10 +294,13 @@ def _hand_text(**changes: Any) -> str:
     return json.dumps({"hand": "234p567p223344s5s", "win_tile": "5s", **changes})
 
 
-@pytest.mark.parametrize(("text", "says"), [
-    ("[" * 100_000 + "]" * 100_000, "nested too deeply"),
-    ('{"honba": ' + "9" * 5000 + "}", "more digits"),
-])
+@pytest.mark.parametrize(
+    ("text", "says"),
+    [
+        ("[" * 100_000 + "]" * 100_000, "nested too deeply"),
+        ('{"honba": ' + "9" * 5000 + "}", "more digits"),
+    ],
+)
 def test_score_hand_refuses_json_past_pythons_limits(text: str, says: str) -> None:
     code, out = run(["score-hand", "-"], stdin=text)
     assert code == 2 and out[0]["error"]["code"] == "bad_json" and says in out[0]["error"]["message"]
@@ -249,7 +320,7 @@ def test_score_hand_escapes_what_it_cannot_print(tmp_path: Path) -> None:
 
 
 def test_a_failure_inside_scoring_is_one_error_line_and_the_stream_goes_on(monkeypatch: pytest.MonkeyPatch) -> None:
-    import scoring
+    from paiscan import scoring
 
     real = scoring.score_hand
 
@@ -260,7 +331,9 @@ def test_a_failure_inside_scoring_is_one_error_line_and_the_stream_goes_on(monke
 
     monkeypatch.setattr(scoring, "score_hand", flaky)
     code, out = run(["score-hand", "--jsonl", "-"], stdin=f"{_hand_text(honba=1)}\n{_hand_text()}\n")
-    assert code == 0 and out[0]["error"]["code"] == "scoring_failed" and "ZeroDivisionError" in out[0]["error"]["message"]
+    assert (
+        code == 0 and out[0]["error"]["code"] == "scoring_failed" and "ZeroDivisionError" in out[0]["error"]["message"]
+    )
     assert out[1]["total"] > 0
 
 

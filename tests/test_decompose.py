@@ -4,8 +4,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scoring.decompose import describe, interpretations, standard_splits, suit_splits
-from scoring.hand import parse_hand
+from paiscan.scoring.decompose import describe, interpretations, standard_splits, suit_splits
+from paiscan.scoring.hand import parse_hand
 
 
 def readings(hand: str, win: str, **extra: Any) -> list[str]:
@@ -15,8 +15,11 @@ def readings(hand: str, win: str, **extra: Any) -> list[str]:
 @pytest.mark.parametrize(
     ("hand", "win", "expected"),
     [
-        ("11122233m789p55s", "3m", ["standard 111m 222m 333m 789p 55s wait=shanpon",
-                                    "standard 123m 123m 123m 789p 55s wait=penchan"]),
+        (
+            "11122233m789p55s",
+            "3m",
+            ["standard 111m 222m 333m 789p 55s wait=shanpon", "standard 123m 123m 123m 789p 55s wait=penchan"],
+        ),
         ("1133m4477p2299s5z", "5z", ["chiitoitsu 11m 33m 44p 77p 22s 99s 55z wait=tanki"]),
         ("19m19p19s1234567z", "1m", ["kokushi  wait=kokushi_13"]),
         ("19m19p19s1234566z", "7z", ["kokushi  wait=kokushi_single"]),
@@ -42,8 +45,14 @@ def test_seven_pairs_with_duplicates_only_when_allowed() -> None:
 
 
 def test_melds_become_groups() -> None:
-    h = parse_hand({"hand": "123m456p789s1z", "win_tile": "1z", "win": "tsumo",
-                    "melds": [{"type": "kan", "tiles": "7777s", "open": False}]})
+    h = parse_hand(
+        {
+            "hand": "123m456p789s1z",
+            "win_tile": "1z",
+            "win": "tsumo",
+            "melds": [{"type": "kan", "tiles": "7777s", "open": False}],
+        }
+    )
     (interp,) = interpretations(h)
     kan = [g for g in interp.groups if g.meld]
     assert len(kan) == 1 and kan[0].concealed and not kan[0].called

@@ -17,8 +17,8 @@ pytest.importorskip("mahjong")
 
 from mahjong_oracle import oracle
 
-from scoring import HandError, parse_hand, score
-from scoring.generate import random_hand
+from paiscan.scoring import HandError, parse_hand, score
+from paiscan.scoring.generate import random_hand
 
 N_HANDS = 5000
 
@@ -62,8 +62,33 @@ def test_differential_against_mahjong() -> None:
     assert not mismatches, f"{len(mismatches)} mismatches, first: " + "\n".join(mismatches[:5])
     assert compared > 0.7 * N_HANDS and no_yaku > 0
     # the generator reaches every kind of hand the test claims to cover
-    for yaku_id in ("riichi", "double_riichi", "ippatsu", "menzen_tsumo", "pinfu", "tanyao", "iipeikou",
-                    "chiitoitsu", "toitoi", "sanankou", "honitsu", "chinitsu", "kokushi", "rinshan",
-                    "haitei", "houtei", "chankan", "dora", "aka_dora", "ura_dora", "yakuhai_haku",
-                    "yakuhai_seat_wind", "yakuhai_round_wind", "sankantsu", "tenhou", "chiihou", "renhou"):
+    for yaku_id in (
+        "riichi",
+        "double_riichi",
+        "ippatsu",
+        "menzen_tsumo",
+        "pinfu",
+        "tanyao",
+        "iipeikou",
+        "chiitoitsu",
+        "toitoi",
+        "sanankou",
+        "honitsu",
+        "chinitsu",
+        "kokushi",
+        "rinshan",
+        "haitei",
+        "houtei",
+        "chankan",
+        "dora",
+        "aka_dora",
+        "ura_dora",
+        "yakuhai_haku",
+        "yakuhai_seat_wind",
+        "yakuhai_round_wind",
+        "sankantsu",
+        "tenhou",
+        "chiihou",
+        "renhou",
+    ):
         assert seen_yaku[yaku_id] > 0, f"no hand with {yaku_id} among {N_HANDS}"

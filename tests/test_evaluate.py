@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from datasets.evaluate import (
+from paiscan.datasets.evaluate import (
     Prediction,
     RowAgreement,
     evaluate_folder,
@@ -15,8 +15,8 @@ from datasets.evaluate import (
     row_agreement,
     same_structure,
 )
-from datasets.realdata import iter_realdata, photos_with_dropped_boxes, read_yolo_labels, source_kinds
-from datasets.synth import write_dataset
+from paiscan.datasets.realdata import iter_realdata, photos_with_dropped_boxes, read_yolo_labels, source_kinds
+from paiscan.datasets.synth import write_dataset
 
 
 @pytest.fixture(scope="module")
@@ -26,11 +26,19 @@ def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
-def truth_detector(folder: Path, drop: int = 0, wrong: int = 0, extra: int = 0, face_only: bool = False,
-                   outcome: tuple[bool, bool, bool] | None = None, offers_truth: bool = False):
+def truth_detector(
+    folder: Path,
+    drop: int = 0,
+    wrong: int = 0,
+    extra: int = 0,
+    face_only: bool = False,
+    outcome: tuple[bool, bool, bool] | None = None,
+    offers_truth: bool = False,
+):
     """``outcome``: (hand right, scoreable, asks) of a detector that reads hands; ``None``: one that
     reports the true hand and says nothing of how it would reach the user (a peer).
     ``offers_truth``: its questions offer the true hand as another reading."""
+
     def detect(data: bytes, rules: str) -> Prediction:
         import io
 
@@ -61,8 +69,15 @@ def truth_detector(folder: Path, drop: int = 0, wrong: int = 0, extra: int = 0, 
 def test_perfect_detector_scores_one(folder: Path) -> None:
     m = evaluate_folder(folder, truth_detector(folder))
     assert m["n_images"] == 4
-    for key in ("tile_precision", "tile_recall", "localization_recall", "cls_accuracy", "cls_accuracy_iou30",
-                "exact_image_rate", "exact_structure_rate"):
+    for key in (
+        "tile_precision",
+        "tile_recall",
+        "localization_recall",
+        "cls_accuracy",
+        "cls_accuracy_iou30",
+        "exact_image_rate",
+        "exact_structure_rate",
+    ):
         assert m[key] == 1.0, key
     assert m["latency_ms_p50"] >= 0 and m["latency_ms_p95"] >= m["latency_ms_p50"]
 
@@ -83,21 +98,28 @@ def test_loose_matching_counts_face_tight_boxes(folder: Path) -> None:
     assert evaluate_folder(folder, truth_detector(folder))["localization_recall_iou30"] == 1.0
 
 
-@pytest.mark.parametrize(("outcome", "offers_truth", "rates"), [
-    ((True, True, False), False, (0.0, 0.0, 0.0, 0.0)),
-    ((False, True, False), False, (1.0, 0.0, 0.0, 0.0)),  # scored at once and wrong: the harm
-    ((False, True, True), True, (0.0, 1.0, 0.0, 0.0)),  # wrong, but a question offers the right hand
-    ((False, True, True), False, (0.0, 1.0, 1.0, 0.0)),  # ... asked, but no answer reaches the right hand
-    ((True, True, True), False, (0.0, 1.0, 0.0, 0.0)),  # right, and a question asked anyway
-    ((False, False, False), False, (0.0, 0.0, 0.0, 1.0)),  # refused: the problems are shown, nothing scored
-])
+@pytest.mark.parametrize(
+    ("outcome", "offers_truth", "rates"),
+    [
+        ((True, True, False), False, (0.0, 0.0, 0.0, 0.0)),
+        ((False, True, False), False, (1.0, 0.0, 0.0, 0.0)),  # scored at once and wrong: the harm
+        ((False, True, True), True, (0.0, 1.0, 0.0, 0.0)),  # wrong, but a question offers the right hand
+        ((False, True, True), False, (0.0, 1.0, 1.0, 0.0)),  # ... asked, but no answer reaches the right hand
+        ((True, True, True), False, (0.0, 1.0, 0.0, 0.0)),  # right, and a question asked anyway
+        ((False, False, False), False, (0.0, 0.0, 0.0, 1.0)),  # refused: the problems are shown, nothing scored
+    ],
+)
 def test_structure_outcomes_say_how_readings_reach_the_user(
-        folder: Path, outcome: tuple[bool, bool, bool], offers_truth: bool,
-        rates: tuple[float, float, float, float]) -> None:
+    folder: Path, outcome: tuple[bool, bool, bool], offers_truth: bool, rates: tuple[float, float, float, float]
+) -> None:
     m = evaluate_folder(folder, truth_detector(folder, outcome=outcome, offers_truth=offers_truth))
     assert m["exact_structure_rate"] == (1.0 if outcome[0] else 0.0)
-    assert (m["silent_wrong_structure_rate"], m["asked_structure_rate"], m["asked_unreachable_structure_rate"],
-            m["refused_structure_rate"]) == rates
+    assert (
+        m["silent_wrong_structure_rate"],
+        m["asked_structure_rate"],
+        m["asked_unreachable_structure_rate"],
+        m["refused_structure_rate"],
+    ) == rates
 
 
 def test_a_detector_that_reads_no_hands_gets_no_outcome_rates(folder: Path) -> None:
@@ -150,8 +172,7 @@ def test_placeholder_labelled_photos_are_marked(tmp_path: Path) -> None:
     photos = {"same.jpg": [9] * 14, "hand.jpg": [0, 1, 2, 9, 9, 9, 9], "four.jpg": [9] * 4}
     for name, classes in photos.items():
         (tmp_path / "images" / name).write_bytes(b"\xff\xd8\xff")
-        (tmp_path / "labels" / name.replace(".jpg", ".txt")).write_text(
-            "".join(f"{c} {box}\n" for c in classes) + "\n")
+        (tmp_path / "labels" / name.replace(".jpg", ".txt")).write_text("".join(f"{c} {box}\n" for c in classes) + "\n")
     reliable = {item.image.name: item.classes_reliable for item in iter_realdata(tmp_path)}
     assert reliable == {"same.jpg": False, "hand.jpg": True, "four.jpg": True}
 
@@ -166,8 +187,10 @@ def test_the_supplements_placeholder_photos_are_the_all_1p_trays() -> None:
 
 def test_the_machine_is_named_with_whether_its_cpu_has_vnni(tmp_path: Path) -> None:
     cpuinfo = tmp_path / "cpuinfo"
-    cpuinfo.write_text("processor\t: 0\nmodel name\t: AMD EPYC\nflags\t\t: fpu sse avx2 fma\n\n"
-                       "processor\t: 1\nmodel name\t: AMD EPYC\nflags\t\t: fpu sse avx2 fma\n")
+    cpuinfo.write_text(
+        "processor\t: 0\nmodel name\t: AMD EPYC\nflags\t\t: fpu sse avx2 fma\n\n"
+        "processor\t: 1\nmodel name\t: AMD EPYC\nflags\t\t: fpu sse avx2 fma\n"
+    )
     assert machine(cpuinfo)["cpu"] == "AMD EPYC" and machine(cpuinfo)["vnni"] is False
     cpuinfo.write_text("model name\t: Intel Xeon\nflags\t\t: avx2 avx512f avx512_vnni\n")
     assert machine(cpuinfo)["vnni"] is True
@@ -176,7 +199,8 @@ def test_the_machine_is_named_with_whether_its_cpu_has_vnni(tmp_path: Path) -> N
 
 
 def test_exact_structure_is_also_given_on_the_renders_whose_hand_lies_whole_in_frame(
-        folder: Path, tmp_path: Path) -> None:
+    folder: Path, tmp_path: Path
+) -> None:
     import shutil
 
     copy = tmp_path / "set"

@@ -11,9 +11,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 from spec_vectors import game_vectors, shared_dir
 
-from scoring import score_hand
-from scoring.errors import HandError
-from scoring.evaluation_jun import (
+from paiscan.scoring import score_hand
+from paiscan.scoring.errors import HandError
+from paiscan.scoring.evaluation_jun import (
     DRAW,
     GLYPHS,
     LOSS,
@@ -122,8 +122,7 @@ def test_seed_legend(pattern: str, printed: str) -> None:
 
 
 def test_seed_legend_parsed() -> None:
-    assert [p for p, _ in seed_legend()] == ["1234", "1222", "1233", "1224", "1134", "1133", "1114",
-                                            "0000"]
+    assert [p for p, _ in seed_legend()] == ["1234", "1222", "1233", "1224", "1134", "1133", "1114", "0000"]
 
 
 # ------------------------------------------------------------------ options and details
@@ -149,19 +148,29 @@ def test_uneven_total_is_kept_with_a_warning() -> None:
 def test_result_dict() -> None:
     d = evaluate_game({"A": 45000, "B": 35000, "C": 25000, "D": 15000}).to_dict()
     assert d["ranks"] == "1234" and d["legend"] == "○×××"
-    assert d["players"][1] == {"player": "B", "score": 35000, "points": 5000, "rank": 2,
-                               "mark": LOSS, "glyph": "×", "plus": True}
+    assert d["players"][1] == {
+        "player": "B",
+        "score": 35000,
+        "points": 5000,
+        "rank": 2,
+        "mark": LOSS,
+        "glyph": "×",
+        "plus": True,
+    }
     assert [s["label"] for s in d["explanation"]] == ["ranks", "marks", "plus"]
 
 
-@pytest.mark.parametrize(("kwargs", "code"), [
-    ({"final": {"A": 1, "B": 2, "C": 3}}, "bad_field"),
-    ({"final": {"A": 1, "B": 2, "C": 3, "D": 4.5}}, "bad_field"),
-    ({"final": {"A": 1, "B": 2, "C": 3, "D": True}}, "bad_field"),
-    ({"final": dict.fromkeys(PLAYERS, 30000), "options": {"plus_at_start": 1}}, "bad_option"),
-    ({"final": dict.fromkeys(PLAYERS, 30000), "options": {"all_tied_rank": 2}}, "bad_option"),
-    ({"final": dict.fromkeys(PLAYERS, 30000), "options": {"uma": True}}, "unknown_option"),
-])
+@pytest.mark.parametrize(
+    ("kwargs", "code"),
+    [
+        ({"final": {"A": 1, "B": 2, "C": 3}}, "bad_field"),
+        ({"final": {"A": 1, "B": 2, "C": 3, "D": 4.5}}, "bad_field"),
+        ({"final": {"A": 1, "B": 2, "C": 3, "D": True}}, "bad_field"),
+        ({"final": dict.fromkeys(PLAYERS, 30000), "options": {"plus_at_start": 1}}, "bad_option"),
+        ({"final": dict.fromkeys(PLAYERS, 30000), "options": {"all_tied_rank": 2}}, "bad_option"),
+        ({"final": dict.fromkeys(PLAYERS, 30000), "options": {"uma": True}}, "unknown_option"),
+    ],
+)
 def test_evaluate_game_rejects(kwargs: dict[str, Any], code: str) -> None:
     with pytest.raises(HandError) as err:
         evaluate_game(**kwargs)
@@ -172,13 +181,16 @@ def test_evaluate_game_rejects(kwargs: dict[str, Any], code: str) -> None:
 MID = {"A": 38000, "B": 31000, "C": 31000, "D": 20000}
 
 
-@pytest.mark.parametrize(("reason", "kwargs", "counted", "pattern"), [
-    ("external_reason", {"hands_started": 8, "final": MID}, False, ""),
-    ("external_reason", {"hands_started": 9, "final": MID}, True, "1224"),
-    ("external_reason", {"hands_started": 16, "final": MID}, True, "1224"),
-    ("too_many_hands", {"final": MID}, True, "1224"),
-    ("personal_reason", {"offender": "A"}, True, "1114"),
-])
+@pytest.mark.parametrize(
+    ("reason", "kwargs", "counted", "pattern"),
+    [
+        ("external_reason", {"hands_started": 8, "final": MID}, False, ""),
+        ("external_reason", {"hands_started": 9, "final": MID}, True, "1224"),
+        ("external_reason", {"hands_started": 16, "final": MID}, True, "1224"),
+        ("too_many_hands", {"final": MID}, True, "1224"),
+        ("personal_reason", {"offender": "A"}, True, "1114"),
+    ],
+)
 def test_abandoned(reason: str, kwargs: dict[str, Any], counted: bool, pattern: str) -> None:
     r = evaluate_abandoned(reason, PLAYERS, **kwargs)
     assert r.counted == counted and r.pattern == pattern
@@ -193,15 +205,18 @@ def test_personal_reason_whenever() -> None:
     assert r.plus == ("A", "C", "D")
 
 
-@pytest.mark.parametrize(("reason", "kwargs"), [
-    ("power_cut", {"final": MID}),
-    ("personal_reason", {}),
-    ("personal_reason", {"offender": "E"}),
-    ("external_reason", {"final": MID}),
-    ("external_reason", {"final": MID, "hands_started": 17}),
-    ("external_reason", {"hands_started": 12}),
-    ("too_many_hands", {"final": {"A": 1, "B": 2, "C": 3, "E": 4}}),
-])
+@pytest.mark.parametrize(
+    ("reason", "kwargs"),
+    [
+        ("power_cut", {"final": MID}),
+        ("personal_reason", {}),
+        ("personal_reason", {"offender": "E"}),
+        ("external_reason", {"final": MID}),
+        ("external_reason", {"final": MID, "hands_started": 17}),
+        ("external_reason", {"hands_started": 12}),
+        ("too_many_hands", {"final": {"A": 1, "B": 2, "C": 3, "E": 4}}),
+    ],
+)
 def test_abandoned_rejects(reason: str, kwargs: dict[str, Any]) -> None:
     with pytest.raises(HandError) as err:
         evaluate_abandoned(reason, PLAYERS, **kwargs)
@@ -244,14 +259,17 @@ def test_settle_a_ron_and_a_tsumo() -> None:
     assert sum(scores.values()) == 120000
 
 
-@pytest.mark.parametrize(("score_kw", "args"), [
-    ({"seat_wind": "north"}, (2, "A", None)),  # a ron needs the discarder
-    ({"seat_wind": "north"}, (2, "A", "A")),
-    ({"seat_wind": "north", "win": "tsumo"}, (2, "A", "C")),  # a tsumo has none
-    ({"seat_wind": "east", "win": "tsumo"}, (2, "A", None)),  # scored as the dealer, A is not
-    ({"seat_wind": "north"}, (2, "E", "C")),
-    ({"seat_wind": "north"}, (0, "A", "C")),
-])
+@pytest.mark.parametrize(
+    ("score_kw", "args"),
+    [
+        ({"seat_wind": "north"}, (2, "A", None)),  # a ron needs the discarder
+        ({"seat_wind": "north"}, (2, "A", "A")),
+        ({"seat_wind": "north", "win": "tsumo"}, (2, "A", "C")),  # a tsumo has none
+        ({"seat_wind": "east", "win": "tsumo"}, (2, "A", None)),  # scored as the dealer, A is not
+        ({"seat_wind": "north"}, (2, "E", "C")),
+        ({"seat_wind": "north"}, (0, "A", "C")),
+    ],
+)
 def test_settle_rejects(score_kw: dict[str, Any], args: tuple[int, str, str | None]) -> None:
     score = score_hand({**PINFU, **score_kw})
     with pytest.raises(HandError):
@@ -279,24 +297,30 @@ def test_player_figures_over_games() -> None:
     assert player_figures(games, "A", games=10).display()["win_rate"] == "0.300@10"
 
 
-@pytest.mark.parametrize(("ranks", "games", "shown"), [
-    ([1, 2, 2], None, {"win_rate": "0.333@3", "grade": "1667@3"}),
-    ([1, 1, 2], None, {"win_rate": "0.667@3", "grade": "1333@3"}),
-    ([1] + [4] * 15, None, {"win_rate": "0.063@16", "grade": "3813@16"}),  # halves round up
-    ([2, 2], 8, {"win_rate": "0.000@8", "grade": "500@8"}),
-])
+@pytest.mark.parametrize(
+    ("ranks", "games", "shown"),
+    [
+        ([1, 2, 2], None, {"win_rate": "0.333@3", "grade": "1667@3"}),
+        ([1, 1, 2], None, {"win_rate": "0.667@3", "grade": "1333@3"}),
+        ([1] + [4] * 15, None, {"win_rate": "0.063@16", "grade": "3813@16"}),  # halves round up
+        ([2, 2], 8, {"win_rate": "0.000@8", "grade": "500@8"}),
+    ],
+)
 def test_series_display(ranks: list[int], games: int | None, shown: dict[str, str]) -> None:
     got = series_figures([Placing.of(r, False) for r in ranks], games).display()
     for key, want in shown.items():
         assert got[key] == want
 
 
-@pytest.mark.parametrize(("placings", "games"), [
-    ([], None),
-    ([Placing.of(1, True)] * 3, 2),
-    ([Placing(5, WIN, True)], None),
-    ([Placing(1, "top", True)], None),
-])
+@pytest.mark.parametrize(
+    ("placings", "games"),
+    [
+        ([], None),
+        ([Placing.of(1, True)] * 3, 2),
+        ([Placing(5, WIN, True)], None),
+        ([Placing(1, "top", True)], None),
+    ],
+)
 def test_series_rejects(placings: list[Placing], games: int | None) -> None:
     with pytest.raises(HandError):
         series_figures(placings, games)

@@ -1,4 +1,4 @@
-"""Game records (scoring.game_record): the game-level vectors of ../shared/rules replayed as sheets,
+"""Game records (paiscan.scoring.game_record): the game-level vectors of ../shared/rules replayed as sheets,
 the format (schema, round trips), disputed and forbidden hands, the dealer rotation of each ruleset,
 invalid records with the field named, the ``paiscan game`` command and ``POST /v1/games``."""
 
@@ -19,9 +19,9 @@ import pytest
 from spec_vectors import game_vectors
 from typer.testing import CliRunner
 
-from scoring.errors import HandError
-from scoring.evaluation_jun import evaluate_game
-from scoring.game_record import (
+from paiscan.scoring.errors import HandError
+from paiscan.scoring.evaluation_jun import evaluate_game
+from paiscan.scoring.game_record import (
     AFTER_END,
     DEAL_DIFFERS,
     FORBIDDEN_WIN,
@@ -32,9 +32,9 @@ from scoring.game_record import (
     parse_record,
     replay,
 )
-from scoring.game_totenko import noten_payments
-from scoring.settlement_boo import settle, settlement_rules
-from service.cli import app as cli_app
+from paiscan.scoring.game_totenko import noten_payments
+from paiscan.scoring.settlement_boo import settle, settlement_rules
+from paiscan.service.cli import app as cli_app
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")
@@ -77,8 +77,13 @@ def test_settlement_vector_at_the_end_of_a_sheet(vec: dict[str, Any]) -> None:
     """A sheet that reaches the vector's final scores in South 4 and ends with a draw is settled as the
     vector says, and as settlement_boo.settle does."""
     players = list(vec["final"])
-    record = {"rules": vec["spec"], "options": vec.get("options", {}), "players": players,
-              "start": {"round": "south", "number": 4, "scores": vec["final"]}, "hands": [{"result": "draw"}]}
+    record = {
+        "rules": vec["spec"],
+        "options": vec.get("options", {}),
+        "players": players,
+        "start": {"round": "south", "number": 4, "scores": vec["final"]},
+        "hands": [{"result": "draw"}],
+    }
     r = run_game(record)
     assert r.finished and r.end is not None and r.end["after"] == 1
     s = r.settlement
@@ -93,9 +98,16 @@ def test_settlement_vector_at_the_end_of_a_sheet(vec: dict[str, Any]) -> None:
 
 def test_boo_g1_played_out() -> None:
     """BOO-G1 reached by play: the dealer's mangan-sized tsumo doubles his origin and ends the game."""
-    r = run_game({"rules": "boo", "players": SEATS, "hands": [
-        {"result": "tsumo", "winner": "east", "points": {"south": 500, "west": 500, "north": 1000}},
-        {"result": "draw"}]})
+    r = run_game(
+        {
+            "rules": "boo",
+            "players": SEATS,
+            "hands": [
+                {"result": "tsumo", "winner": "east", "points": {"south": 500, "west": 500, "north": 1000}},
+                {"result": "draw"},
+            ],
+        }
+    )
     assert r.final == {"east": 4000, "south": 1500, "west": 1500, "north": 1000}
     assert r.end == {"reason": "double", "after": 1, "message": "a score at twice the origin"}
     assert (r.settlement["top"], r.settlement["type"], r.settlement["top_receives"]) == ("east", "A", 3)
@@ -111,15 +123,31 @@ def win_record(vec: dict[str, Any], options: dict[str, Any]) -> dict[str, Any]:
         rnd, number = "south", 4
     pays = vec["pays"]
     if len(pays) == 1:
-        hand = {"result": "ron", "winner": vec["winner"], "discarder": next(iter(pays)), "points": next(iter(pays.values()))}
+        hand = {
+            "result": "ron",
+            "winner": vec["winner"],
+            "discarder": next(iter(pays)),
+            "points": next(iter(pays.values())),
+        }
     else:
         hand = {"result": "tsumo", "winner": vec["winner"], "points": pays}
-    return {"rules": vec["spec"], "options": options, "players": players,
-            "start": {"round": rnd, "number": number, "scores": before}, "hands": [hand]}
+    return {
+        "rules": vec["spec"],
+        "options": options,
+        "players": players,
+        "start": {"round": rnd, "number": number, "scores": before},
+        "hands": [hand],
+    }
 
 
-def check_win_vector(vec: dict[str, Any], options: dict[str, Any], allowed: bool, reason: str | None,
-                     warned: list[str], top_type: str | None) -> None:
+def check_win_vector(
+    vec: dict[str, Any],
+    options: dict[str, Any],
+    allowed: bool,
+    reason: str | None,
+    warned: list[str],
+    top_type: str | None,
+) -> None:
     r = run_game(win_record(vec, options))
     h = r.hands[0]
     if "dealer" in vec:
@@ -128,8 +156,10 @@ def check_win_vector(vec: dict[str, Any], options: dict[str, Any], allowed: bool
     forbidden = [d for d in h.disputes if d.kind == FORBIDDEN_WIN]
     if allowed:
         assert not forbidden
-        assert h.scores == {p: vec["before"][p] - vec["pays"].get(p, 0) + (sum(vec["pays"].values()) if p == vec["winner"] else 0)
-                            for p in vec["before"]}
+        assert h.scores == {
+            p: vec["before"][p] - vec["pays"].get(p, 0) + (sum(vec["pays"].values()) if p == vec["winner"] else 0)
+            for p in vec["before"]
+        }
     else:
         assert forbidden and f"({reason})" in forbidden[0].message
         assert h.scores == vec["before"] and r.final == vec["before"]
@@ -142,8 +172,14 @@ def check_win_vector(vec: dict[str, Any], options: dict[str, Any], allowed: bool
 @pytest.mark.parametrize("vec", WINS, ids=[v["id"] for v in WINS])
 def test_forbidden_win_vector(vec: dict[str, Any]) -> None:
     e = vec["expect"]
-    check_win_vector(vec, vec.get("options", {}), e["allowed"], e.get("reason"),
-                     list(e.get("warnings", [])) + ([e["reason"]] if e.get("reason") else []), e.get("type"))
+    check_win_vector(
+        vec,
+        vec.get("options", {}),
+        e["allowed"],
+        e.get("reason"),
+        list(e.get("warnings", [])) + ([e["reason"]] if e.get("reason") else []),
+        e.get("type"),
+    )
 
 
 VARIANTS = [(v, var) for v in WINS for var in v.get("variants", [])]
@@ -151,8 +187,14 @@ VARIANTS = [(v, var) for v in WINS for var in v.get("variants", [])]
 
 @pytest.mark.parametrize(("vec", "variant"), VARIANTS, ids=[f"{v['id']}-{i}" for i, (v, _) in enumerate(VARIANTS)])
 def test_forbidden_win_variant(vec: dict[str, Any], variant: dict[str, Any]) -> None:
-    check_win_vector(vec, variant["options"], variant["allowed"], variant.get("reason"),
-                     [variant["reason"]] if variant.get("reason") else [], None)
+    check_win_vector(
+        vec,
+        variant["options"],
+        variant["allowed"],
+        variant.get("reason"),
+        [variant["reason"]] if variant.get("reason") else [],
+        None,
+    )
 
 
 def test_forbidden_win_can_be_applied_anyway() -> None:
@@ -169,8 +211,13 @@ def test_forbidden_win_can_be_applied_anyway() -> None:
 # ------------------------------------------------------------------ Totenko noten (N), Jun ranks (R)
 @pytest.mark.parametrize("vec", NOTEN, ids=[v["id"] for v in NOTEN])
 def test_noten_vector_on_a_draw(vec: dict[str, Any]) -> None:
-    r = run_game({"rules": "totenko_balance", "players": ["east", "south", "west"],
-                  "hands": [{"result": "draw", "tenpai": vec["tenpai"]}]})
+    r = run_game(
+        {
+            "rules": "totenko_balance",
+            "players": ["east", "south", "west"],
+            "hands": [{"result": "draw", "tenpai": vec["tenpai"]}],
+        }
+    )
     assert {p: r.hands[0].deltas.get(p, 0) for p in ["east", "south", "west"]} == vec["expect"]
     assert dict(r.final) == vec["expect"]
     assert dict(r.hands[0].deltas) == {k: v for k, v in noten_payments(vec["tenpai"]).deltas.items() if v}
@@ -180,8 +227,14 @@ def test_noten_vector_on_a_draw(vec: dict[str, Any]) -> None:
 
 @pytest.mark.parametrize("vec", JUN_FINALS, ids=[v["id"] for v in JUN_FINALS])
 def test_jun_rank_vector_after_sixteen_hands(vec: dict[str, Any]) -> None:
-    r = run_game({"rules": "jun", "players": list(vec["final"]),
-                  "start": {"round": "north", "number": 4, "scores": vec["final"]}, "hands": [{"result": "draw"}]})
+    r = run_game(
+        {
+            "rules": "jun",
+            "players": list(vec["final"]),
+            "start": {"round": "north", "number": 4, "scores": vec["final"]},
+            "hands": [{"result": "draw"}],
+        }
+    )
     assert r.end is not None and r.end["reason"] == "sixteen_hands"
     s, e = r.settlement, vec["expect"]
     assert s["ranks"] == e["ranks"]
@@ -193,8 +246,14 @@ def test_jun_rank_vector_after_sixteen_hands(vec: dict[str, Any]) -> None:
 
 def test_jun_r7_personal_reason() -> None:
     vec = next(v for v in JUN if v["id"] == "JUN-R7")
-    r = run_game({"rules": "jun", "players": ["A", "B", "C", "D"], "hands": [{"result": "draw"}],
-                  "abandoned": {"reason": vec["abandoned"], "offender": vec["offender"]}})
+    r = run_game(
+        {
+            "rules": "jun",
+            "players": ["A", "B", "C", "D"],
+            "hands": [{"result": "draw"}],
+            "abandoned": {"reason": vec["abandoned"], "offender": vec["offender"]},
+        }
+    )
     s, e = r.settlement, vec["expect"]
     assert (s["ranks"], s["wins"], s["losses"]) == (e["ranks"], e["wins"], e["losses"])
     assert {x.player: x.net for x in r.standings} == e["points"]
@@ -202,8 +261,14 @@ def test_jun_r7_personal_reason() -> None:
 
 
 def test_jun_abandoned_before_the_west_round_is_no_game() -> None:
-    r = run_game({"rules": "jun", "players": ["A", "B", "C", "D"], "hands": [{"result": "draw"}] * 3,
-                  "abandoned": {"reason": "external_reason"}})
+    r = run_game(
+        {
+            "rules": "jun",
+            "players": ["A", "B", "C", "D"],
+            "hands": [{"result": "draw"}] * 3,
+            "abandoned": {"reason": "external_reason"},
+        }
+    )
     assert r.settlement["counted"] is False and {s.result for s in r.standings} == {"no game"}
 
 
@@ -256,8 +321,11 @@ def test_wrong_per_payer_tsumo_and_sheet_notes_are_flagged() -> None:
     assert (2, DEAL_DIFFERS) in kinds and (3, DEAL_DIFFERS) in kinds and (3, POINTS_DIFFER) in kinds
     assert (3, SCORES_DIFFER) in kinds
     wrong = next(d for d in r.disputes if d.no == 3 and d.kind == POINTS_DIFFER)
-    assert wrong.written == {"Aki": 360, "Ben": 360, "Chie": 460} and wrong.recomputed == {"Aki": 320, "Ben": 320,
-                                                                                            "Chie": 440}
+    assert wrong.written == {"Aki": 360, "Ben": 360, "Chie": 460} and wrong.recomputed == {
+        "Aki": 320,
+        "Ben": 320,
+        "Chie": 440,
+    }
 
 
 # ------------------------------------------------------------------ rotation and honba per ruleset
@@ -266,25 +334,52 @@ def labels(r: GameReplay) -> list[str]:
 
 
 def test_boo_rotation_and_honba() -> None:
-    r = run_game({"rules": "boo", "players": SEATS, "hands": [
-        {"result": "tsumo", "winner": "east", "points": {"south": 100, "west": 100, "north": 100}},
-        {"result": "draw"},
-        {"result": "ron", "winner": "west", "discarder": "north", "points": 300},
-        {"result": "draw"}, {"result": "draw"}, {"result": "draw"}, {"result": "draw"}, {"result": "draw"},
-        {"result": "draw"}]})
+    r = run_game(
+        {
+            "rules": "boo",
+            "players": SEATS,
+            "hands": [
+                {"result": "tsumo", "winner": "east", "points": {"south": 100, "west": 100, "north": 100}},
+                {"result": "draw"},
+                {"result": "ron", "winner": "west", "discarder": "north", "points": 300},
+                {"result": "draw"},
+                {"result": "draw"},
+                {"result": "draw"},
+                {"result": "draw"},
+                {"result": "draw"},
+                {"result": "draw"},
+            ],
+        }
+    )
     assert labels(r)[:4] == ["East 1, 0 honba", "East 1, 1 honba", "East 2, 2 honba", "East 3, 0 honba"]
     assert labels(r)[-1] == "South 4, 5 honba" and r.end is not None and r.end["reason"] == "all_last"
     # honba of a scored Hand come from the deal: 2 honba × 300 on a ron
-    two = run_game({"rules": "boo", "players": SEATS, "start": {"honba": 2}, "hands": [
-        {"result": "ron", "winner": "south", "discarder": "west", "hand": example("boo")["hands"][0]["hand"]}]})
+    two = run_game(
+        {
+            "rules": "boo",
+            "players": SEATS,
+            "start": {"honba": 2},
+            "hands": [
+                {"result": "ron", "winner": "south", "discarder": "west", "hand": example("boo")["hands"][0]["hand"]}
+            ],
+        }
+    )
     assert two.hands[0].recomputed is not None and two.hands[0].recomputed["total"] == 1020  # BOO-S1
 
 
 def test_boo_south_4_dealer_win_continues_and_chombo_keeps_the_deal() -> None:
-    r = run_game({"rules": "boo", "players": SEATS, "start": {"round": "south", "number": 4}, "hands": [
-        {"result": "ron", "winner": "north", "discarder": "east", "points": 300},
-        {"result": "chombo", "player": "south"},
-        {"result": "ron", "winner": "east", "discarder": "north", "points": 300}]})
+    r = run_game(
+        {
+            "rules": "boo",
+            "players": SEATS,
+            "start": {"round": "south", "number": 4},
+            "hands": [
+                {"result": "ron", "winner": "north", "discarder": "east", "points": 300},
+                {"result": "chombo", "player": "south"},
+                {"result": "ron", "winner": "east", "discarder": "north", "points": 300},
+            ],
+        }
+    )
     assert labels(r) == ["South 4, 0 honba", "South 4, 1 honba", "South 4, 1 honba"]
     assert r.hands[1].deltas == {"south": -1000, "north": 500, "east": 250, "west": 250}  # 半満貫
     assert r.end is not None and r.end["after"] == 3
@@ -292,8 +387,14 @@ def test_boo_south_4_dealer_win_continues_and_chombo_keeps_the_deal() -> None:
 
 def test_yakuman_ends_the_game_as_a_top() -> None:
     kokushi = {"hand": "19m19p19s1234567z", "win_tile": "1m"}
-    r = run_game({"rules": "boo", "options": {"yakuman_mode": "a_top"}, "players": SEATS, "hands": [
-        {"result": "ron", "winner": "south", "discarder": "west", "hand": kokushi}, {"result": "draw"}]})
+    r = run_game(
+        {
+            "rules": "boo",
+            "options": {"yakuman_mode": "a_top"},
+            "players": SEATS,
+            "hands": [{"result": "ron", "winner": "south", "discarder": "west", "hand": kokushi}, {"result": "draw"}],
+        }
+    )
     assert r.end is not None and r.end["reason"] == "yakuman" and r.hands[1].status == "after_end"
     assert (r.settlement["top"], r.settlement["type"]) == ("south", "A")
     assert r.settlement["net"] == {"east": -1, "south": 3, "west": -1, "north": -1}
@@ -301,8 +402,9 @@ def test_yakuman_ends_the_game_as_a_top() -> None:
 
 def test_kansai_chombo_needs_written_points() -> None:
     with pytest.raises(HandError) as e:
-        parse_record({"rules": "kansai_boo", "players": ["A", "B", "C", "D"],
-                      "hands": [{"result": "chombo", "player": "A"}]})
+        parse_record(
+            {"rules": "kansai_boo", "players": ["A", "B", "C", "D"], "hands": [{"result": "chombo", "player": "A"}]}
+        )
     assert (e.value.code, e.value.field) == ("missing_points", "hands[0].points")
 
 
@@ -326,16 +428,35 @@ def test_jun_sixteen_hands_and_chombo_replays_the_hand() -> None:
 
 def test_riichi_rotation_deposits_and_leftover_pot() -> None:
     r = replay(parse_record(example("riichi")))
-    assert labels(r) == ["East 1, 0 honba", "East 2, 0 honba", "East 2, 1 honba", "East 3, 0 honba",
-                         "East 3, 0 honba", "East 3, 1 honba", "East 4, 2 honba"]
+    assert labels(r) == [
+        "East 1, 0 honba",
+        "East 2, 0 honba",
+        "East 2, 1 honba",
+        "East 3, 0 honba",
+        "East 3, 0 honba",
+        "East 3, 1 honba",
+        "East 4, 2 honba",
+    ]
     assert r.hands[2].deltas["A"] == 2300 + 1000  # the deposit of hand 2
     assert r.end is not None and r.end["reason"] == "all_last" and sum(r.final.values()) == 100_000
-    left = run_game({"rules": "riichi", "game_options": {"rounds": 1}, "players": SEATS,
-                     "start": {"number": 4, "scores": dict(zip(SEATS, [30000, 25000, 25000, 19000], strict=True))},
-                     "hands": [{"result": "draw", "tenpai": [], "riichi": ["south"]}]})
+    left = run_game(
+        {
+            "rules": "riichi",
+            "game_options": {"rounds": 1},
+            "players": SEATS,
+            "start": {"number": 4, "scores": dict(zip(SEATS, [30000, 25000, 25000, 19000], strict=True))},
+            "hands": [{"result": "draw", "tenpai": [], "riichi": ["south"]}],
+        }
+    )
     assert left.settlement["pot_to"] == "east" and left.standings[0].final == 31000
-    bust = run_game({"rules": "riichi", "players": SEATS, "start": {"scores": dict.fromkeys(SEATS, 25000)},
-                     "hands": [{"result": "ron", "winner": "south", "discarder": "west", "points": 26000}]})
+    bust = run_game(
+        {
+            "rules": "riichi",
+            "players": SEATS,
+            "start": {"scores": dict.fromkeys(SEATS, 25000)},
+            "hands": [{"result": "ron", "winner": "south", "discarder": "west", "points": 26000}],
+        }
+    )
     assert bust.end is not None and bust.end["reason"] == "bust"
 
 
@@ -355,9 +476,18 @@ def test_csv_for_a_spreadsheet() -> None:
 
 
 # ------------------------------------------------------------------ invalid records
-BASE: dict[str, Any] = {"rules": "boo", "players": ["A", "B", "C", "D"], "hands": [
-    {"result": "ron", "winner": "B", "discarder": "C", "hand": {"hand": "123m222p3357s", "melds": [
-        {"type": "pon", "tiles": "777p"}], "win_tile": "6s"}}]}
+BASE: dict[str, Any] = {
+    "rules": "boo",
+    "players": ["A", "B", "C", "D"],
+    "hands": [
+        {
+            "result": "ron",
+            "winner": "B",
+            "discarder": "C",
+            "hand": {"hand": "123m222p3357s", "melds": [{"type": "pon", "tiles": "777p"}], "win_tile": "6s"},
+        }
+    ],
+}
 
 
 def mutate(path: str, value: Any) -> dict[str, Any]:
@@ -399,8 +529,9 @@ INVALID = [
 ]
 
 
-@pytest.mark.parametrize(("path", "value", "code", "field", "schema_rejects"), INVALID,
-                         ids=[f"{c}:{f}" for _, _, c, f, _ in INVALID])
+@pytest.mark.parametrize(
+    ("path", "value", "code", "field", "schema_rejects"), INVALID, ids=[f"{c}:{f}" for _, _, c, f, _ in INVALID]
+)
 def test_invalid_records_name_the_field(path: str, value: Any, code: str, field: str, schema_rejects: bool) -> None:
     data = mutate(path, value)
     with pytest.raises(HandError) as e:
@@ -412,8 +543,15 @@ def test_invalid_records_name_the_field(path: str, value: Any, code: str, field:
 
 def test_more_invalid_records() -> None:
     with pytest.raises(HandError) as e:
-        parse_record({"rules": "riichi", "game_options": {"rounds": 1}, "players": SEATS, "start": {"round": "south"},
-                      "hands": []})
+        parse_record(
+            {
+                "rules": "riichi",
+                "game_options": {"rounds": 1},
+                "players": SEATS,
+                "start": {"round": "south"},
+                "hands": [],
+            }
+        )
     assert (e.value.code, e.value.field) == ("bad_field", "start.round")
     with pytest.raises(HandError) as e:
         parse_record({"rules": "boo", "players": SEATS, "hands": [{"result": "draw", "riichi": ["east"]}]})
@@ -446,12 +584,15 @@ def test_cli_table_json_and_csv(tmp_path: Path) -> None:
     assert code == 0 and json.loads(out)["hands"][3]["deltas"] == {"Aki": 520, "Dai": -520}
 
 
-@pytest.mark.parametrize(("args", "stdin", "code", "field"), [
-    (["game", "-"], json.dumps(mutate("hands.0.winner", "Eve")), "unknown_player", "hands[0].winner"),
-    (["game", "-"], "{not json", "bad_json", None),
-    (["game", "/no/such/game.json"], None, "unreadable_input", "FILE"),
-    (["game", "-", "--prefer", "paper"], "{}", "bad_option", "prefer"),
-])
+@pytest.mark.parametrize(
+    ("args", "stdin", "code", "field"),
+    [
+        (["game", "-"], json.dumps(mutate("hands.0.winner", "Eve")), "unknown_player", "hands[0].winner"),
+        (["game", "-"], "{not json", "bad_json", None),
+        (["game", "/no/such/game.json"], None, "unreadable_input", "FILE"),
+        (["game", "-", "--prefer", "paper"], "{}", "bad_option", "prefer"),
+    ],
+)
 def test_cli_errors_are_json_exit_2(args: list[str], stdin: str | None, code: str, field: str | None) -> None:
     exit_code, out = cli(args, stdin)
     assert exit_code == 2 and "Traceback" not in out
@@ -462,9 +603,9 @@ def test_cli_errors_are_json_exit_2(args: list[str], stdin: str | None, code: st
 # ------------------------------------------------------------------ HTTP
 @pytest.fixture(scope="module")
 def client() -> Iterator[TestClient]:
-    from service.app import create_app
-    from service.demo import DemoReader
-    from service.settings import ServiceSettings
+    from paiscan.service.app import create_app
+    from paiscan.service.demo import DemoReader
+    from paiscan.service.settings import ServiceSettings
 
     settings = ServiceSettings(_env_file=None, workers=1, queue_size=4)  # type: ignore[call-arg]
     with TestClient(create_app(settings, reader=DemoReader())) as c:
@@ -479,14 +620,17 @@ def test_http_replays_a_record(client: TestClient) -> None:
     assert body["hands"][3]["disputes"][0]["written"] == 520
 
 
-@pytest.mark.parametrize(("body", "code", "field"), [
-    (mutate("hands.0.discarder", "B"), "winner_is_discarder", "hands[0].discarder"),
-    (mutate("hands.0.hand.win_tile", "9x"), "bad_tile", "hands[0].hand.win_tile"),
-    (mutate("rules", "mahjong"), "unknown_ruleset", "rules"),
-    (mutate("players", "ABCD"), "bad_field", "players"),
-    (mutate("hands.0.colour", 1), "unknown_field", "hands[0].colour"),
-    (mutate("hands.0.points", "420"), "bad_field", "hands[0].points"),
-])
+@pytest.mark.parametrize(
+    ("body", "code", "field"),
+    [
+        (mutate("hands.0.discarder", "B"), "winner_is_discarder", "hands[0].discarder"),
+        (mutate("hands.0.hand.win_tile", "9x"), "bad_tile", "hands[0].hand.win_tile"),
+        (mutate("rules", "mahjong"), "unknown_ruleset", "rules"),
+        (mutate("players", "ABCD"), "bad_field", "players"),
+        (mutate("hands.0.colour", 1), "unknown_field", "hands[0].colour"),
+        (mutate("hands.0.points", "420"), "bad_field", "hands[0].points"),
+    ],
+)
 def test_http_invalid_record_is_422_naming_the_field(client: TestClient, body: Any, code: str, field: str) -> None:
     r = client.post("/v1/games", json=body)
     assert r.status_code == 422, r.text

@@ -10,9 +10,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 from spec_vectors import game_vectors
 
-from scoring import score_hand
-from scoring.errors import HandError
-from scoring.game_totenko import next_deal, noten_payments, seat_winds, win_deltas
+from paiscan.scoring import score_hand
+from paiscan.scoring.errors import HandError
+from paiscan.scoring.game_totenko import next_deal, noten_payments, seat_winds, win_deltas
 
 SEATS = ("east", "south", "west")
 
@@ -43,20 +43,24 @@ def test_noten_options_and_default_noten() -> None:
     assert r.deltas == {"east": -10, "south": 20, "west": -10}
     names = noten_payments(["ann", "bo"], ["cy"], players=["ann", "bo", "cy"])
     assert names.deltas == {"ann": 500, "bo": 500, "cy": -1000}
-    assert names.to_dict()["transfers"] == [{"from": "cy", "to": "ann", "amount": 500},
-                                            {"from": "cy", "to": "bo", "amount": 500}]
+    assert names.to_dict()["transfers"] == [
+        {"from": "cy", "to": "ann", "amount": 500},
+        {"from": "cy", "to": "bo", "amount": 500},
+    ]
 
 
-@pytest.mark.parametrize(("tenpai", "noten", "options", "code"), [
-    (["north"], ["south", "west"], None, "bad_field"),
-    (["east"], ["east", "south", "west"], None, "bad_field"),
-    (["east"], ["south"], None, "bad_field"),
-    (["east", "east"], ["south", "west"], None, "bad_field"),
-    (["east"], ["south", "west"], {"noten_penalty_total": 7}, "bad_option"),
-    (["east"], ["south", "west"], {"noten_total": 10}, "unknown_option"),
-])
-def test_noten_rejects(tenpai: list[str], noten: list[str], options: dict[str, Any] | None,
-                       code: str) -> None:
+@pytest.mark.parametrize(
+    ("tenpai", "noten", "options", "code"),
+    [
+        (["north"], ["south", "west"], None, "bad_field"),
+        (["east"], ["east", "south", "west"], None, "bad_field"),
+        (["east"], ["south"], None, "bad_field"),
+        (["east", "east"], ["south", "west"], None, "bad_field"),
+        (["east"], ["south", "west"], {"noten_penalty_total": 7}, "bad_option"),
+        (["east"], ["south", "west"], {"noten_total": 10}, "unknown_option"),
+    ],
+)
+def test_noten_rejects(tenpai: list[str], noten: list[str], options: dict[str, Any] | None, code: str) -> None:
     with pytest.raises(HandError) as err:
         noten_payments(tenpai, noten, options=options)
     assert err.value.code == code
@@ -72,16 +76,18 @@ def test_noten_zero_sum(tenpai: list[str]) -> None:
 
 
 # ---------------------------------------------------------------- dealer and honba
-@pytest.mark.parametrize(("dealer", "honba", "winner", "kw", "expect"), [
-    ("east", 1, None, {}, ("east", 2)),          # 流局: 親権移動なし、本場を追加
-    ("east", 7, None, {}, ("east", 8)),
-    ("east", 3, "south", {}, ("south", 1)),      # アガった人が親; 1本場からスタート
-    ("south", 12, "west", {}, ("west", 1)),
-    ("east", 1, "east", {}, ("east", 2)),        # the dealer wins: deal stays (honba [assumed])
-    ("east", 1, "east", {"dealer_win_adds_honba": False}, ("east", 1)),
-])
-def test_next_deal(dealer: str, honba: int, winner: str | None, kw: dict[str, Any],
-                   expect: tuple[str, int]) -> None:
+@pytest.mark.parametrize(
+    ("dealer", "honba", "winner", "kw", "expect"),
+    [
+        ("east", 1, None, {}, ("east", 2)),  # 流局: 親権移動なし、本場を追加
+        ("east", 7, None, {}, ("east", 8)),
+        ("east", 3, "south", {}, ("south", 1)),  # アガった人が親; 1本場からスタート
+        ("south", 12, "west", {}, ("west", 1)),
+        ("east", 1, "east", {}, ("east", 2)),  # the dealer wins: deal stays (honba [assumed])
+        ("east", 1, "east", {"dealer_win_adds_honba": False}, ("east", 1)),
+    ],
+)
+def test_next_deal(dealer: str, honba: int, winner: str | None, kw: dict[str, Any], expect: tuple[str, int]) -> None:
     assert next_deal(dealer, honba, winner, **kw) == expect
 
 
@@ -99,14 +105,21 @@ def test_seat_winds() -> None:
 
 
 # ---------------------------------------------------------------- a Score into seat changes
-TOT07 = {"rules": "totenko_balance", "hand": "234p678p23s678s55p", "win_tile": "4s", "win": "ron",
-         "seat_wind": "east", "honba": 5, "flags": ["riichi"], "dora_indicators": ["1p"]}
+TOT07 = {
+    "rules": "totenko_balance",
+    "hand": "234p678p23s678s55p",
+    "win_tile": "4s",
+    "win": "ron",
+    "seat_wind": "east",
+    "honba": 5,
+    "flags": ["riichi"],
+    "dora_indicators": ["1p"],
+}
 
 
 def test_win_deltas_ron_with_kenshoba() -> None:
     score = score_hand(TOT07)
-    assert win_deltas(score, "east", discarder="west") == {"east": 4400, "south": -1000,
-                                                           "west": -3400}
+    assert win_deltas(score, "east", discarder="west") == {"east": 4400, "south": -1000, "west": -3400}
 
 
 def test_win_deltas_tsumo() -> None:

@@ -8,8 +8,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-import datasets.gpu_classifier as gc
-from datasets.train_classifier import ClassifierRecipe
+import paiscan.datasets.gpu_classifier as gc
+from paiscan.datasets.train_classifier import ClassifierRecipe
 
 
 def test_the_epochs_fit_the_time_given_and_pay_for_each_epochs_start() -> None:
@@ -20,14 +20,16 @@ def test_the_epochs_fit_the_time_given_and_pay_for_each_epochs_start() -> None:
 
 
 def test_the_pace_of_the_views_is_measured_on_the_crops_given() -> None:
-    crops = [(np.random.default_rng(k).integers(0, 255, (128, 96, 3), dtype=np.uint8), k, float("nan"))
-             for k in range(5)]
+    crops = [
+        (np.random.default_rng(k).integers(0, 255, (128, 96, 3), dtype=np.uint8), k, float("nan")) for k in range(5)
+    ]
     rate = gc.views_per_second(crops, ClassifierRecipe(batch=8), batches=3)
     assert 0 < rate < float("inf")
 
 
-def test_the_results_come_back_even_when_training_stops_with_an_error(tmp_path: Path,
-                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_results_come_back_even_when_training_stops_with_an_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     rendered: list[Any] = []
 
     def render(plan: Any, root: Path, workers: int, crops: bool = False) -> list[Path]:
@@ -48,15 +50,29 @@ def test_the_results_come_back_even_when_training_stops_with_an_error(tmp_path: 
 
     monkeypatch.setattr(gc, "train_classifier", train)
     with pytest.raises(RuntimeError):
-        gc.main(["--out", str(tmp_path / "run"), "--copy-to", str(tmp_path / "back"), "--renders", str(tmp_path),
-                 "--init", "stage.onnx", "--workers", "6", "--train-seconds", "120"])
+        gc.main(
+            [
+                "--out",
+                str(tmp_path / "run"),
+                "--copy-to",
+                str(tmp_path / "back"),
+                "--renders",
+                str(tmp_path),
+                "--init",
+                "stage.onnx",
+                "--workers",
+                "6",
+                "--train-seconds",
+                "120",
+            ]
+        )
     assert rendered == [([f.seed for f in gc.PLAN], True)]
     assert (tmp_path / "back" / "checkpoint.pt").read_bytes() == b"epoch 3"
     assert not list((tmp_path / "back").glob("*.part"))
 
 
 def test_the_plans_seeds_are_new_to_both_stages() -> None:
-    from datasets.gpu_localizer import PLAN as LOCALIZER_PLAN
+    from paiscan.datasets.gpu_localizer import PLAN as LOCALIZER_PLAN
 
     seeds = [f.seed for f in (*gc.PLAN, *LOCALIZER_PLAN)]
     assert len(set(seeds)) == len(seeds)  # no seed shared between the two stages
@@ -69,18 +85,34 @@ def test_without_cjk_fonts_the_stage_refuses_before_rendering(tmp_path: Path, mo
         gc.main(["--out", str(tmp_path / "run"), "--copy-to", str(tmp_path / "back")])
 
 
-def test_far_renders_join_the_plan_and_the_manzu_weight_reaches_the_recipe(tmp_path: Path,
-                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+def test_far_renders_join_the_plan_and_the_manzu_weight_reaches_the_recipe(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     planned: list[Any] = []
-    monkeypatch.setattr(gc, "render", lambda plan, root, workers, crops=False: planned.extend(plan) or
-                        [root / f.name for f in plan])
+    monkeypatch.setattr(
+        gc, "render", lambda plan, root, workers, crops=False: planned.extend(plan) or [root / f.name for f in plan]
+    )
     monkeypatch.setattr(gc, "find_cjk_fonts", lambda: ["a CJK font"])
     monkeypatch.setattr(gc, "collect_synth", lambda dirs, size, threads: [(np.zeros((4, 4, 3), np.uint8), 1, 0.0)])
     monkeypatch.setattr(gc, "views_per_second", lambda crops, recipe: 25_000.0)
     recipes: list[ClassifierRecipe] = []
     monkeypatch.setattr(gc, "train_classifier", lambda dirs, out, recipe, log: recipes.append(recipe))
-    gc.main(["--out", str(tmp_path / "run"), "--copy-to", str(tmp_path / "back"), "--renders", str(tmp_path),
-             "--first-seed", "1100", "--far", "800", "--manzu-weight", "2"])
+    gc.main(
+        [
+            "--out",
+            str(tmp_path / "run"),
+            "--copy-to",
+            str(tmp_path / "back"),
+            "--renders",
+            str(tmp_path),
+            "--first-seed",
+            "1100",
+            "--far",
+            "800",
+            "--manzu-weight",
+            "2",
+        ]
+    )
     far = planned[-1]
     assert [f.seed for f in planned] == list(range(1100, 1107))
     assert (far.rules, far.n, far.size, far.fill) == ("riichi", 800, gc.FAR_SIZE, gc.FAR_FILL)

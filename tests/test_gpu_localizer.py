@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-import datasets.gpu_localizer as gl
-import datasets.lent_gpu as lent_gpu
-from datasets.lent_gpu import scaled
+import paiscan.datasets.gpu_localizer as gl
+import paiscan.datasets.lent_gpu as lent_gpu
+from paiscan.datasets.lent_gpu import scaled
 
 
 def test_the_plan_uses_fresh_seeds_and_every_ruleset_of_the_renderer() -> None:
@@ -18,8 +18,9 @@ def test_the_plan_uses_fresh_seeds_and_every_ruleset_of_the_renderer() -> None:
     assert all(f.n >= 1 for f in scaled(gl.PLAN, 0.0001))
 
 
-def test_the_weights_come_back_even_when_training_stops_with_an_error(tmp_path: Path,
-                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_weights_come_back_even_when_training_stops_with_an_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     rendered: list[Any] = []
     monkeypatch.setattr(lent_gpu, "write_dataset", lambda out, n, seed, **kw: rendered.append((out.name, n, seed)))
 
@@ -32,17 +33,33 @@ def test_the_weights_come_back_even_when_training_stops_with_an_error(tmp_path: 
 
     monkeypatch.setattr(gl, "train_localizer", train)
     with pytest.raises(RuntimeError):
-        gl.main(["--out", str(tmp_path / "run"), "--copy-to", str(tmp_path / "back"), "--renders", str(tmp_path),
-                 "--real", str(tmp_path / "real"), "--real", str(tmp_path / "real"), "--hours", "0.05",
-                 "--scale", "0.01"])
+        gl.main(
+            [
+                "--out",
+                str(tmp_path / "run"),
+                "--copy-to",
+                str(tmp_path / "back"),
+                "--renders",
+                str(tmp_path),
+                "--real",
+                str(tmp_path / "real"),
+                "--real",
+                str(tmp_path / "real"),
+                "--hours",
+                "0.05",
+                "--scale",
+                "0.01",
+            ]
+        )
     assert [(name, seed) for name, _, seed in rendered] == [(f.name, f.seed) for f in gl.PLAN]
     assert [n for _, n, _ in rendered] == [f.n for f in scaled(gl.PLAN, 0.01)]
     assert (tmp_path / "back" / "best.pt").read_bytes() == b"w"
 
 
-def test_with_a_first_seed_both_stages_render_the_same_shared_folders(tmp_path: Path,
-                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
-    import datasets.gpu_classifier as gc
+def test_with_a_first_seed_both_stages_render_the_same_shared_folders(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import paiscan.datasets.gpu_classifier as gc
 
     asked: list[list[str]] = []
 

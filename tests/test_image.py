@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from vision.image import ImageError, decode_image, redecode
+from paiscan.vision.image import ImageError, decode_image, redecode
 
 
 def encode(img: Image.Image, fmt: str, **kw: object) -> bytes:

@@ -13,11 +13,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from spec_vectors import compare, hand_vectors, shared_dir
 
-from scoring import score_hand
-from scoring.errors import HandError
-from scoring.generate import random_hand
-from scoring.registry import get_ruleset
-from scoring.rulesets.jun import (
+from paiscan.scoring import score_hand
+from paiscan.scoring.errors import HandError
+from paiscan.scoring.generate import random_hand
+from paiscan.scoring.registry import get_ruleset
+from paiscan.scoring.rulesets.jun import (
     BASE_TABLE,
     CLOSED_ONLY,
     DAI_YAKUMAN,
@@ -30,7 +30,7 @@ from scoring.rulesets.jun import (
     han_row,
     yakuman_row,
 )
-from scoring.tiles import format_tiles, kind, parse_tiles
+from paiscan.scoring.tiles import format_tiles, kind, parse_tiles
 
 VECTORS = hand_vectors("jun")
 SEED = (shared_dir() / "seeds" / "004_87d07c458dcf343b.txt").read_text(encoding="utf-8")
@@ -76,8 +76,7 @@ def variant_expect(variant: dict[str, Any]) -> dict[str, Any]:
 VARIANTS = [(v, i, var) for v in VECTORS for i, var in enumerate(v.get("variants", []))]
 
 
-@pytest.mark.parametrize(("vec", "index", "variant"), VARIANTS,
-                         ids=[f"{v['id']}-v{i}" for v, i, _ in VARIANTS])
+@pytest.mark.parametrize(("vec", "index", "variant"), VARIANTS, ids=[f"{v['id']}-v{i}" for v, i, _ in VARIANTS])
 def test_variant(vec: dict[str, Any], index: int, variant: dict[str, Any]) -> None:
     data = dict(vec["input"])
     data["options"] = {**(data.get("options") or {}), **variant.get("options", {})}
@@ -167,103 +166,189 @@ def test_marks_are_values(yaku: Any) -> None:
 
 def test_not_in_jun() -> None:
     ids = {y.id for y in get_ruleset("jun").yaku_table(get_ruleset("jun").parse_options({}))}
-    for gone in ("ippatsu", "double_riichi", "haitei", "houtei", "rinshan", "chankan", "tenhou",
-                 "chiihou", "sankantsu", "suukantsu", "kokushi_13", "suuankou_tanki",
-                 "junsei_chuuren"):
+    for gone in (
+        "ippatsu",
+        "double_riichi",
+        "haitei",
+        "houtei",
+        "rinshan",
+        "chankan",
+        "tenhou",
+        "chiihou",
+        "sankantsu",
+        "suukantsu",
+        "kokushi_13",
+        "suuankou_tanki",
+        "junsei_chuuren",
+    ):
         assert gone not in ids
 
 
 # ------------------------------------------------------------------ behaviour, table-driven
 PINFU_TANYAO = {"hand": "234m567p34s678s55s", "win_tile": "2s", "seat_wind": "south"}
-SUUANKOU = {"hand": "111222333p5559p", "win_tile": "9p", "win": "tsumo", "seat_wind": "south",
-            "flags": ["riichi"]}
+SUUANKOU = {"hand": "111222333p5559p", "win_tile": "9p", "win": "tsumo", "seat_wind": "south", "flags": ["riichi"]}
 SANJUN = {"hand": "123123123m456p7s", "win_tile": "7s", "seat_wind": "south"}
 HONROUTOU = {"hand": "111m999p444z99s22z", "win_tile": "9s", "seat_wind": "west"}
 
 CASES: list[tuple[str, dict[str, Any], dict[str, Any]]] = [
     # 1 + 1 = 2 han; the double riichi is a riichi: + 1 = 3 han = 6000 (not 2 han = 3000)
-    ("double riichi is a riichi", {**PINFU_TANYAO, "flags": ["double_riichi"]},
-     {"han": 3, "total": 6000, "yaku": ["pinfu", "riichi", "tanyao"],
-      "warnings": ["counts as riichi"]}),
+    (
+        "double riichi is a riichi",
+        {**PINFU_TANYAO, "flags": ["double_riichi"]},
+        {"han": 3, "total": 6000, "yaku": ["pinfu", "riichi", "tanyao"], "warnings": ["counts as riichi"]},
+    ),
     # chance flags: no 海底, no 一発 (both legal here) — still riichi + tsumo + pinfu + tanyao
-    ("chance flags ignored", {**PINFU_TANYAO, "win": "tsumo", "flags": ["riichi", "ippatsu", "haitei"]},
-     {"han": 4, "total": 9000, "warnings": ["'haitei' has no effect", "'ippatsu' has no effect"]}),
-    ("dora, ura and honba ignored", {**PINFU_TANYAO, "dora_indicators": ["1s"], "flags": ["riichi"],
-                                     "ura_indicators": ["4m"], "honba": 3, "riichi_sticks": 1},
-     {"han": 3, "total": 6000, "payments": [{"from": "discarder", "amount": 6000}],
-      "warnings": ["dora_indicators ignored", "ura_indicators ignored", "honba ignored",
-                   "riichi_sticks ignored"]}),
+    (
+        "chance flags ignored",
+        {**PINFU_TANYAO, "win": "tsumo", "flags": ["riichi", "ippatsu", "haitei"]},
+        {"han": 4, "total": 9000, "warnings": ["'haitei' has no effect", "'ippatsu' has no effect"]},
+    ),
+    (
+        "dora, ura and honba ignored",
+        {
+            **PINFU_TANYAO,
+            "dora_indicators": ["1s"],
+            "flags": ["riichi"],
+            "ura_indicators": ["4m"],
+            "honba": 3,
+            "riichi_sticks": 1,
+        },
+        {
+            "han": 3,
+            "total": 6000,
+            "payments": [{"from": "discarder", "amount": 6000}],
+            "warnings": ["dora_indicators ignored", "ura_indicators ignored", "honba ignored", "riichi_sticks ignored"],
+        },
+    ),
     # an open 0-han tsumo by the dealer: 200 オール from the three non-dealers
-    ("dealer 0 han tsumo", {"hand": "123m567s78s22z", "melds": [{"type": "pon", "tiles": "999p"}],
-                            "win_tile": "6s", "win": "tsumo"},
-     {"han": 0, "total": 600, "payments": [{"from": "non_dealer", "amount": 200}] * 3}),
+    (
+        "dealer 0 han tsumo",
+        {"hand": "123m567s78s22z", "melds": [{"type": "pon", "tiles": "999p"}], "win_tile": "6s", "win": "tsumo"},
+        {"han": 0, "total": 600, "payments": [{"from": "non_dealer", "amount": 200}] * 3},
+    ),
     # 自摸和 1 + 四暗刻 reading vs 123p×3 555p 99p: 清一色 6 + 同三順 2 + 自摸和 1 + 立直 1 = 10 han:
     # both 27000; the yakuman reading is reported
-    ("yakuman beats a counted 10 han", SUUANKOU,
-     {"limit": "yakuman", "total": 27000, "yaku": ["suuankou"], "han": 0}),
+    ("yakuman beats a counted 10 han", SUUANKOU, {"limit": "yakuman", "total": 27000, "yaku": ["suuankou"], "han": 0}),
     # 九蓮宝灯 on a one-sided wait (九門張でなくても可): 大役満
-    ("chuuren any wait", {"hand": "1112235678999m", "win_tile": "4m", "seat_wind": "south"},
-     {"limit": "daiyakuman", "total": 30000, "yaku": ["chuuren"]}),
-    ("kokushi", {"hand": "19m19p19s1234567z", "win_tile": "1m", "seat_wind": "south"},
-     {"limit": "daiyakuman", "total": 30000, "yaku": ["kokushi"]}),
+    (
+        "chuuren any wait",
+        {"hand": "1112235678999m", "win_tile": "4m", "seat_wind": "south"},
+        {"limit": "daiyakuman", "total": 30000, "yaku": ["chuuren"]},
+    ),
+    (
+        "kokushi",
+        {"hand": "19m19p19s1234567z", "win_tile": "1m", "seat_wind": "south"},
+        {"limit": "daiyakuman", "total": 30000, "yaku": ["kokushi"]},
+    ),
     # open 大四喜 (大役満) and 字一色: no stacking, 30000 once
-    ("two daiyakuman do not stack", {"hand": "444z5z", "win_tile": "5z", "seat_wind": "south",
-                                     "melds": [{"type": "pon", "tiles": "111z"}, {"type": "pon", "tiles": "222z"},
-                                               {"type": "pon", "tiles": "333z"}]},
-     {"limit": "daiyakuman", "total": 30000, "yaku": ["daisuushii", "tsuuiisou"]}),
-    ("two daiyakuman stacked", {"hand": "444z5z", "win_tile": "5z", "seat_wind": "south",
-                                "options": {"yakuman_stacking": True},
-                                "melds": [{"type": "pon", "tiles": "111z"}, {"type": "pon", "tiles": "222z"},
-                                          {"type": "pon", "tiles": "333z"}]},
-     {"limit": "daiyakuman", "total": 60000}),
+    (
+        "two daiyakuman do not stack",
+        {
+            "hand": "444z5z",
+            "win_tile": "5z",
+            "seat_wind": "south",
+            "melds": [
+                {"type": "pon", "tiles": "111z"},
+                {"type": "pon", "tiles": "222z"},
+                {"type": "pon", "tiles": "333z"},
+            ],
+        },
+        {"limit": "daiyakuman", "total": 30000, "yaku": ["daisuushii", "tsuuiisou"]},
+    ),
+    (
+        "two daiyakuman stacked",
+        {
+            "hand": "444z5z",
+            "win_tile": "5z",
+            "seat_wind": "south",
+            "options": {"yakuman_stacking": True},
+            "melds": [
+                {"type": "pon", "tiles": "111z"},
+                {"type": "pon", "tiles": "222z"},
+                {"type": "pon", "tiles": "333z"},
+            ],
+        },
+        {"limit": "daiyakuman", "total": 60000},
+    ),
     # 緑一色 without 發: 役満貫 by default, not with ryuuiisou_requires_hatsu (then 清一色 6 + 対々和 2
     # + 三暗刻 2 ... as counted)
-    ("ryuuiisou without hatsu", {"hand": "2233444666888s", "win_tile": "4s", "seat_wind": "south",
-                                 "win": "tsumo"},
-     {"limit": "yakuman", "yaku": ["ryuuiisou"]}),
+    (
+        "ryuuiisou without hatsu",
+        {"hand": "2233444666888s", "win_tile": "4s", "seat_wind": "south", "win": "tsumo"},
+        {"limit": "yakuman", "yaku": ["ryuuiisou"]},
+    ),
     # 234s 234s 44s 666s 888s tsumo: 清一色 6 + 一平行 1 + 自摸和 1 + 断幺九 1 = 9 han = 24000
     # (two concealed triplets; no 平和: two triplets)
-    ("ryuuiisou requires hatsu", {"hand": "2233444666888s", "win_tile": "4s", "seat_wind": "south",
-                                  "win": "tsumo", "options": {"ryuuiisou_requires_hatsu": True}},
-     {"limit": None, "total": 24000, "han": 9,
-      "yaku": ["chinitsu", "iipeikou", "menzen_tsumo", "tanyao"]}),
+    (
+        "ryuuiisou requires hatsu",
+        {
+            "hand": "2233444666888s",
+            "win_tile": "4s",
+            "seat_wind": "south",
+            "win": "tsumo",
+            "options": {"ryuuiisou_requires_hatsu": True},
+        },
+        {"limit": None, "total": 24000, "han": 9, "yaku": ["chinitsu", "iipeikou", "menzen_tsumo", "tanyao"]},
+    ),
     # 123m×3 456p 77s ron: 同三順 2 + 平和 1 = 3 han = 6000 (一平行 replaced) ...
     ("isshoku sanjun replaces iipeikou", SANJUN, {"han": 3, "total": 6000}),
     # ... or 2 + 1 + 一平行 1 = 4 han = 9000 when it does not replace it
-    ("isshoku sanjun with iipeikou", {**SANJUN, "options": {"isshoku_sanjun_replaces_iipeikou": False}},
-     {"han": 4, "total": 9000, "yaku": ["isshoku_sanjun", "iipeikou", "pinfu"]}),
+    (
+        "isshoku sanjun with iipeikou",
+        {**SANJUN, "options": {"isshoku_sanjun_replaces_iipeikou": False}},
+        {"han": 4, "total": 9000, "yaku": ["isshoku_sanjun", "iipeikou", "pinfu"]},
+    ),
     # 111m 999p 444z 999s(ron) 22z (North, South: no value for West in the East round): 混老頭 3 + 対々和 2 + 三暗刻 2 = 7 han = 18000 (no 全帯幺九: no sequence)
-    ("honroutou is not chanta", HONROUTOU,
-     {"han": 7, "total": 18000, "yaku": ["honroutou", "toitoi", "sanankou"]}),
-    ("chanta without sequence", {**HONROUTOU, "options": {"chanta_requires_sequence": False}},
-     {"han": 9, "total": 24000, "yaku": ["honroutou", "toitoi", "sanankou", "chanta"]}),
-    ("seven pairs must be distinct", {"hand": "1111m3344p5566s7z", "win_tile": "7z"},
-     {"error": "not_a_winning_hand"}),
+    ("honroutou is not chanta", HONROUTOU, {"han": 7, "total": 18000, "yaku": ["honroutou", "toitoi", "sanankou"]}),
+    (
+        "chanta without sequence",
+        {**HONROUTOU, "options": {"chanta_requires_sequence": False}},
+        {"han": 9, "total": 24000, "yaku": ["honroutou", "toitoi", "sanankou", "chanta"]},
+    ),
+    ("seven pairs must be distinct", {"hand": "1111m3344p5566s7z", "win_tile": "7z"}, {"error": "not_a_winning_hand"}),
     # 七対子 1 + 混一色? no (m, p, s): 1 han = 1500
-    ("seven pairs with four of a kind", {"hand": "1111m3344p5566s7z", "win_tile": "7z",
-                                         "options": {"seven_pairs_duplicates": True}},
-     {"han": 1, "total": 1500, "yaku": ["chiitoitsu"]}),
+    (
+        "seven pairs with four of a kind",
+        {"hand": "1111m3344p5566s7z", "win_tile": "7z", "options": {"seven_pairs_duplicates": True}},
+        {"han": 1, "total": 1500, "yaku": ["chiitoitsu"]},
+    ),
     # 小三元 closed by ron + 2 翻牌; 555z 666z 77z 234m 678m: 2 + 1 + 1 + 混一色 3 = 7 han
-    ("closed shousangen honitsu", {"hand": "555666z77z234m67m", "win_tile": "8m", "seat_wind": "south"},
-     {"han": 7, "total": 18000, "yaku": ["shousangen", "yakuhai_haku", "yakuhai_hatsu", "honitsu"]}),
+    (
+        "closed shousangen honitsu",
+        {"hand": "555666z77z234m67m", "win_tile": "8m", "seat_wind": "south"},
+        {"han": 7, "total": 18000, "yaku": ["shousangen", "yakuhai_haku", "yakuhai_hatsu", "honitsu"]},
+    ),
     # 連風牌 with honor_yaku_add_yakuhai false and 三風刻: East (seat and round) not added either
-    ("sanpuukou without renpuuhai", {"hand": "111z222z234m5p", "win_tile": "5p",
-                                     "melds": [{"type": "pon", "tiles": "333z"}],
-                                     "options": {"honor_yaku_add_yakuhai": False}},
-     {"han": 2, "total": 3000, "yaku": ["sanpuukou"]}),
-    ("sanpuukou with renpuuhai", {"hand": "111z222z234m5p", "win_tile": "5p",
-                                  "melds": [{"type": "pon", "tiles": "333z"}]},
-     {"han": 4, "total": 9000, "yaku": ["sanpuukou", "renpuuhai"]}),
+    (
+        "sanpuukou without renpuuhai",
+        {
+            "hand": "111z222z234m5p",
+            "win_tile": "5p",
+            "melds": [{"type": "pon", "tiles": "333z"}],
+            "options": {"honor_yaku_add_yakuhai": False},
+        },
+        {"han": 2, "total": 3000, "yaku": ["sanpuukou"]},
+    ),
+    (
+        "sanpuukou with renpuuhai",
+        {"hand": "111z222z234m5p", "win_tile": "5p", "melds": [{"type": "pon", "tiles": "333z"}]},
+        {"han": 4, "total": 9000, "yaku": ["sanpuukou", "renpuuhai"]},
+    ),
     # errors
-    ("riichi with an open hand", {**PINFU_TANYAO, "hand": "234m567p34s55s",
-                                  "melds": [{"type": "chi", "tiles": "678s"}], "flags": ["riichi"]},
-     {"error": "riichi_open_hand"}),
+    (
+        "riichi with an open hand",
+        {**PINFU_TANYAO, "hand": "234m567p34s55s", "melds": [{"type": "chi", "tiles": "678s"}], "flags": ["riichi"]},
+        {"error": "riichi_open_hand"},
+    ),
     ("the dealer is East", {**PINFU_TANYAO, "dealer": True}, {"error": "bad_field"}),
     ("not a winning hand", {**PINFU_TANYAO, "win_tile": "9s"}, {"error": "not_a_winning_hand"}),
     ("unknown option", {**PINFU_TANYAO, "options": {"dora": True}}, {"error": "unknown_option"}),
     ("bad option", {**PINFU_TANYAO, "options": {"yakuman_stacking": "yes"}}, {"error": "bad_option"}),
-    ("five of a kind", {**PINFU_TANYAO, "hand": "234m567p34s678s05s", "dora_indicators": ["5s", "5s", "5s"]},
-     {"error": "too_many_of_kind"}),
+    (
+        "five of a kind",
+        {**PINFU_TANYAO, "hand": "234m567p34s678s05s", "dora_indicators": ["5s", "5s", "5s"]},
+        {"error": "too_many_of_kind"},
+    ),
 ]
 
 
@@ -297,8 +382,15 @@ def test_no_dealer_premium() -> None:
 
 
 def test_explanation_from_the_numbers() -> None:
-    s = score_hand({"rules": "jun", "hand": "456p789p3s", "win_tile": "3s", "seat_wind": "south",
-                    "melds": [{"type": "chi", "tiles": "123p"}, {"type": "pon", "tiles": "555z"}]})
+    s = score_hand(
+        {
+            "rules": "jun",
+            "hand": "456p789p3s",
+            "win_tile": "3s",
+            "seat_wind": "south",
+            "melds": [{"type": "chi", "tiles": "123p"}, {"type": "pon", "tiles": "555z"}],
+        }
+    )
     labels = [st.label for st in s.steps]
     assert labels == ["yaku", "row", "payment", "total"]
     assert "一通 1 (▼ open: 2−1)" in s.steps[0].detail and s.steps[0].detail.endswith("= 2翻")
@@ -308,8 +400,11 @@ def test_explanation_from_the_numbers() -> None:
 def test_ruleset_describes_itself() -> None:
     d = get_ruleset("jun").describe()
     assert d["id"] == "jun" and d["name_ja"] == "純麻雀"
-    assert {o["name"] for o in d["options"]} >= {"yakuman_stacking", "ryuuiisou_requires_hatsu",
-                                                 "honor_yaku_add_yakuhai"}
+    assert {o["name"] for o in d["options"]} >= {
+        "yakuman_stacking",
+        "ryuuiisou_requires_hatsu",
+        "honor_yaku_add_yakuhai",
+    }
     assert set(d["flags"]) == {"riichi", "double_riichi", "open_riichi"}
 
 

@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 from spec_vectors import hand_vectors
 from test_boo import INPUT_KEYS, check, ids, items, run, variant_input, variant_params
 
-from scoring.generate import random_hand
-from scoring.registry import get_ruleset
+from paiscan.scoring.generate import random_hand
+from paiscan.scoring.registry import get_ruleset
 
 VECTORS = hand_vectors("kansai_boo")
 
@@ -40,8 +40,16 @@ def test_every_vector_is_exercised() -> None:
 
 # ---------------------------------------------------------------- options and overrides
 SPEC_OPTIONS = {
-    "red_fives", "red_5p_count", "menzen_bonus", "dora_void_open_no_yaku", "yakuman_bonus",
-    "open_pinfu_fu", "double_wind_pair_fu", "same_turn_missed_ron", "settlement_points", "table_fee",
+    "red_fives",
+    "red_5p_count",
+    "menzen_bonus",
+    "dora_void_open_no_yaku",
+    "yakuman_bonus",
+    "open_pinfu_fu",
+    "double_wind_pair_fu",
+    "same_turn_missed_ron",
+    "settlement_points",
+    "table_fee",
 }
 
 
@@ -60,16 +68,22 @@ def test_describe_lists_every_option() -> None:
 BASE = {"rules": "kansai_boo", "hand": "234m567p34s678s55s", "win_tile": "2s", "seat_wind": "south"}
 
 
-@pytest.mark.parametrize(("change", "code", "field"), [
-    ({"options": {"red_5p_count": 3}}, "bad_option", "options.red_5p_count"),
-    ({"options": {"red_5p_count": 1, "red_fives": {"p": 2}}}, "bad_option", "options.red_5p_count"),
-    ({"options": {"aotenjou": True}}, "unknown_option", "options.aotenjou"),
-    ({"options": {"table_fee": -3}}, "bad_option", "options.table_fee"),
-    ({"hand": "234m067p34s678s55s", "options": {"red_5p_count": 1}, "dora_indicators": ["0p"]},
-     "too_many_red_fives", "dora_indicators"),
-    ({"hand": "234m567p34s678s50s"}, "too_many_red_fives", "hand"),
-    ({"nuki": "4z"}, "bad_nuki", "nuki"),
-])
+@pytest.mark.parametrize(
+    ("change", "code", "field"),
+    [
+        ({"options": {"red_5p_count": 3}}, "bad_option", "options.red_5p_count"),
+        ({"options": {"red_5p_count": 1, "red_fives": {"p": 2}}}, "bad_option", "options.red_5p_count"),
+        ({"options": {"aotenjou": True}}, "unknown_option", "options.aotenjou"),
+        ({"options": {"table_fee": -3}}, "bad_option", "options.table_fee"),
+        (
+            {"hand": "234m067p34s678s55s", "options": {"red_5p_count": 1}, "dora_indicators": ["0p"]},
+            "too_many_red_fives",
+            "dora_indicators",
+        ),
+        ({"hand": "234m567p34s678s50s"}, "too_many_red_fives", "hand"),
+        ({"nuki": "4z"}, "bad_nuki", "nuki"),
+    ],
+)
 def test_validation(change: dict[str, Any], code: str, field: str) -> None:
     s = run({**BASE, **change})
     assert (s.get("error"), s.get("field")) == (code, field), s
@@ -78,16 +92,23 @@ def test_validation(change: dict[str, Any], code: str, field: str) -> None:
 def test_red_5p_count_is_red_fives_p() -> None:
     hand = {**BASE, "hand": "234m067p34s678s55s"}
     assert ids(run({**hand, "options": {"red_fives": {"p": 1}}})) == ["pinfu", "tanyao", "red_five"]
-    assert run({**hand, "hand": "234m006p34s678s55s", "win_tile": "2s",
-                "options": {"red_fives": {"p": 1}}})["error"] == "too_many_red_fives"
+    assert (
+        run({**hand, "hand": "234m006p34s678s55s", "win_tile": "2s", "options": {"red_fives": {"p": 1}}})["error"]
+        == "too_many_red_fives"
+    )
     # with 4 red 5p every 5p is red, whatever the input says
     s = run({**hand, "hand": "234m567p34s678s55s", "options": {"red_5p_count": 4}})
     assert [y["value"] for y in s["yaku"] if y["id"] == "red_five"] == [1]
 
 
 def test_open_pinfu_fu_option() -> None:
-    hand = {"rules": "kansai_boo", "hand": "567p345s67s88p", "win_tile": "8s", "seat_wind": "south",
-            "melds": [{"type": "chi", "tiles": "234m"}]}
+    hand = {
+        "rules": "kansai_boo",
+        "hand": "567p345s67s88p",
+        "win_tile": "8s",
+        "seat_wind": "south",
+        "melds": [{"type": "chi", "tiles": "234m"}],
+    }
     assert run(hand)["fu"] == 20
     s = run({**hand, "options": {"open_pinfu_fu": 30}})
     assert s["fu"] == 30 and "pinfu" in ids(s) and any(p["reason"] == "open_pinfu" for p in s["fu_details"])
@@ -101,15 +122,28 @@ def test_seven_pairs_always_and_no_chanta() -> None:
 
 
 def test_honroutou_stacks_with_toitoi() -> None:
-    s = run({"rules": "kansai_boo", "hand": "111m999p11s44z", "win_tile": "4z", "seat_wind": "south",
-             "melds": [{"type": "pon", "tiles": "999s"}]})
+    s = run(
+        {
+            "rules": "kansai_boo",
+            "hand": "111m999p11s44z",
+            "win_tile": "4z",
+            "seat_wind": "south",
+            "melds": [{"type": "pon", "tiles": "999s"}],
+        }
+    )
     assert sorted(ids(s)) == ["honroutou", "toitoi"] and s["han"] == 6 and s["limit"] == "mangan"
 
 
 def test_dora_void_open_no_yaku_keeps_the_reason() -> None:
-    vec = {"rules": "kansai_boo", "hand": "123m222p33s57s", "melds": [{"type": "pon", "tiles": "777p"}],
-           "win_tile": "6s", "seat_wind": "south", "dora_indicators": ["1p"],
-           "options": {"dora_void_open_no_yaku": True}}
+    vec = {
+        "rules": "kansai_boo",
+        "hand": "123m222p33s57s",
+        "melds": [{"type": "pon", "tiles": "777p"}],
+        "win_tile": "6s",
+        "seat_wind": "south",
+        "dora_indicators": ["1p"],
+        "options": {"dora_void_open_no_yaku": True},
+    }
     s = run(vec)
     void = [i for i in s["items"] if i["id"] == "dora"]
     assert void[0]["value"] == 0 and "dora_void_open_no_yaku" in void[0]["detail"]
@@ -118,9 +152,15 @@ def test_dora_void_open_no_yaku_keeps_the_reason() -> None:
 
 
 def test_rinshan_after_open_kan_is_a_normal_tsumo() -> None:
-    hand = {"rules": "kansai_boo", "hand": "234m567p34s88p", "win_tile": "5s", "win": "tsumo",
-            "seat_wind": "south", "melds": [{"type": "kan", "tiles": "7777s", "open": True}],
-            "flags": ["rinshan", "rinshan_after_daiminkan"]}
+    hand = {
+        "rules": "kansai_boo",
+        "hand": "234m567p34s88p",
+        "win_tile": "5s",
+        "win": "tsumo",
+        "seat_wind": "south",
+        "melds": [{"type": "kan", "tiles": "7777s", "open": True}],
+        "flags": ["rinshan", "rinshan_after_daiminkan"],
+    }
     s = run(hand)
     assert Counter(p["from"] for p in s["payments"]) == Counter({"non_dealer": 2, "dealer": 1})
     assert ids(s) == ["tanyao", "rinshan"] and any("normal tsumo" in w for w in s["warnings"])
@@ -138,8 +178,14 @@ def test_yakuman_is_the_mangan_and_first_turn_meanings() -> None:
 
 
 def test_menzen_bonus_counts_a_closed_kan_as_closed() -> None:
-    hand = {"rules": "kansai_boo", "hand": "234m678s55p34s", "win_tile": "2s", "seat_wind": "south",
-            "melds": [{"type": "kan", "tiles": "9999p", "open": False}], "options": {"menzen_bonus": True}}
+    hand = {
+        "rules": "kansai_boo",
+        "hand": "234m678s55p34s",
+        "win_tile": "2s",
+        "seat_wind": "south",
+        "melds": [{"type": "kan", "tiles": "9999p", "open": False}],
+        "options": {"menzen_bonus": True},
+    }
     assert items(run(hand))["menzen"] == 300
 
 
@@ -152,8 +198,10 @@ def payer_split(score: dict[str, Any]) -> dict[str, list[int]]:
 
 
 @settings(max_examples=150, deadline=None)
-@given(st.integers(0, 2**32 - 1), st.sampled_from([{}, {"menzen_bonus": True}, {"open_pinfu_fu": 30},
-                                                   {"dora_void_open_no_yaku": True}]))
+@given(
+    st.integers(0, 2**32 - 1),
+    st.sampled_from([{}, {"menzen_bonus": True}, {"open_pinfu_fu": 30}, {"dora_void_open_no_yaku": True}]),
+)
 def test_random_hands_total_split_and_cap(seed: int, options: dict[str, Any]) -> None:
     """total = sum of payments = sum of items; the hand points are fu × 2^(han + 1) capped at 500
     (a yakuman is 500); tsumo: the dealer pays twice a non-dealer's hand points, a dealer tsumo is

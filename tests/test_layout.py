@@ -1,4 +1,4 @@
-"""vision.layout: rows, sideways tiles, gaps, melds, winning-tile candidates, tiles apart.
+"""paiscan.vision.layout: rows, sideways tiles, gaps, melds, winning-tile candidates, tiles apart.
 
 Hands are laid out with ``layout_boxes`` (tests/test_layout_helpers.py): ``'`` marks a sideways
 tile, ``"`` a sideways tile with a second one stacked on it, ``?`` a face-down tile.
@@ -15,12 +15,12 @@ import numpy as np
 import pytest
 from test_layout_helpers import layout_boxes, names, shuffled
 
-from scoring.registry import available
-from scoring.tiles import parse_tiles
-from vision import layout, reading
-from vision.detection import Detection
-from vision.layout import TOP_DOUBTED, HandRow, Layout, RowTile, analyse_layout, set_aside_kinds
-from vision.reading import read_hand
+from paiscan.scoring.registry import available
+from paiscan.scoring.tiles import parse_tiles
+from paiscan.vision import layout, reading
+from paiscan.vision.detection import Detection
+from paiscan.vision.layout import TOP_DOUBTED, HandRow, Layout, RowTile, analyse_layout, set_aside_kinds
+from paiscan.vision.reading import read_hand
 
 PON_HAND = "123m456p78s11z 9s ~0.8 5'55z"  # 10 concealed, 9s apart, pon of 5z from the left
 
@@ -36,8 +36,17 @@ def render_dets(tiles: Sequence[tuple[str, tuple[float, float, float, float], in
     out = []
     for name, box, face in tiles:
         c = parse_tiles(name)[0]
-        out.append(Detection(c, 0.95, (float(box[0]), float(box[1]), float(box[2]), float(box[3])), False,
-                             ((c, 0.95),), None if c == 37 else float(face), 0.9))
+        out.append(
+            Detection(
+                c,
+                0.95,
+                (float(box[0]), float(box[1]), float(box[2]), float(box[3])),
+                False,
+                ((c, 0.95),),
+                None if c == 37 else float(face),
+                0.9,
+            )
+        )
     return out
 
 
@@ -54,10 +63,13 @@ def test_detection_helpers_and_round_trip() -> None:
     assert Detection(4, 0.6, (0, 0, 1, 1)).candidates() == ((4, 0.6),)  # no top-k: its confidence
 
 
-@pytest.mark.parametrize("bad", [
-    {"cls": 38, "box": (0.0, 0.0, 1.0, 1.0)},
-    {"cls": 3, "box": (5.0, 0.0, 1.0, 1.0)},
-])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        {"cls": 38, "box": (0.0, 0.0, 1.0, 1.0)},
+        {"cls": 3, "box": (5.0, 0.0, 1.0, 1.0)},
+    ],
+)
 def test_detection_rejects_impossible_values(bad: dict) -> None:
     with pytest.raises(ValueError):
         Detection(bad["cls"], 0.9, bad["box"])
@@ -130,22 +142,25 @@ def test_tile_far_out_on_the_row_line_is_apart() -> None:
 
 
 # ---------------------------------------------------------------------------------- melds
-@pytest.mark.parametrize(("meld", "kind", "from_"), [
-    ("3'45s", "call", "left"),
-    ("5'55z", "call", "left"),
-    ("55'5z", "call", "across"),
-    ("555'z", "call", "right"),
-    ("7'777p", "open_kan", "left"),
-    ("77'77p", "open_kan", "across"),
-    ("7777'p", "open_kan", "right"),
-    ('2"22p', "added_kan", "left"),
-    ('22"2p', "added_kan", "across"),
-    ('222"p', "added_kan", "right"),
-    ("2'2'22p", "added_kan", "left"),
-    ("22'2'2p", "added_kan", "across"),
-    ("222'2'p", "added_kan", "right"),
-    ("?77z?", "closed_kan", None),
-])
+@pytest.mark.parametrize(
+    ("meld", "kind", "from_"),
+    [
+        ("3'45s", "call", "left"),
+        ("5'55z", "call", "left"),
+        ("55'5z", "call", "across"),
+        ("555'z", "call", "right"),
+        ("7'777p", "open_kan", "left"),
+        ("77'77p", "open_kan", "across"),
+        ("7777'p", "open_kan", "right"),
+        ('2"22p', "added_kan", "left"),
+        ('22"2p', "added_kan", "across"),
+        ('222"p', "added_kan", "right"),
+        ("2'2'22p", "added_kan", "left"),
+        ("22'2'2p", "added_kan", "across"),
+        ("222'2'p", "added_kan", "right"),
+        ("?77z?", "closed_kan", None),
+    ],
+)
 def test_meld_shapes(meld: str, kind: str, from_: str | None) -> None:
     dets = layout_boxes(f"23m456p11z 4m ~0.8 {meld} 6'78s")
     hr = hand_row(dets)
@@ -194,8 +209,8 @@ def _pulled_towards(d: Detection, base: Detection, share: float) -> Detection:
 def test_stacked_tile_drawn_overlapping_its_base_is_still_stacked(angle: float) -> None:
     # the localizer draws a stacked pair's boxes closer than they are: overlapping as much as a
     # duplicate box of one tile would, a third of a tile's width apart across the row
-    from datasets.evaluate import iou
-    from vision.layout import DUPLICATE_IOU
+    from paiscan.datasets.evaluate import iou
+    from paiscan.vision.layout import DUPLICATE_IOU
 
     dets = layout_boxes('123m456p789s1z 1z ~0.8 5"55s', angle=angle)
     dets[12] = _pulled_towards(dets[12], dets[11], 0.65)
@@ -207,8 +222,9 @@ def test_stacked_tile_drawn_overlapping_its_base_is_still_stacked(angle: float) 
 
 @pytest.mark.parametrize("angle", [0.0, 25.0])
 @pytest.mark.parametrize(("grow", "stacked"), [(1.0, True), (1.3, False)])
-def test_a_stacked_tile_drawn_closer_still_is_stacked_unless_its_box_is_looser(angle: float, grow: float,
-                                                                               stacked: bool) -> None:
+def test_a_stacked_tile_drawn_closer_still_is_stacked_unless_its_box_is_looser(
+    angle: float, grow: float, stacked: bool
+) -> None:
     # as in fresh renders (seed 990015, image 616; 990019, image 105): the stacked tile's box drawn
     # a fifth of the base's width across the row from it, its size the base's; a second, looser
     # box of the base itself (selection renders 990012/193 and /372: 1.2-1.4 times its size) lies
@@ -235,8 +251,11 @@ def test_a_duplicate_box_of_a_sideways_tile_is_not_a_stacked_tile() -> None:
     dets = layout_boxes("123m456p789s1z 1z ~0.8 5'55s")
     base = dets[11]
     x1, y1, x2, y2 = base.box
-    twin = replace(base, confidence=base.confidence * 0.8, box=(x1 + 0.12 * (x2 - x1), y1 - 0.1 * (y2 - y1),
-                                                              x2 + 0.12 * (x2 - x1), y2 - 0.1 * (y2 - y1)))
+    twin = replace(
+        base,
+        confidence=base.confidence * 0.8,
+        box=(x1 + 0.12 * (x2 - x1), y1 - 0.1 * (y2 - y1), x2 + 0.12 * (x2 - x1), y2 - 0.1 * (y2 - y1)),
+    )
     hr = hand_row([*dets, twin])
     assert hr.row.stacked == ()
     assert [m.kind for m in hr.structures[0].melds] == ["call"]
@@ -293,11 +312,14 @@ def test_a_narrow_gap_at_the_left_end_turns_the_row_round() -> None:
     assert r.hand_dict()["win_tile"] == "2z" and not any("a guess" in n for n in r.notes)
 
 
-@pytest.mark.parametrize("spec", [
-    "123m456p ~0.15 789s1122z ~0.2 2z",  # another gap inside the hand nearly as wide
-    "123m456p789s1122z ~0.05 2z",  # too narrow to see
-    "11z22z ~0.2 2z ~0.8 5'55z 6'66z 7'77z",  # too few other gaps to compare with
-])
+@pytest.mark.parametrize(
+    "spec",
+    [
+        "123m456p ~0.15 789s1122z ~0.2 2z",  # another gap inside the hand nearly as wide
+        "123m456p789s1122z ~0.05 2z",  # too narrow to see
+        "11z22z ~0.2 2z ~0.8 5'55z 6'66z 7'77z",  # too few other gaps to compare with
+    ],
+)
 def test_a_narrow_gap_that_is_not_plainly_the_widest_leaves_the_winning_tile_open(spec: str) -> None:
     hr = hand_row(layout_boxes(spec))
     assert hr.structures[0].win_rule == "no_gap"
@@ -318,11 +340,14 @@ def test_row_without_melds_is_read_from_both_ends() -> None:
 
 
 # ---------------------------------------------------------------------------------- apart
-@pytest.mark.parametrize("extras", [
-    [("3p", 4.0, 3.2)],  # above the row
-    [("3p", 4.0, 3.2), ("7z", 5.05, 3.2)],  # two indicators side by side
-    [("3p", 16.0, -3.0)],  # below, to the right
-])
+@pytest.mark.parametrize(
+    "extras",
+    [
+        [("3p", 4.0, 3.2)],  # above the row
+        [("3p", 4.0, 3.2), ("7z", 5.05, 3.2)],  # two indicators side by side
+        [("3p", 16.0, -3.0)],  # below, to the right
+    ],
+)
 def test_indicators_apart(extras: list[tuple[str, float, float]]) -> None:
     dets = layout_boxes("123m456p789s1122z 2z", extras=extras)
     hr = hand_row(dets)
@@ -407,8 +432,9 @@ def test_a_further_line_of_discards_is_no_more_indicators() -> None:
     hand = read_hand(dets).hand_dict()
     assert hand is not None and hand["dora_indicators"] == ["3s"]
     # a further pair (an ura-dora indicator and its kan's) still counts
-    pair = layout_boxes("123m456p7p 7p ~0.8 1'111z 2'222z", extras=[("3s", 4.0, 3.0), ("1m", 8.0, 6.0),
-                                                                     ("5p", 9.0, 6.0)])
+    pair = layout_boxes(
+        "123m456p7p 7p ~0.8 1'111z 2'222z", extras=[("3s", 4.0, 3.0), ("1m", 8.0, 6.0), ("5p", 9.0, 6.0)]
+    )
     hand = read_hand(pair).hand_dict()
     assert hand is not None and sorted(hand["dora_indicators"]) == ["1m", "3s", "5p"]
 
@@ -455,13 +481,28 @@ def test_indicators_and_gari_beyond_them_in_line_with_the_hand_are_both_left_out
 #: run down the photo; three indicators lie in a line beside the hand's start, touching the near
 #: end of four discards turned another way
 INDICATORS_BY_DISCARDS = [
-    ("0m", (162, 84, 263, 162), 78), ("5m", (199, 114, 300, 193), -103), ("7p", (236, 144, 339, 226), 74),
-    ("8p", (275, 175, 379, 259), 72), ("6z", (316, 206, 419, 294), 69), ("6z", (357, 239, 462, 330), 66),
-    ("6z", (400, 273, 505, 367), 63), ("7z", (444, 308, 550, 405), 60), ("7z", (490, 344, 597, 445), 56),
-    ("7z", (537, 381, 645, 486), 52), ("6p", (614, 442, 723, 553), 45), ("7p", (717, 523, 828, 642), 36),
-    ("7p", (773, 580, 898, 709), -50), ("7p", (852, 628, 965, 759), 23), ("9s", (374, 86, 458, 153), 76),
-    ("1m", (409, 112, 493, 180), 73), ("3s", (445, 138, 530, 208), 71), ("3p", (522, 89, 598, 154), -53),
-    ("3z", (549, 84, 623, 147), -54), ("1p", (569, 76, 641, 137), -56), ("3p", (592, 71, 661, 130), -55)]
+    ("0m", (162, 84, 263, 162), 78),
+    ("5m", (199, 114, 300, 193), -103),
+    ("7p", (236, 144, 339, 226), 74),
+    ("8p", (275, 175, 379, 259), 72),
+    ("6z", (316, 206, 419, 294), 69),
+    ("6z", (357, 239, 462, 330), 66),
+    ("6z", (400, 273, 505, 367), 63),
+    ("7z", (444, 308, 550, 405), 60),
+    ("7z", (490, 344, 597, 445), 56),
+    ("7z", (537, 381, 645, 486), 52),
+    ("6p", (614, 442, 723, 553), 45),
+    ("7p", (717, 523, 828, 642), 36),
+    ("7p", (773, 580, 898, 709), -50),
+    ("7p", (852, 628, 965, 759), 23),
+    ("9s", (374, 86, 458, 153), 76),
+    ("1m", (409, 112, 493, 180), 73),
+    ("3s", (445, 138, 530, 208), 71),
+    ("3p", (522, 89, 598, 154), -53),
+    ("3z", (549, 84, 623, 147), -54),
+    ("1p", (569, 76, 641, 137), -56),
+    ("3p", (592, 71, 661, 130), -55),
+]
 
 
 def test_indicators_touching_discards_are_parted_from_them_by_the_hands_line() -> None:
@@ -521,8 +562,9 @@ def test_row_near_the_diagonal_cannot_be_de_rotated() -> None:
 
 def test_unsure_sideways_judgements_are_also_read_reversed() -> None:
     # heavy box noise at a steep skew: some upright tiles look a little sideways
-    dets = layout_boxes("3m4m5m6m7m7m7m8m6p8p 7p ~0.8 6p6p6'p", angle=30, perspective=0.1, depth=0.2,
-                        jitter=0.04, seed=26)
+    dets = layout_boxes(
+        "3m4m5m6m7m7m7m8m6p8p 7p ~0.8 6p6p6'p", angle=30, perspective=0.1, depth=0.2, jitter=0.04, seed=26
+    )
     hr = hand_row(dets)
     assert [t.det for t in hr.row.tiles if t.sideways] == [1, 13]  # 4m looks sideways
     s = hr.structures[0]
@@ -620,11 +662,13 @@ def test_a_dead_wall_whose_indicator_looks_sideways_is_still_cut_off() -> None:
 
 def test_a_sure_call_mark_among_three_faces_keeps_a_run_of_backs_in_the_hand() -> None:
     # closed kans and a pon a gap beyond the concealed tiles: the pon's sideways tile says melds
-    from vision.layout import _wall_like
+    from paiscan.vision.layout import _wall_like
 
     def run(backs: str, sideways: int | None) -> list[RowTile]:
-        return [RowTile(k, float(k), 0.0, 1.0, 0.75, k == sideways, c == "?",
-                        side_margin=3.0 if k == sideways else -3.0) for k, c in enumerate(backs)]
+        return [
+            RowTile(k, float(k), 0.0, 1.0, 0.75, k == sideways, c == "?", side_margin=3.0 if k == sideways else -3.0)
+            for k, c in enumerate(backs)
+        ]
 
     assert _wall_like(run("??x???", 2))  # an indicator turned, between backs
     assert not _wall_like(run("?xx??xxx", 5))  # face–back–back–face... then a pon, called from the left
@@ -673,12 +717,25 @@ def test_closed_kans_at_the_row_end_are_no_dead_wall() -> None:
 
 #: a render (seed 990011, image 129; its true boxes and face angles): eight concealed tiles, then
 #: across a gap two closed kans side by side and the indicator just past them, a line of nine
-KANS_APART = [("3z", (331, 614, 387, 677), 7), ("3z", (375, 615, 431, 677), 7), ("4z", (420, 615, 473, 678), 6),
-              ("4z", (464, 616, 516, 678), 5), ("4z", (508, 617, 558, 679), 3), ("6z", (552, 617, 601, 679), 3),
-              ("6z", (597, 618, 643, 680), 2), ("3z", (648, 619, 693, 681), 2), ("?", (741, 620, 785, 682), 0),
-              ("7z", (783, 621, 829, 682), -2), ("7z", (825, 621, 871, 683), -1), ("?", (867, 622, 914, 683), 0),
-              ("?", (909, 622, 957, 684), 0), ("5z", (950, 623, 1000, 684), -3), ("5z", (991, 624, 1043, 685), -5),
-              ("?", (1033, 624, 1086, 685), 0), ("4s", (1108, 638, 1164, 699), -6)]
+KANS_APART = [
+    ("3z", (331, 614, 387, 677), 7),
+    ("3z", (375, 615, 431, 677), 7),
+    ("4z", (420, 615, 473, 678), 6),
+    ("4z", (464, 616, 516, 678), 5),
+    ("4z", (508, 617, 558, 679), 3),
+    ("6z", (552, 617, 601, 679), 3),
+    ("6z", (597, 618, 643, 680), 2),
+    ("3z", (648, 619, 693, 681), 2),
+    ("?", (741, 620, 785, 682), 0),
+    ("7z", (783, 621, 829, 682), -2),
+    ("7z", (825, 621, 871, 683), -1),
+    ("?", (867, 622, 914, 683), 0),
+    ("?", (909, 622, 957, 684), 0),
+    ("5z", (950, 623, 1000, 684), -3),
+    ("5z", (991, 624, 1043, 685), -5),
+    ("?", (1033, 624, 1086, 685), 0),
+    ("4s", (1108, 638, 1164, 699), -6),
+]
 
 
 def test_closed_kans_in_a_longer_line_than_the_concealed_tiles_join_them() -> None:
@@ -694,16 +751,36 @@ def test_closed_kans_in_a_longer_line_than_the_concealed_tiles_join_them() -> No
 #: fresh render 990015/363 as the models read it: a dead wall (1s among six backs) laid in line with
 #: the hand, left of it; 8p 8p 2s 2s 2s 0s 5s, the winning 8p, pons of 4z and 3z; a pond beyond
 WALL_IN_LINE = [
-    ("5s", (786, 335, 841, 401), 159), ("8p", (543, 397, 598, 464), -18), ("2s", (625, 376, 682, 443), -13),
-    ("3z", (1143, 244, 1208, 308), -24), ("0s", (746, 345, 801, 412), -17), ("2s", (706, 355, 761, 423), -15),
-    ("2s", (667, 365, 722, 433), -13), ("?", (269, 409, 323, 477), 0), ("8p", (584, 387, 638, 455), -17),
-    ("4z", (976, 296, 1040, 353), 81), ("4z", (932, 298, 990, 363), -22), ("1s", (183, 430, 239, 498), -2),
-    ("3z", (1106, 253, 1169, 317), -25), ("4z", (1020, 275, 1080, 340), -25), ("?", (139, 441, 196, 509), 0),
-    ("8p", (843, 321, 899, 387), -21), ("?", (311, 398, 363, 466), 0), ("?", (351, 387, 406, 455), 0),
-    ("?", (97, 451, 153, 520), 0), ("?", (227, 419, 281, 487), 0), ("3z", (1063, 273, 1128, 330), 81),
-    ("4p", (611, 217, 672, 271), -100), ("6z", (514, 89, 572, 142), 76), ("2p", (557, 231, 616, 286), -101),
-    ("7s", (605, 188, 665, 243), 74), ("4m", (525, 117, 585, 172), 71), ("5p", (539, 171, 600, 229), 75),
-    ("3p", (546, 199, 611, 251), -103), ("4m", (528, 143, 590, 195), 76)]
+    ("5s", (786, 335, 841, 401), 159),
+    ("8p", (543, 397, 598, 464), -18),
+    ("2s", (625, 376, 682, 443), -13),
+    ("3z", (1143, 244, 1208, 308), -24),
+    ("0s", (746, 345, 801, 412), -17),
+    ("2s", (706, 355, 761, 423), -15),
+    ("2s", (667, 365, 722, 433), -13),
+    ("?", (269, 409, 323, 477), 0),
+    ("8p", (584, 387, 638, 455), -17),
+    ("4z", (976, 296, 1040, 353), 81),
+    ("4z", (932, 298, 990, 363), -22),
+    ("1s", (183, 430, 239, 498), -2),
+    ("3z", (1106, 253, 1169, 317), -25),
+    ("4z", (1020, 275, 1080, 340), -25),
+    ("?", (139, 441, 196, 509), 0),
+    ("8p", (843, 321, 899, 387), -21),
+    ("?", (311, 398, 363, 466), 0),
+    ("?", (351, 387, 406, 455), 0),
+    ("?", (97, 451, 153, 520), 0),
+    ("?", (227, 419, 281, 487), 0),
+    ("3z", (1063, 273, 1128, 330), 81),
+    ("4p", (611, 217, 672, 271), -100),
+    ("6z", (514, 89, 572, 142), 76),
+    ("2p", (557, 231, 616, 286), -101),
+    ("7s", (605, 188, 665, 243), 74),
+    ("4m", (525, 117, 585, 172), 71),
+    ("5p", (539, 171, 600, 229), 75),
+    ("3p", (546, 199, 611, 251), -103),
+    ("4m", (528, 143, 590, 195), 76),
+]
 
 
 def test_the_hand_is_found_again_without_a_dead_wall_in_its_line() -> None:
@@ -732,12 +809,23 @@ def test_a_faint_back_by_closed_kans_does_not_make_them_a_dead_wall() -> None:
 #: a render (seed 990011, image 163; its hand's true boxes and face angles, the sideways tiles' last):
 #: 6s and the winning 6s, then pon 888s, chi 678m, chi 678m and an open kan of 2s, seen from 40°
 #: with the faces' axes turning 75° along the row; four of the melds' thirteen tiles lie sideways
-MANY_CALLS = [("6s", (138, 655, 227, 732), -43), ("6s", (208, 640, 293, 717), -40), ("8s", (330, 610, 397, 694), 4),
-              ("8s", (387, 607, 469, 682), 78), ("8s", (460, 581, 524, 666), -3), ("7m", (523, 576, 607, 653), 76),
-              ("6m", (594, 551, 661, 636), -8), ("8m", (649, 539, 717, 624), -11), ("6m", (715, 534, 800, 610), 78),
-              ("7m", (786, 508, 857, 593), -18), ("8m", (842, 495, 914, 580), -19), ("2s", (925, 486, 1014, 563), 77),
-              ("2s", (994, 461, 1074, 546), -26), ("2s", (1051, 448, 1135, 533), -29),
-              ("2s", (1108, 434, 1196, 520), -32)]
+MANY_CALLS = [
+    ("6s", (138, 655, 227, 732), -43),
+    ("6s", (208, 640, 293, 717), -40),
+    ("8s", (330, 610, 397, 694), 4),
+    ("8s", (387, 607, 469, 682), 78),
+    ("8s", (460, 581, 524, 666), -3),
+    ("7m", (523, 576, 607, 653), 76),
+    ("6m", (594, 551, 661, 636), -8),
+    ("8m", (649, 539, 717, 624), -11),
+    ("6m", (715, 534, 800, 610), 78),
+    ("7m", (786, 508, 857, 593), -18),
+    ("8m", (842, 495, 914, 580), -19),
+    ("2s", (925, 486, 1014, 563), 77),
+    ("2s", (994, 461, 1074, 546), -26),
+    ("2s", (1051, 448, 1135, 533), -29),
+    ("2s", (1108, 434, 1196, 520), -32),
+]
 
 
 def test_an_upright_face_among_many_sideways_ones_stays_upright() -> None:
@@ -755,27 +843,39 @@ def test_an_upright_face_among_many_sideways_ones_stays_upright() -> None:
 # face measured 26° off its neighbours' (truly 50°, the camera tilted 60°); its box, wider along the
 # row and turned by the crop, says sideways
 STEEP_PON = [
-    ("5p", (81, 528, 200, 627), 54.0, True), ("6p", (165, 544, 271, 643), 31.0, False),
-    ("7p", (243, 561, 344, 660), 27.0, False), ("8p", (322, 576, 416, 675), 24.0, False),
-    ("6s", (398, 589, 489, 691), 19.0, False), ("6s", (475, 608, 562, 706), 14.0, False),
-    ("7s", (547, 622, 632, 722), 12.0, False), ("7s", (622, 637, 706, 738), 7.0, False),
-    ("8s", (690, 652, 775, 752), -9.0, False), ("8s", (761, 666, 846, 768), -12.0, False),
-    ("0p", (865, 691, 958, 789), -41.0, False), ("3z", (979, 729, 1098, 818), -50.0, True),
-    ("3z", (1063, 740, 1167, 832), -24.0, False), ("3z", (1127, 756, 1233, 849), -29.0, False),
+    ("5p", (81, 528, 200, 627), 54.0, True),
+    ("6p", (165, 544, 271, 643), 31.0, False),
+    ("7p", (243, 561, 344, 660), 27.0, False),
+    ("8p", (322, 576, 416, 675), 24.0, False),
+    ("6s", (398, 589, 489, 691), 19.0, False),
+    ("6s", (475, 608, 562, 706), 14.0, False),
+    ("7s", (547, 622, 632, 722), 12.0, False),
+    ("7s", (622, 637, 706, 738), 7.0, False),
+    ("8s", (690, 652, 775, 752), -9.0, False),
+    ("8s", (761, 666, 846, 768), -12.0, False),
+    ("0p", (865, 691, 958, 789), -41.0, False),
+    ("3z", (979, 729, 1098, 818), -50.0, True),
+    ("3z", (1063, 740, 1167, 832), -24.0, False),
+    ("3z", (1127, 756, 1233, 849), -29.0, False),
 ]
 
 
 def test_a_box_that_looks_sideways_tips_a_face_read_a_little_turned() -> None:
-    dets = [Detection(parse_tiles(n)[0], 0.9, tuple(map(float, box)), rot, ((parse_tiles(n)[0], 0.9),), face, 0.8)
-            for n, box, face, rot in STEEP_PON]
+    dets = [
+        Detection(parse_tiles(n)[0], 0.9, tuple(map(float, box)), rot, ((parse_tiles(n)[0], 0.9),), face, 0.8)
+        for n, box, face, rot in STEEP_PON
+    ]
     # (the first tile's box and face lean the same way, unsurely: the reading weighs it and keeps it)
     assert [t.det for t in hand_row(dets).row.tiles if t.sideways] == [0, 11]
     hand = read_hand(dets).hand_dict()
     assert hand is not None and hand["win_tile"] == "0p" and [m["tiles"] for m in hand["melds"]] == ["333z"]
     assert hand["hand"] == "5678p667788s"
     # the same face read upright (its box square too) is no call mark: the hand then has no meld
-    upright = [*dets[:11], replace(dets[11], box=(1000.0, 729.0, 1090.0, 818.0), rotated=False, face_angle=-30.0),
-               *dets[12:]]
+    upright = [
+        *dets[:11],
+        replace(dets[11], box=(1000.0, 729.0, 1090.0, 818.0), rotated=False, face_angle=-30.0),
+        *dets[12:],
+    ]
     assert [t.det for t in hand_row(upright).row.tiles if t.sideways] == [0]
 
 
@@ -824,10 +924,12 @@ def as_read(table: Sequence[tuple[Any, ...]]) -> list[Detection]:
     classes as ``"name:p ..."``, face's top sure)."""
     out = []
     for x1, y1, x2, y2, face, rot, conf, topk, sure in table:
-        classes = tuple((37 if n == "?" else parse_tiles(n)[0], float(q))
-                        for n, q in (part.split(":") for part in topk.split()))
-        out.append(Detection(classes[0][0], conf, (float(x1), float(y1), float(x2), float(y2)), rot, classes,
-                             face, sure))
+        classes = tuple(
+            (37 if n == "?" else parse_tiles(n)[0], float(q)) for n, q in (part.split(":") for part in topk.split())
+        )
+        out.append(
+            Detection(classes[0][0], conf, (float(x1), float(y1), float(x2), float(y2)), rot, classes, face, sure)
+        )
     return out
 
 
@@ -840,7 +942,11 @@ def test_a_stacked_tile_turned_as_its_base_is_stacked_whatever_its_own_judgement
     hand = read_hand(dets).hand_dict()
     assert hand is not None
     assert sorted((m["tiles"], m["added"]) for m in hand["melds"]) == [
-        ("055m", False), ("1111p", True), ("6666p", True), ("777s", False)]
+        ("055m", False),
+        ("1111p", True),
+        ("6666p", True),
+        ("777s", False),
+    ]
 
 
 def test_a_lone_tile_upside_down_to_the_hand_by_a_pond_is_the_ponds() -> None:
@@ -852,16 +958,19 @@ def test_a_lone_tile_upside_down_to_the_hand_by_a_pond_is_the_ponds() -> None:
     assert hand is not None and sorted(hand["dora_indicators"]) == ["2p", "3z", "7s"]
 
 
-@pytest.mark.parametrize(("angles", "sideways"), [
-    # MANY_CALLS' faces: the 8m (7) between two sideways tiles has four sideways neighbours of
-    # eight, which pulled the mean of their axes 45° off; the axis most of them share stays upright
-    ([-43, -40, 4, 78, -3, 76, -8, -11, 78, -18, -19, 77, -26, -29, -32], [3, 5, 8, 11]),
-    # a standing face at the row's end (0°) beside two flat ones (50°, nearer the row's normal) and
-    # a sideways one: one neighbour shares its axis, two another; the tie goes to its own
-    ([0, 0, 50, 50, -40], [4]),
-])
+@pytest.mark.parametrize(
+    ("angles", "sideways"),
+    [
+        # MANY_CALLS' faces: the 8m (7) between two sideways tiles has four sideways neighbours of
+        # eight, which pulled the mean of their axes 45° off; the axis most of them share stays upright
+        ([-43, -40, 4, 78, -3, 76, -8, -11, 78, -18, -19, 77, -26, -29, -32], [3, 5, 8, 11]),
+        # a standing face at the row's end (0°) beside two flat ones (50°, nearer the row's normal) and
+        # a sideways one: one neighbour shares its axis, two another; the tie goes to its own
+        ([0, 0, 50, 50, -40], [4]),
+    ],
+)
 def test_a_faces_upright_reference_is_the_axis_its_neighbours_share(angles: list[float], sideways: list[int]) -> None:
-    from vision.layout import _local_axis_offsets
+    from paiscan.vision.layout import _local_axis_offsets
 
     a = np.array(angles, dtype=float)
     to_normal = np.where(np.abs(a - 50) < 30, 0.0, 60.0)  # only the flat faces' axis is off the normal
@@ -903,8 +1012,11 @@ def test_a_wall_of_doubtful_faces_does_not_hide_a_sure_indicator() -> None:
     dets = layout_boxes("123m456p789s1122z 2z", extras=[("3p", 1.0, 2.6), *wall], faces=True)
     for k in range(len(dets) - 6, len(dets)):
         d = dets[k]
-        dets[k] = (replace(d, cls=37, topk=((37, 0.4),), face_angle=None, confidence=0.3, cut=True) if d.cls == 27
-                   else replace(d, confidence=0.08, topk=((d.cls, 0.2),), cut=True))
+        dets[k] = (
+            replace(d, cls=37, topk=((37, 0.4),), face_angle=None, confidence=0.3, cut=True)
+            if d.cls == 27
+            else replace(d, confidence=0.08, topk=((d.cls, 0.2),), cut=True)
+        )
     hr = hand_row(dets)
     assert "3p" in names(dets, hr.indicators)
 
@@ -918,8 +1030,11 @@ def test_a_line_of_strips_at_the_photo_s_edge_is_no_dead_wall() -> None:
     for k in range(len(dets) - 4, len(dets)):
         d = dets[k]
         strip = (d.box[0], d.box[1], d.box[2], d.box[1] + 0.25 * d.height)
-        dets[k] = (replace(d, box=strip, cls=37, topk=((37, 0.6),), face_angle=None, cut=True) if d.cls == 27
-                   else replace(d, box=strip, confidence=0.1, topk=((d.cls, 0.2),), cut=True))
+        dets[k] = (
+            replace(d, box=strip, cls=37, topk=((37, 0.6),), face_angle=None, cut=True)
+            if d.cls == 27
+            else replace(d, box=strip, confidence=0.1, topk=((d.cls, 0.2),), cut=True)
+        )
     hr = hand_row(dets)
     assert hr.n_tiles == 14 and names(dets, hr.indicators) == []
 
@@ -933,7 +1048,9 @@ def test_a_doubtful_tile_apart_is_no_indicator() -> None:
 
 
 @pytest.mark.parametrize(("share", "indicator"), [(0.45, False), (0.55, True)])
-def test_a_tile_apart_the_classifier_more_likely_takes_for_no_tile_is_no_indicator(share: float, indicator: bool) -> None:
+def test_a_tile_apart_the_classifier_more_likely_takes_for_no_tile_is_no_indicator(
+    share: float, indicator: bool
+) -> None:
     # felt above a real rack read as 6s with a sure box (0.6), but most of the classifier's
     # probability on "not a tile": its top-k sums to under one half
     dets = layout_boxes("123m456p789s1122z 2z", extras=[("3p", 2.0, 3.2), ("6s", 6.0, 3.4)], faces=True)
@@ -955,16 +1072,20 @@ def test_discards_touching_the_dead_wall_are_no_indicators() -> None:
     assert {"4z", "6m", "7m"} <= set(names(dets, hr.unused))
 
 
-@pytest.mark.parametrize(("wall_names", "found", "indicators"), [
-    # as in a held-out render (seed 990001, image 189): lines through someone's discards beside
-    # the wall cut it in three; the piece found first holds one of its three indicators
-    (["1z", "1z", "6s", "2z", "6s", "1z", "1z"], 3, ["2z", "6s", "6s"]),
-    # discards laid on past the wall's last stack are no indicators
-    (["1z", "1z", "6s", "1z", "1z", "4z", "6m"], 3, ["6s"]),
-])
+@pytest.mark.parametrize(
+    ("wall_names", "found", "indicators"),
+    [
+        # as in a held-out render (seed 990001, image 189): lines through someone's discards beside
+        # the wall cut it in three; the piece found first holds one of its three indicators
+        (["1z", "1z", "6s", "2z", "6s", "1z", "1z"], 3, ["2z", "6s", "6s"]),
+        # discards laid on past the wall's last stack are no indicators
+        (["1z", "1z", "6s", "1z", "1z", "4z", "6m"], 3, ["6s"]),
+    ],
+)
 def test_a_dead_wall_goes_on_through_the_tiles_touching_it_to_its_last_back(
-        wall_names: list[str], found: int, indicators: list[str]) -> None:
-    from vision.layout import _DeadWall, _extend_wall, _geo
+    wall_names: list[str], found: int, indicators: list[str]
+) -> None:
+    from paiscan.vision.layout import _DeadWall, _extend_wall, _geo
 
     wall = [(name, 2.0 + k * 1.02, 3.2) for k, name in enumerate(wall_names)]
     dets = layout_boxes("123m456p789s1122z 2z", extras=wall, faces=True)
@@ -977,12 +1098,15 @@ def test_a_dead_wall_goes_on_through_the_tiles_touching_it_to_its_last_back(
     assert "4z" not in names(dets, whole.tiles)
 
 
-@pytest.mark.parametrize(("faces", "wall"), [
-    (["4s", "6m", "5z", "8m", "7m"], True),  # the dora indicator and four for kans: the most there are
-    (["4s", "6m", "5z", "8m", "7m", "8m"], False),  # held-out render 990001/412: backs on into discards
-])
+@pytest.mark.parametrize(
+    ("faces", "wall"),
+    [
+        (["4s", "6m", "5z", "8m", "7m"], True),  # the dora indicator and four for kans: the most there are
+        (["4s", "6m", "5z", "8m", "7m", "8m"], False),  # held-out render 990001/412: backs on into discards
+    ],
+)
 def test_a_dead_wall_shows_at_most_five_faces(faces: list[str], wall: bool) -> None:
-    from vision.layout import _dead_walls, _geo, _Line
+    from paiscan.vision.layout import _dead_walls, _geo, _Line
 
     tiles = [(name, 2.0 + k * 1.02, 3.2) for k, name in enumerate(["1z", "1z", *faces])]
     dets = layout_boxes("123m456p789s1122z 2z", extras=tiles, faces=True)
@@ -995,8 +1119,9 @@ def test_a_dead_wall_shows_at_most_five_faces(faces: list[str], wall: bool) -> N
 
 def test_a_cluster_in_two_rows_is_a_pond() -> None:
     # indicators lie in the dead wall's one line; discards lie in rows of six
-    pond = [(t, 8.0 + 1.05 * k, 4.0) for k, t in enumerate(["4s", "5s", "6s"])] + \
-           [(t, 8.0 + 1.05 * k, 5.4) for k, t in enumerate(["7s", "8s"])]
+    pond = [(t, 8.0 + 1.05 * k, 4.0) for k, t in enumerate(["4s", "5s", "6s"])] + [
+        (t, 8.0 + 1.05 * k, 5.4) for k, t in enumerate(["7s", "8s"])
+    ]
     dets = layout_boxes("123m456p789s1122z 2z", extras=[("3p", 2.0, 3.2), *pond], faces=True)
     hr = hand_row(dets)
     assert names(dets, hr.indicators) == ["3p"] and names(dets, sorted(hr.unused)) == ["4s", "5s", "6s", "7s", "8s"]
@@ -1035,8 +1160,9 @@ def test_an_upright_tile_by_a_turned_pond_is_peeled_off_only_apart_from_it(u: fl
     # as in a render (seed 990011, image 105): the indicator lies by the pond across (its tiles
     # upside down), near enough to cluster with it but not touching it; an upright face within the
     # pond's rows (a round face whose top the classifier guessed) stays the pond's
-    pond = [(t + "!", 8.0 + 1.05 * k, 4.8) for k, t in enumerate(["4s", "5s", "6s"])] + \
-           [(t + "!", 8.0 + 1.05 * k, 6.15) for k, t in enumerate(["7s", "8s"])]
+    pond = [(t + "!", 8.0 + 1.05 * k, 4.8) for k, t in enumerate(["4s", "5s", "6s"])] + [
+        (t + "!", 8.0 + 1.05 * k, 6.15) for k, t in enumerate(["7s", "8s"])
+    ]
     dets = layout_boxes("123m456p789s1122z 2z", extras=[*pond, ("3p", u, v)], faces=True)
     hr = hand_row(dets)
     assert names(dets, hr.indicators) == (["3p"] if indicator else [])
@@ -1044,31 +1170,53 @@ def test_an_upright_tile_by_a_turned_pond_is_peeled_off_only_apart_from_it(u: fl
 
 
 @pytest.mark.parametrize(("near", "indicators"), [(["3p", "2m"], ["3p", "2m"]), (["3p", "2m", "7p", "1z"], [])])
-def test_indicators_between_the_hand_and_a_pond_touching_them_stay_indicators(near: list[str],
-                                                                           indicators: list[str]) -> None:
+def test_indicators_between_the_hand_and_a_pond_touching_them_stay_indicators(
+    near: list[str], indicators: list[str]
+) -> None:
     # as in renders (seed 990012, images 253, 336): the indicators touch the discards beyond them,
     # and the cluster lies in rows; the few tiles nearest the hand, a row short of the rest, are
     # the indicators. Four there are the pond's first row.
-    pond = [(t, 8.0 + 1.05 * k, 4.7) for k, t in enumerate(["4s", "5s", "6s", "7s"])] + \
-           [(t, 8.0 + 1.05 * k, 6.05) for k, t in enumerate(["8s", "9s"])]
-    dets = layout_boxes("123m456p789s1122z 2z", extras=[*pond, *((t, 8.0 + 1.05 * k, 3.2) for k, t in enumerate(near))],
-                        faces=True)
+    pond = [(t, 8.0 + 1.05 * k, 4.7) for k, t in enumerate(["4s", "5s", "6s", "7s"])] + [
+        (t, 8.0 + 1.05 * k, 6.05) for k, t in enumerate(["8s", "9s"])
+    ]
+    dets = layout_boxes(
+        "123m456p789s1122z 2z", extras=[*pond, *((t, 8.0 + 1.05 * k, 3.2) for k, t in enumerate(near))], faces=True
+    )
     hr = hand_row(dets)
     assert names(dets, hr.indicators) == indicators
     assert {"4s", "5s", "6s", "7s", "8s", "9s"} <= set(names(dets, hr.unused))
 
 
 INDICATORS_BEFORE_A_POND = [
-    ("4s", (798, 334, 869, 426), 6), ("0s", (710, 337, 803, 418), 89), ("6s", (862, 342, 936, 435), 4),
-    ("6z", (465, 289, 541, 385), -3), ("8m", (1061, 364, 1152, 459), -8), ("8m", (997, 356, 1077, 451), -5),
-    ("6z", (554, 299, 629, 397), 0), ("6z", (405, 284, 483, 378), -6), ("?", (929, 348, 1004, 444), 0),
-    ("?", (1134, 372, 1232, 472), 0), ("2s", (288, 270, 370, 365), -12), ("1p", (132, 258, 218, 344), -17),
-    ("2s", (342, 275, 427, 371), -9), ("4m", (368, 163, 433, 220), 43), ("7z", (306, 100, 367, 149), 76),
-    ("3p", (234, 265, 321, 360), -12), ("2p", (184, 261, 269, 350), -10), ("8s", (453, 107, 518, 161), 57),
-    ("5z", (494, 110, 557, 163), 0), ("6p", (413, 103, 472, 159), 40), ("4z", (377, 103, 434, 155), 43),
-    ("3z", (340, 101, 397, 154), 46), ("4s", (503, 93, 566, 152), 33), ("7m", (472, 90, 532, 144), 41),
-    ("3z", (344, 75, 404, 126), 68), ("3s", (412, 166, 481, 224), 41), ("5p", (394, 66, 454, 116), 34),
-    ("1s", (433, 74, 492, 125), 54), ("7s", (352, 66, 409, 116), 44),
+    ("4s", (798, 334, 869, 426), 6),
+    ("0s", (710, 337, 803, 418), 89),
+    ("6s", (862, 342, 936, 435), 4),
+    ("6z", (465, 289, 541, 385), -3),
+    ("8m", (1061, 364, 1152, 459), -8),
+    ("8m", (997, 356, 1077, 451), -5),
+    ("6z", (554, 299, 629, 397), 0),
+    ("6z", (405, 284, 483, 378), -6),
+    ("?", (929, 348, 1004, 444), 0),
+    ("?", (1134, 372, 1232, 472), 0),
+    ("2s", (288, 270, 370, 365), -12),
+    ("1p", (132, 258, 218, 344), -17),
+    ("2s", (342, 275, 427, 371), -9),
+    ("4m", (368, 163, 433, 220), 43),
+    ("7z", (306, 100, 367, 149), 76),
+    ("3p", (234, 265, 321, 360), -12),
+    ("2p", (184, 261, 269, 350), -10),
+    ("8s", (453, 107, 518, 161), 57),
+    ("5z", (494, 110, 557, 163), 0),
+    ("6p", (413, 103, 472, 159), 40),
+    ("4z", (377, 103, 434, 155), 43),
+    ("3z", (340, 101, 397, 154), 46),
+    ("4s", (503, 93, 566, 152), 33),
+    ("7m", (472, 90, 532, 144), 41),
+    ("3z", (344, 75, 404, 126), 68),
+    ("3s", (412, 166, 481, 224), 41),
+    ("5p", (394, 66, 454, 116), 34),
+    ("1s", (433, 74, 492, 125), 54),
+    ("7s", (352, 66, 409, 116), 44),
 ]
 
 
@@ -1084,17 +1232,39 @@ def test_indicators_before_a_pond_with_felt_between_are_not_its_next_row() -> No
 
 
 INDICATOR_BEFORE_A_LOOSE_POND = [
-    ("4s", (585, 323, 636, 392), -5), ("4s", (441, 336, 496, 405), -7), ("2s", (632, 318, 684, 387), -2),
-    ("9m", (347, 258, 396, 312), 10), ("2s", (393, 339, 447, 409), -7), ("4s", (677, 314, 731, 382), -3),
-    ("?", (927, 298, 987, 359), 0), ("7p", (342, 344, 401, 414), -12), ("2s", (736, 310, 789, 378), 4),
-    ("7p", (292, 349, 356, 419), -12), ("4s", (538, 327, 590, 396), -6), ("7p", (242, 352, 306, 424), -14),
-    ("8p", (884, 302, 945, 362), -21), ("3s", (489, 330, 543, 400), -9), ("9m", (1077, 268, 1143, 323), -30),
-    ("8p", (840, 306, 901, 366), -20), ("1p", (544, 178, 586, 225), 0), ("?", (800, 310, 857, 370), 0),
-    ("0m", (1039, 272, 1105, 327), -24), ("2z", (368, 145, 410, 188), 4), ("5z", (400, 189, 441, 237), 4),
-    ("7z", (545, 153, 583, 195), 2), ("9p", (404, 142, 442, 183), 3), ("1p", (437, 187, 476, 234), 4),
-    ("4p", (359, 195, 404, 240), 11), ("2p", (473, 182, 511, 230), 179), ("1s", (506, 181, 545, 227), 3),
-    ("7s", (401, 164, 442, 209), 5), ("6s", (506, 159, 545, 204), -6), ("1s", (440, 139, 479, 182), -3),
-    ("6z", (474, 138, 512, 177), -5), ("0s", (362, 171, 403, 212), 6), ("7z", (439, 164, 476, 207), 1),
+    ("4s", (585, 323, 636, 392), -5),
+    ("4s", (441, 336, 496, 405), -7),
+    ("2s", (632, 318, 684, 387), -2),
+    ("9m", (347, 258, 396, 312), 10),
+    ("2s", (393, 339, 447, 409), -7),
+    ("4s", (677, 314, 731, 382), -3),
+    ("?", (927, 298, 987, 359), 0),
+    ("7p", (342, 344, 401, 414), -12),
+    ("2s", (736, 310, 789, 378), 4),
+    ("7p", (292, 349, 356, 419), -12),
+    ("4s", (538, 327, 590, 396), -6),
+    ("7p", (242, 352, 306, 424), -14),
+    ("8p", (884, 302, 945, 362), -21),
+    ("3s", (489, 330, 543, 400), -9),
+    ("9m", (1077, 268, 1143, 323), -30),
+    ("8p", (840, 306, 901, 366), -20),
+    ("1p", (544, 178, 586, 225), 0),
+    ("?", (800, 310, 857, 370), 0),
+    ("0m", (1039, 272, 1105, 327), -24),
+    ("2z", (368, 145, 410, 188), 4),
+    ("5z", (400, 189, 441, 237), 4),
+    ("7z", (545, 153, 583, 195), 2),
+    ("9p", (404, 142, 442, 183), 3),
+    ("1p", (437, 187, 476, 234), 4),
+    ("4p", (359, 195, 404, 240), 11),
+    ("2p", (473, 182, 511, 230), 179),
+    ("1s", (506, 181, 545, 227), 3),
+    ("7s", (401, 164, 442, 209), 5),
+    ("6s", (506, 159, 545, 204), -6),
+    ("1s", (440, 139, 479, 182), -3),
+    ("6z", (474, 138, 512, 177), -5),
+    ("0s", (362, 171, 403, 212), 6),
+    ("7z", (439, 164, 476, 207), 1),
     ("3p", (471, 159, 509, 205), 168),
 ]
 
@@ -1115,10 +1285,12 @@ def test_a_cluster_turned_away_from_the_hand_is_a_pond() -> None:
     assert names(dets, hr.indicators) == ["3p"] and names(dets, sorted(hr.unused)) == ["3s", "5s", "7s"]
 
 
-@pytest.mark.parametrize(("skew", "indicators"), [(55.0, ["4s", "5s", "6s"]), (-55.0, ["4s", "5s", "6s"]),
-                                                   (80.0, []), (-85.0, [])])
-def test_faces_skewed_by_perspective_are_not_turned_but_faces_along_the_row_are(skew: float,
-                                                                                indicators: list[str]) -> None:
+@pytest.mark.parametrize(
+    ("skew", "indicators"), [(55.0, ["4s", "5s", "6s"]), (-55.0, ["4s", "5s", "6s"]), (80.0, []), (-85.0, [])]
+)
+def test_faces_skewed_by_perspective_are_not_turned_but_faces_along_the_row_are(
+    skew: float, indicators: list[str]
+) -> None:
     # as in renders (seed 990011, images 220 and 519; 990013, image 15): flat indicators by a
     # standing hand, the camera rolled, their tops 50-55° off the row's normal; a pond turned
     # sideways on the table shows its tops along the row (80-90° off)
@@ -1129,11 +1301,14 @@ def test_faces_skewed_by_perspective_are_not_turned_but_faces_along_the_row_are(
     assert names(dets, hr.indicators) == indicators
 
 
-@pytest.mark.parametrize(("beyond", "indicators"), [
-    (None, ["3p"]),  # alone near the hand: the indicator
-    (0.97, []),  # running on into a tile beyond the near zone: the near end of someone's discards
-    (0.1, ["3p"]),  # ... unless that tile is doubtful (on real photos mostly felt)
-])
+@pytest.mark.parametrize(
+    ("beyond", "indicators"),
+    [
+        (None, ["3p"]),  # alone near the hand: the indicator
+        (0.97, []),  # running on into a tile beyond the near zone: the near end of someone's discards
+        (0.1, ["3p"]),  # ... unless that tile is doubtful (on real photos mostly felt)
+    ],
+)
 def test_a_group_running_on_beyond_the_near_zone_is_a_pond(beyond: float | None, indicators: list[str]) -> None:
     extras = [("3p", 4.0, 7.0)] + ([("6s", 4.0, 8.4)] if beyond is not None else [])
     dets = layout_boxes("123m456p789s1122z 2z", extras=extras)
@@ -1144,18 +1319,34 @@ def test_a_group_running_on_beyond_the_near_zone_is_a_pond(beyond: float | None,
     if beyond is not None:
         assert "6s" not in names(dets, hr.apart)  # beyond the near zone whatever it is
 
+
 # ---------------------------------------------------------------------------------- bent rows, touching indicators
 #: a render (seed 990003, image 122) whose called tiles sit lower than the concealed ones: the
 #: best line holds ten tiles, the last meld and a half form a line of their own
-BENT_ROW = [("2m", (260, 239, 314, 294), 11), ("3m", (297, 241, 350, 296), 11), ("4m", (335, 242, 387, 298), 11),
-            ("0m", (377, 245, 424, 299), 4), ("2m", (414, 246, 464, 302), 12), ("3p", (493, 262, 549, 305), -88),
-            ("3p", (544, 253, 587, 307), 6), ("3p", (582, 254, 625, 309), 6), ("3m", (628, 257, 669, 311), 4),
-            ("3m", (666, 258, 706, 313), 4), ("3m", (705, 272, 756, 316), -87), ("3p", (761, 275, 812, 318), -87),
-            ("2p", (811, 266, 850, 320), 0), ("4p", (848, 267, 888, 322), 1),
-            # the dead wall, in line with the concealed tiles: it pulls the best line off the melds
-            ("?", (931, 234, 973, 289), 0), ("?", (967, 236, 1010, 291), -1), ("4s", (1003, 238, 1048, 292), -3),
-            ("?", (1038, 240, 1085, 294), -4), ("?", (1074, 241, 1122, 296), -5), ("?", (1110, 243, 1159, 298), -4),
-            ("?", (1146, 245, 1196, 299), -6)]
+BENT_ROW = [
+    ("2m", (260, 239, 314, 294), 11),
+    ("3m", (297, 241, 350, 296), 11),
+    ("4m", (335, 242, 387, 298), 11),
+    ("0m", (377, 245, 424, 299), 4),
+    ("2m", (414, 246, 464, 302), 12),
+    ("3p", (493, 262, 549, 305), -88),
+    ("3p", (544, 253, 587, 307), 6),
+    ("3p", (582, 254, 625, 309), 6),
+    ("3m", (628, 257, 669, 311), 4),
+    ("3m", (666, 258, 706, 313), 4),
+    ("3m", (705, 272, 756, 316), -87),
+    ("3p", (761, 275, 812, 318), -87),
+    ("2p", (811, 266, 850, 320), 0),
+    ("4p", (848, 267, 888, 322), 1),
+    # the dead wall, in line with the concealed tiles: it pulls the best line off the melds
+    ("?", (931, 234, 973, 289), 0),
+    ("?", (967, 236, 1010, 291), -1),
+    ("4s", (1003, 238, 1048, 292), -3),
+    ("?", (1038, 240, 1085, 294), -4),
+    ("?", (1074, 241, 1122, 296), -5),
+    ("?", (1110, 243, 1159, 298), -4),
+    ("?", (1146, 245, 1196, 299), -6),
+]
 
 
 def test_a_row_bent_by_perspective_is_joined_again() -> None:
@@ -1168,14 +1359,28 @@ def test_a_row_bent_by_perspective_is_joined_again() -> None:
 
 # a render (seed 990011, image 738): a straight hand row, and a dead wall to its left one tile higher
 ROW_BESIDE_WALL = [
-    ("2m", (466, 408, 515, 467), -4), ("3m", (510, 405, 558, 464), -4), ("3m", (556, 402, 603, 461), -4),
-    ("3m", (602, 398, 650, 458), -4), ("3m", (647, 396, 694, 455), -3), ("4m", (691, 392, 741, 452), -5),
-    ("0m", (737, 390, 786, 449), -3), ("5m", (780, 386, 833, 447), -6), ("5m", (826, 384, 879, 443), -4),
-    ("4p", (870, 380, 923, 440), -5), ("6p", (914, 378, 968, 437), -4), ("4s", (960, 375, 1015, 434), -4),
-    ("4s", (1004, 371, 1060, 431), -5), ("0p", (1059, 368, 1116, 427), -5),
-    ("?", (63, 373, 120, 432), 0), ("?", (108, 370, 163, 429), 0), ("2p", (151, 367, 206, 426), -4),
-    ("2m", (196, 364, 250, 423), -5), ("?", (240, 361, 293, 420), 0), ("?", (284, 358, 337, 417), 0),
-    ("?", (329, 355, 380, 414), 0)]
+    ("2m", (466, 408, 515, 467), -4),
+    ("3m", (510, 405, 558, 464), -4),
+    ("3m", (556, 402, 603, 461), -4),
+    ("3m", (602, 398, 650, 458), -4),
+    ("3m", (647, 396, 694, 455), -3),
+    ("4m", (691, 392, 741, 452), -5),
+    ("0m", (737, 390, 786, 449), -3),
+    ("5m", (780, 386, 833, 447), -6),
+    ("5m", (826, 384, 879, 443), -4),
+    ("4p", (870, 380, 923, 440), -5),
+    ("6p", (914, 378, 968, 437), -4),
+    ("4s", (960, 375, 1015, 434), -4),
+    ("4s", (1004, 371, 1060, 431), -5),
+    ("0p", (1059, 368, 1116, 427), -5),
+    ("?", (63, 373, 120, 432), 0),
+    ("?", (108, 370, 163, 429), 0),
+    ("2p", (151, 367, 206, 426), -4),
+    ("2m", (196, 364, 250, 423), -5),
+    ("?", (240, 361, 293, 420), 0),
+    ("?", (284, 358, 337, 417), 0),
+    ("?", (329, 355, 380, 414), 0),
+]
 
 
 def test_the_hand_is_whole_when_its_first_line_ran_across_a_dead_wall_beside_it() -> None:
@@ -1192,15 +1397,29 @@ def test_the_hand_is_whole_when_its_first_line_ran_across_a_dead_wall_beside_it(
 # a render (seed 990011, image 278): a dead wall laid touching the five concealed tiles, the melds
 # a gap beyond them
 WALL_AGAINST_HAND = [
-    ("7m", (490, 725, 532, 773), 11), ("8m", (523, 725, 564, 773), 9), ("5z", (558, 724, 603, 774), 16),
-    ("5z", (598, 724, 636, 773), 5), ("6m", (645, 723, 683, 771), 5),
-    ("2p", (725, 723, 760, 772), 1), ("2p", (760, 732, 808, 772), -91), ("2p", (807, 722, 844, 771), -3),
-    ("?", (841, 721, 881, 771), 0), ("9s", (876, 720, 918, 771), -7), ("9s", (912, 720, 956, 771), -8),
-    ("?", (948, 720, 993, 771), 0), ("7p", (986, 729, 1045, 770), -90), ("5p", (1033, 719, 1084, 770), -13),
+    ("7m", (490, 725, 532, 773), 11),
+    ("8m", (523, 725, 564, 773), 9),
+    ("5z", (558, 724, 603, 774), 16),
+    ("5z", (598, 724, 636, 773), 5),
+    ("6m", (645, 723, 683, 771), 5),
+    ("2p", (725, 723, 760, 772), 1),
+    ("2p", (760, 732, 808, 772), -91),
+    ("2p", (807, 722, 844, 771), -3),
+    ("?", (841, 721, 881, 771), 0),
+    ("9s", (876, 720, 918, 771), -7),
+    ("9s", (912, 720, 956, 771), -8),
+    ("?", (948, 720, 993, 771), 0),
+    ("7p", (986, 729, 1045, 770), -90),
+    ("5p", (1033, 719, 1084, 770), -13),
     ("6p", (1070, 718, 1123, 770), -14),
-    ("?", (231, 721, 279, 766), 0), ("?", (261, 721, 309, 766), 0), ("2p", (292, 720, 339, 766), 18),
-    ("?", (322, 720, 369, 766), 0), ("?", (353, 719, 399, 765), 0), ("?", (385, 719, 430, 765), 0),
-    ("?", (417, 718, 461, 765), 0)]
+    ("?", (231, 721, 279, 766), 0),
+    ("?", (261, 721, 309, 766), 0),
+    ("2p", (292, 720, 339, 766), 18),
+    ("?", (322, 720, 369, 766), 0),
+    ("?", (353, 719, 399, 765), 0),
+    ("?", (385, 719, 430, 765), 0),
+    ("?", (417, 718, 461, 765), 0),
+]
 
 
 def test_a_dead_wall_touching_the_concealed_tiles_is_cut_off_them_not_with_them() -> None:
@@ -1217,12 +1436,17 @@ def test_a_loose_second_box_on_a_hand_tile_is_neither_an_indicator_nor_a_stray()
     # half of the box lies on the hand's third tile, too little for a duplicate (0.65), and its top
     # reaches the indicators above the row: as a tile apart it joined them as a fourth indicator;
     # as a stray face beside them it would make them a pond
-    dets = layout_boxes("123m456p789s1122z 2z", faces=True, extras=[("3p", 1.0, 1.9), ("4p", 2.05, 1.9), ("5p", 3.1, 1.9)])
+    dets = layout_boxes(
+        "123m456p789s1122z 2z", faces=True, extras=[("3p", 1.0, 1.9), ("4p", 2.05, 1.9), ("5p", 3.1, 1.9)]
+    )
     x1, y1, x2, y2 = dets[2].box
     w, h = x2 - x1, y2 - y1
     loose = parse_tiles("2s")[0]
-    dets.append(Detection(loose, 0.2, (x1 + 0.2 * w, y1 - 0.55 * h, x2 - 0.1 * w, y2 - 0.45 * h), False,
-                          ((loose, 0.6),), 0.0, 0.3))
+    dets.append(
+        Detection(
+            loose, 0.2, (x1 + 0.2 * w, y1 - 0.55 * h, x2 - 0.1 * w, y2 - 0.45 * h), False, ((loose, 0.6),), 0.0, 0.3
+        )
+    )
     hr = hand_row(dets)
     assert hr.n_tiles == 14 and names(dets, hr.indicators) == ["3p", "4p", "5p"] and hr.unused == (17,)
 
@@ -1230,7 +1454,9 @@ def test_a_loose_second_box_on_a_hand_tile_is_neither_an_indicator_nor_a_stray()
 def test_indicators_the_near_zones_edge_cuts_are_taken_whole() -> None:
     # three indicators in a line beyond the row's start, the farthest just past the near zone:
     # left out, it touched the other two and made them someone's discards, and none was read
-    dets = layout_boxes("123m456p789s1122z 2z", faces=True, extras=[("3p", -1.0, 6.6), ("4p", -2.05, 6.6), ("5p", -3.1, 6.6)])
+    dets = layout_boxes(
+        "123m456p789s1122z 2z", faces=True, extras=[("3p", -1.0, 6.6), ("4p", -2.05, 6.6), ("5p", -3.1, 6.6)]
+    )
     hr = hand_row(dets)
     assert names(dets, hr.indicators) == ["3p", "4p", "5p"] and hr.unused == ()
 
@@ -1260,17 +1486,36 @@ def test_a_second_looser_box_on_one_tile_counts_once() -> None:
 #: pond tile, made a line at 6°, which let the pond tile go and kept the stale direction, so it
 #: could not rejoin the hand: two tiles short, refused even with every box and class right
 WALL_BENT_FROM_ROW = [
-    ("1m", (406, 355, 492, 450), 38), ("1m", (453, 387, 538, 481), 35), ("8m", (498, 417, 584, 512), 36),
-    ("0s", (544, 449, 632, 544), 36), ("5s", (591, 481, 678, 576), 34), ("1z", (638, 513, 725, 607), 33),
-    ("1z", (683, 544, 772, 638), 32), ("4z", (734, 581, 828, 674), 41), ("4z", (788, 616, 879, 711), 31),
-    ("5z", (836, 650, 929, 743), 31), ("5z", (886, 685, 982, 778), 35), ("6z", (937, 719, 1032, 814), 29),
-    ("6z", (986, 752, 1081, 848), 29), ("8m", (1062, 804, 1155, 901), 23),
-    ("?", (85, 46, 179, 140), 0), ("?", (129, 75, 222, 170), 0), ("3z", (173, 104, 265, 199), 42),
-    ("3p", (217, 134, 307, 228), 41), ("?", (261, 163, 350, 257), 0), ("?", (306, 193, 393, 287), 0),
+    ("1m", (406, 355, 492, 450), 38),
+    ("1m", (453, 387, 538, 481), 35),
+    ("8m", (498, 417, 584, 512), 36),
+    ("0s", (544, 449, 632, 544), 36),
+    ("5s", (591, 481, 678, 576), 34),
+    ("1z", (638, 513, 725, 607), 33),
+    ("1z", (683, 544, 772, 638), 32),
+    ("4z", (734, 581, 828, 674), 41),
+    ("4z", (788, 616, 879, 711), 31),
+    ("5z", (836, 650, 929, 743), 31),
+    ("5z", (886, 685, 982, 778), 35),
+    ("6z", (937, 719, 1032, 814), 29),
+    ("6z", (986, 752, 1081, 848), 29),
+    ("8m", (1062, 804, 1155, 901), 23),
+    ("?", (85, 46, 179, 140), 0),
+    ("?", (129, 75, 222, 170), 0),
+    ("3z", (173, 104, 265, 199), 42),
+    ("3p", (217, 134, 307, 228), 41),
+    ("?", (261, 163, 350, 257), 0),
+    ("?", (306, 193, 393, 287), 0),
     ("?", (351, 222, 436, 316), 0),
-    ("4p", (879, 392, 973, 478), 123), ("4m", (906, 356, 999, 441), 122), ("7s", (929, 312, 1022, 398), 125),
-    ("1m", (963, 272, 1045, 361), 26), ("9p", (979, 235, 1071, 320), 124), ("8p", (1002, 193, 1093, 276), 120),
-    ("1s", (942, 433, 1038, 521), 126), ("7z", (963, 393, 1058, 480), 125), ("1z", (990, 354, 1084, 439), 122),
+    ("4p", (879, 392, 973, 478), 123),
+    ("4m", (906, 356, 999, 441), 122),
+    ("7s", (929, 312, 1022, 398), 125),
+    ("1m", (963, 272, 1045, 361), 26),
+    ("9p", (979, 235, 1071, 320), 124),
+    ("8p", (1002, 193, 1093, 276), 120),
+    ("1s", (942, 433, 1038, 521), 126),
+    ("7z", (963, 393, 1058, 480), 125),
+    ("1z", (990, 354, 1084, 439), 122),
 ]
 
 
@@ -1299,7 +1544,7 @@ def test_a_two_tile_remnant_continuing_the_hand_joins_it_whatever_its_direction(
     # centres, one a little higher) is 30° off the row's, which the merge used to refuse
     import numpy as np
 
-    from vision.layout import _geo, _Line, _merge_continuations
+    from paiscan.vision.layout import _geo, _Line, _merge_continuations
 
     dets = layout_boxes("123m456p789s1122z 2z")
     hand = _Line(list(range(2, 14)), np.array([1.0, 0.0]), np.array(dets[8].centre), {})
@@ -1310,14 +1555,18 @@ def test_a_two_tile_remnant_continuing_the_hand_joins_it_whatever_its_direction(
     assert len(merged) == 1 and sorted(merged[0].members) == list(range(14)) and rest == []
 
 
-@pytest.mark.parametrize(("faces", "face_sure", "pond"), [
-    (("3s", "5s", "7s"), 0.9, True),
-    (("5p", "8p", "2s"), 0.9, False),  # look alike upside down: 0.9 sure of their tops counts 0.45
-    (("6s", "6s", "6s"), 0.9, False),  # ... as the classifier reads a 6s's top no better
-    (("5p", "8p", "2s"), 1.0, True),
-])
+@pytest.mark.parametrize(
+    ("faces", "face_sure", "pond"),
+    [
+        (("3s", "5s", "7s"), 0.9, True),
+        (("5p", "8p", "2s"), 0.9, False),  # look alike upside down: 0.9 sure of their tops counts 0.45
+        (("6s", "6s", "6s"), 0.9, False),  # ... as the classifier reads a 6s's top no better
+        (("5p", "8p", "2s"), 1.0, True),
+    ],
+)
 def test_only_sure_tops_of_faces_that_look_alike_upside_down_make_a_pond(
-        faces: tuple[str, ...], face_sure: float, pond: bool) -> None:
+    faces: tuple[str, ...], face_sure: float, pond: bool
+) -> None:
     cluster = [(f"{t}!", 10.0 + 1.05 * k, 3.5) for k, t in enumerate(faces)]
     dets = layout_boxes("123m456p789s1122z 2z", extras=cluster, faces=True, face_sure=face_sure)
     hr = hand_row(dets)
@@ -1326,8 +1575,9 @@ def test_only_sure_tops_of_faces_that_look_alike_upside_down_make_a_pond(
 
 
 @pytest.mark.parametrize(("face_sure", "indicator"), [(0.7, True), (0.8, True), (0.9, False)])
-def test_a_lone_tile_apart_is_turned_away_only_when_its_top_is_read_very_surely(face_sure: float,
-                                                                                 indicator: bool) -> None:
+def test_a_lone_tile_apart_is_turned_away_only_when_its_top_is_read_very_surely(
+    face_sure: float, indicator: bool
+) -> None:
     # as in selection renders 990011/220 and /312: the classifier read a lone indicator's top
     # upside down, 0.77 and 0.68 sure, and the reading took it for someone's discard; a cluster of
     # three turned faces is a pond from 0.5 on (the test above), one tile alone needs 0.85
@@ -1337,17 +1587,20 @@ def test_a_lone_tile_apart_is_turned_away_only_when_its_top_is_read_very_surely(
     assert names(dets, hr.indicators) == (["3s"] if indicator else [])
 
 
-@pytest.mark.parametrize(("shift", "joins"), [
-    (0.0, True),  # the pon's called tile fills the hole it left, the kan goes on past the end
-    (40.0, False),  # ... not from a tile's height across the row
-])
+@pytest.mark.parametrize(
+    ("shift", "joins"),
+    [
+        (0.0, True),  # the pon's called tile fills the hole it left, the kan goes on past the end
+        (40.0, False),  # ... not from a tile's height across the row
+    ],
+)
 def test_a_line_that_starts_in_a_hole_near_the_hands_end_and_runs_on_past_it_joins(shift: float, joins: bool) -> None:
     # as in a render (seed 990012, image 124): the hand's first line skipped a pon's sideways tile
     # (its box lower than the row's) and stopped before a kan; the called tile and the kan made a
     # second line that begins inside the first's span, which the merge used to refuse
     import numpy as np
 
-    from vision.layout import _geo, _Line, _merge_continuations
+    from paiscan.vision.layout import _geo, _Line, _merge_continuations
 
     dets = layout_boxes("1222p 3p 123m 3'33s 9999s")
     called = 8  # the sideways 3s; 11-14 the kan
@@ -1366,7 +1619,7 @@ def test_touching_discards_is_measured_in_their_own_size(shrink: float, touches:
     # as in a selection render (seed 990012, image 279): someone's discards lie farther from the
     # camera than the indicator beside the hand, their tiles smaller and so the gaps between them:
     # a lone indicator a gap away from them touched them when measured in the hand's tile widths
-    from vision.layout import _geo, _touches
+    from paiscan.vision.layout import _geo, _touches
 
     strays = [(t, 1.0 + 1.05 * k, 4.45) for k, t in enumerate(["1s", "2s", "3s", "4s"])]
     dets = layout_boxes("123m456p789s1122z 2z", extras=[("3p", 2.05, 3.0), *strays], faces=True)
@@ -1384,8 +1637,9 @@ def test_an_indicator_laid_off_a_ponds_near_corner_is_parted_from_it(v: float, i
     # as in a selection render (seed 990011, image 844): the indicator touches the pond's first
     # tile diagonally, a little over a tile's size nearer the hand than the pond's first row; laid
     # in that row it is the pond's
-    pond = [(t, 8.0 + 1.05 * k, 4.7) for k, t in enumerate(["4s", "5s", "6s", "7s"])] + \
-           [(t, 8.0 + 1.05 * k, 6.05) for k, t in enumerate(["8s", "9s"])]
+    pond = [(t, 8.0 + 1.05 * k, 4.7) for k, t in enumerate(["4s", "5s", "6s", "7s"])] + [
+        (t, 8.0 + 1.05 * k, 6.05) for k, t in enumerate(["8s", "9s"])
+    ]
     dets = layout_boxes("123m456p789s1122z 2z", extras=[*pond, ("3p", 7.2 if v < 4 else 6.95, v)], faces=True)
     hr = hand_row(dets)
     assert names(dets, hr.indicators) == indicators
@@ -1394,12 +1648,13 @@ def test_an_indicator_laid_off_a_ponds_near_corner_is_parted_from_it(v: float, i
 
 @pytest.mark.parametrize(("cut", "indicators"), [(2, ["3p"]), (1, ["3p", "5m", "2s"])])
 def test_a_cluster_running_on_into_doubtful_tiles_in_its_line_is_a_row_of_discards(
-        cut: int, indicators: list[str]) -> None:
+    cut: int, indicators: list[str]
+) -> None:
     # as in fresh renders (seeds 990015, image 18; 990016, image 186): someone's row of discards
     # runs out of the frame; its last tiles, cut, are read doubtfully and left out, and the two
     # whole ones beside them looked like a second set of indicators. With one cut tile, three in
     # a line are no row of discards
-    row = [("5m", 6.0, 3.4), ("2s", 7.05, 3.4), ("2m", 8.1, 3.4), ("8p", 9.15, 3.4)][:2 + cut]
+    row = [("5m", 6.0, 3.4), ("2s", 7.05, 3.4), ("2m", 8.1, 3.4), ("8p", 9.15, 3.4)][: 2 + cut]
     dets = layout_boxes("123m456p789s1122z 2z", extras=[("3p", 1.0, 3.2), *row], faces=True)
     for k in range(17, 17 + cut):  # the frame cuts them: read with little confidence
         dets[k] = replace(dets[k], confidence=0.05)
@@ -1421,10 +1676,13 @@ def test_gari_laid_on_past_a_line_of_discards_are_no_discards(rules: str) -> Non
     assert {"2s", "4p", "6p", "7s", "3z", "5p"} <= set(names(dets, hr.unused))
 
 
-@pytest.mark.parametrize(("spec", "kinds"), [
-    ("123m456p789s1z 1z ~0.8 ?2'2z?", ["closed_kan"]),  # a face between backs reads turned
-    ("123m1z 1z ~0.8 ?2'2z? ?3'3z? 5'55p", ["closed_kan", "closed_kan", "call"]),  # ... a pon's mark stays
-])
+@pytest.mark.parametrize(
+    ("spec", "kinds"),
+    [
+        ("123m456p789s1z 1z ~0.8 ?2'2z?", ["closed_kan"]),  # a face between backs reads turned
+        ("123m1z 1z ~0.8 ?2'2z? ?3'3z? 5'55p", ["closed_kan", "closed_kan", "call"]),  # ... a pon's mark stays
+    ],
+)
 def test_a_face_between_backs_that_reads_sideways_is_no_call_mark(spec: str, kinds: list[str]) -> None:
     # as in a fresh render (seed 990015, image 916): a closed kan's face, seen steeply, read as
     # lying sideways, and no reading of the row was left. A called meld shows three face-up tiles
@@ -1650,17 +1908,21 @@ def test_two_tiles_one_on_the_other_at_the_row_end_are_an_added_kan() -> None:
     assert [(m["tiles"], m["added"], m["from"]) for m in kans] == [("6666z", True, "right")]
 
 
-@pytest.mark.parametrize(("pond_faces", "tops", "beside"), [
-    ([0.0, 180.0, 0.0, 180.0, 10.0, 350.0], 180.0, True),  # half one way, half the other: it looks no way
-    ([180.0] * 6, 0.0, False),  # it looks down the photo, the two by it up, as the hand: indicators
-    ([0.0] * 6, 180.0, True),  # it looks up, the two the other way but upside down to the hand too
-])
+@pytest.mark.parametrize(
+    ("pond_faces", "tops", "beside"),
+    [
+        ([0.0, 180.0, 0.0, 180.0, 10.0, 350.0], 180.0, True),  # half one way, half the other: it looks no way
+        ([180.0] * 6, 0.0, False),  # it looks down the photo, the two by it up, as the hand: indicators
+        ([0.0] * 6, 180.0, True),  # it looks up, the two the other way but upside down to the hand too
+    ],
+)
 def test_a_background_line_whose_faces_disagree_says_nothing_of_the_way_beside_it(
-        pond_faces: list[float], tops: float, beside: bool) -> None:
+    pond_faces: list[float], tops: float, beside: bool
+) -> None:
     # as in a fresh render (seed 990015, image 561): two tiles of a pond's near row, read upside
     # down, were parted from the rest of its row, whose faces' mean top was 0.02 long and a hair
     # the other way; the two were read as dora indicators
-    from vision.layout import _beside_background, _geo
+    from paiscan.vision.layout import _beside_background, _geo
 
     pond = [(t, 6.0 + 1.05 * k, 5.0) for k, t in enumerate(["2s", "8s", "9p", "6s", "3p", "8p"])]
     dets = layout_boxes("123m456p789s1122z 2z", extras=[("5m", 3.9, 4.6), ("1p", 4.95, 4.8), *pond], faces=True)
@@ -1689,12 +1951,23 @@ def test_a_tile_the_frame_cuts_marks_a_call_only_unsurely(cut: bool, monkeypatch
 # under a steep camera; the stacked 8p (the last box) lies a little along the row from its base,
 # as the table's depth runs askew to the row's normal in the image
 STEEP_ADDED_KAN = [
-    ("8s", (209, 772, 332, 916), -27), ("8s", (275, 719, 398, 858), -33), ("8s", (339, 670, 460, 803), -31),
-    ("2z", (404, 619, 521, 748), -36), ("2z", (466, 566, 584, 692), -42), ("2z", (526, 519, 644, 643), -44),
-    ("3z", (583, 473, 701, 592), -45), ("3z", (655, 413, 771, 533), -50), ("?", (755, 336, 871, 446), 0),
-    ("7z", (805, 294, 918, 405), -48), ("7z", (855, 252, 969, 360), -57), ("?", (906, 211, 1022, 317), 0),
-    ("8p", (972, 155, 1090, 253), -57), ("8p", (1041, 112, 1150, 211), 59), ("8p", (1084, 70, 1197, 159), -64),
-    ("8p", (988, 90, 1097, 185), 64), ("1m", (144, 492, 244, 598), -25),
+    ("8s", (209, 772, 332, 916), -27),
+    ("8s", (275, 719, 398, 858), -33),
+    ("8s", (339, 670, 460, 803), -31),
+    ("2z", (404, 619, 521, 748), -36),
+    ("2z", (466, 566, 584, 692), -42),
+    ("2z", (526, 519, 644, 643), -44),
+    ("3z", (583, 473, 701, 592), -45),
+    ("3z", (655, 413, 771, 533), -50),
+    ("?", (755, 336, 871, 446), 0),
+    ("7z", (805, 294, 918, 405), -48),
+    ("7z", (855, 252, 969, 360), -57),
+    ("?", (906, 211, 1022, 317), 0),
+    ("8p", (972, 155, 1090, 253), -57),
+    ("8p", (1041, 112, 1150, 211), 59),
+    ("8p", (1084, 70, 1197, 159), -64),
+    ("8p", (988, 90, 1097, 185), 64),
+    ("1m", (144, 492, 244, 598), -25),
 ]
 
 
@@ -1713,12 +1986,24 @@ def test_a_stacked_tile_is_sought_along_the_tables_depth_not_the_rows_normal() -
 # at (560, 515)) lies so near its base under a steep camera that the hand's line takes it in, and
 # a third box (the last) on the pair
 STACKED_IN_THE_LINE = [
-    ("6p", (221, 659, 281, 734), 1), ("6p", (268, 641, 332, 719), -1), ("7z", (803, 445, 872, 518), -34),
-    ("8m", (319, 621, 386, 698), -1), ("8m", (119, 692, 182, 771), 10), ("4z", (666, 497, 734, 571), -25),
-    ("6p", (169, 675, 231, 756), 8), ("?", (711, 480, 777, 551), 0), ("7z", (759, 462, 825, 535), -32),
-    ("3z", (452, 575, 516, 650), 164), ("3z", (408, 590, 470, 665), -18), ("2m", (933, 359, 1005, 425), -43),
-    ("?", (848, 429, 923, 501), 0), ("3z", (502, 561, 574, 631), 68), ("4z", (619, 514, 684, 588), -29),
-    ("4z", (562, 541, 630, 609), 68), ("4z", (560, 515, 628, 578), 72), ("4z", (575, 522, 655, 596), 86),
+    ("6p", (221, 659, 281, 734), 1),
+    ("6p", (268, 641, 332, 719), -1),
+    ("7z", (803, 445, 872, 518), -34),
+    ("8m", (319, 621, 386, 698), -1),
+    ("8m", (119, 692, 182, 771), 10),
+    ("4z", (666, 497, 734, 571), -25),
+    ("6p", (169, 675, 231, 756), 8),
+    ("?", (711, 480, 777, 551), 0),
+    ("7z", (759, 462, 825, 535), -32),
+    ("3z", (452, 575, 516, 650), 164),
+    ("3z", (408, 590, 470, 665), -18),
+    ("2m", (933, 359, 1005, 425), -43),
+    ("?", (848, 429, 923, 501), 0),
+    ("3z", (502, 561, 574, 631), 68),
+    ("4z", (619, 514, 684, 588), -29),
+    ("4z", (562, 541, 630, 609), 68),
+    ("4z", (560, 515, 628, 578), 72),
+    ("4z", (575, 522, 655, 596), 86),
 ]
 
 
@@ -1729,20 +2014,34 @@ def test_a_stacked_tile_the_hands_line_took_in_is_taken_off_it_onto_its_base() -
     assert 16 not in row.dets and {t.det: t.stacked for t in row.tiles}.get(15) == 16
     hand = read_hand(dets).hand_dict()
     assert hand is not None and hand["hand"] == "8m666p" and hand["win_tile"] == "8m"
-    assert sorted((m["tiles"], m["added"]) for m in hand["melds"]) == [("333z", False), ("4444z", True),
-                                                                       ("7777z", False)]
+    assert sorted((m["tiles"], m["added"]) for m in hand["melds"]) == [
+        ("333z", False),
+        ("4444z", True),
+        ("7777z", False),
+    ]
 
 
 # selection render 990013/30 as the models read it (Totenko): three gari laid in a line above
 # the pon, on a steep diagonal row whose unit (a tile's extent along it) is 31 px for tiles 75 px
 # in size; each gari was a cluster of its own, and the first was read as the dora indicator
 GARI_BY_A_DIAGONAL_ROW = [
-    ("0m", (997, 406, 1076, 488), -126), ("6p", (356, 157, 439, 260), 19), ("1m", (951, 374, 1028, 454), 31),
-    ("5s", (955, 609, 1059, 726), -155), ("7p", (449, 227, 536, 332), 16), ("5s", (892, 566, 998, 679), 28),
-    ("1m", (906, 344, 983, 422), 30), ("4p", (225, 63, 304, 162), 18), ("4p", (723, 434, 825, 547), 38),
-    ("7p", (495, 262, 587, 370), -158), ("0s", (820, 524, 930, 633), -60), ("6s", (646, 375, 742, 487), 30),
-    ("6p", (401, 190, 489, 297), 21), ("8p", (545, 299, 638, 407), 26), ("6s", (594, 337, 690, 445), 28),
-    ("0p", (311, 125, 392, 227), 15), ("4p", (268, 93, 350, 195), 22),
+    ("0m", (997, 406, 1076, 488), -126),
+    ("6p", (356, 157, 439, 260), 19),
+    ("1m", (951, 374, 1028, 454), 31),
+    ("5s", (955, 609, 1059, 726), -155),
+    ("7p", (449, 227, 536, 332), 16),
+    ("5s", (892, 566, 998, 679), 28),
+    ("1m", (906, 344, 983, 422), 30),
+    ("4p", (225, 63, 304, 162), 18),
+    ("4p", (723, 434, 825, 547), 38),
+    ("7p", (495, 262, 587, 370), -158),
+    ("0s", (820, 524, 930, 633), -60),
+    ("6s", (646, 375, 742, 487), 30),
+    ("6p", (401, 190, 489, 297), 21),
+    ("8p", (545, 299, 638, 407), 26),
+    ("6s", (594, 337, 690, 445), 28),
+    ("0p", (311, 125, 392, 227), 15),
+    ("4p", (268, 93, 350, 195), 22),
 ]
 
 
@@ -1755,16 +2054,23 @@ def test_gari_laid_in_a_line_are_one_cluster_however_short_the_rows_unit() -> No
     assert hand is not None and hand["dora_indicators"] == [] and hand["nuki"] == "110m"
 
 
-@pytest.mark.parametrize("boxes", [
-    [(942, 238, 1004, 300), (995, 180, 1053, 240), (1032, 171, 1090, 231), (1072, 162, 1130, 222)],  # true
-    [(937.32, 237.57, 1002.95, 300.92), (991.5, 182.64, 1051.12, 238.43), (1027.45, 172.94, 1091.76, 229.6),
-     (1066.31, 164.43, 1132.16, 219.68)],  # the models' (a best line through all four: 0.2498 of a size)
-])
+@pytest.mark.parametrize(
+    "boxes",
+    [
+        [(942, 238, 1004, 300), (995, 180, 1053, 240), (1032, 171, 1090, 231), (1072, 162, 1130, 222)],  # true
+        [
+            (937.32, 237.57, 1002.95, 300.92),
+            (991.5, 182.64, 1051.12, 238.43),
+            (1027.45, 172.94, 1091.76, 229.6),
+            (1066.31, 164.43, 1132.16, 219.68),
+        ],  # the models' (a best line through all four: 0.2498 of a size)
+    ],
+)
 def test_an_indicator_laid_off_a_run_of_gari_stays_apart(boxes: list[tuple[float, float, float, float]]) -> None:
     # as in a fresh render (seed 990016, image 145): a 0m indicator diagonally off three gari. With
     # the models' boxes a best line through all four passed within a quarter of a size of each, so
     # the indicator was read as a fourth gari, silently: it is measured from the run's own line
-    from vision.layout import GARI_JOIN_SIZE, _geo, _join_set_aside
+    from paiscan.vision.layout import GARI_JOIN_SIZE, _geo, _join_set_aside
 
     dets = render_dets([(name, box, 0) for name, box in zip(["0m", "1m", "0m", "9m"], boxes, strict=True)])
     g = _geo(dets)
@@ -1777,20 +2083,29 @@ def test_an_indicator_laid_off_a_run_of_gari_stays_apart(boxes: list[tuple[float
 # the 1p of a chi with no face angle (a round face has no axis) and the rotated flag as its only
 # mark; judged surely from the flag, no reading made a winning hand
 DIAGONAL_ROUND_CALL = [
-    ("6s", (340, 611, 431, 705), -40, False), ("7s", (387, 572, 479, 665), -55, False),
-    ("8s", (479, 496, 571, 584), -50, False), ("8s", (546, 440, 639, 527), -41, False),
-    ("4m", (109, 733, 202, 828), -29, False), ("3p", (918, 142, 1003, 221), 42, False),
-    ("8s", (432, 531, 523, 624), -56, False), ("4m", (776, 257, 863, 340), -127, False),
-    ("2p", (991, 79, 1080, 149), -64, True), ("3m", (858, 188, 949, 264), -61, True),
-    ("8m", (712, 307, 800, 390), -56, False), ("6m", (623, 383, 716, 470), -133, False),
-    ("7m", (668, 340, 757, 424), -60, False), ("2m", (819, 215, 909, 297), -59, False),
+    ("6s", (340, 611, 431, 705), -40, False),
+    ("7s", (387, 572, 479, 665), -55, False),
+    ("8s", (479, 496, 571, 584), -50, False),
+    ("8s", (546, 440, 639, 527), -41, False),
+    ("4m", (109, 733, 202, 828), -29, False),
+    ("3p", (918, 142, 1003, 221), 42, False),
+    ("8s", (432, 531, 523, 624), -56, False),
+    ("4m", (776, 257, 863, 340), -127, False),
+    ("2p", (991, 79, 1080, 149), -64, True),
+    ("3m", (858, 188, 949, 264), -61, True),
+    ("8m", (712, 307, 800, 390), -56, False),
+    ("6m", (623, 383, 716, 470), -133, False),
+    ("7m", (668, 340, 757, 424), -60, False),
+    ("2m", (819, 215, 909, 297), -59, False),
     ("1p", (955, 104, 1044, 180), None, True),
 ]
 
 
 def test_in_a_row_near_45_degrees_a_face_without_an_angle_is_judged_unsurely() -> None:
-    dets = [Detection(c := parse_tiles(n)[0], 0.9, tuple(map(float, box)), rot, ((c, 0.9),), face, 0.8)
-            for n, box, face, rot in DIAGONAL_ROUND_CALL]
+    dets = [
+        Detection(c := parse_tiles(n)[0], 0.9, tuple(map(float, box)), rot, ((c, 0.9),), face, 0.8)
+        for n, box, face, rot in DIAGONAL_ROUND_CALL
+    ]
     row = hand_row(dets).row
     assert row.degenerate and abs({t.det: t.side_margin for t in row.tiles}[14]) < 0.25
     hand = read_hand(dets).hand_dict()
@@ -1802,33 +2117,46 @@ def test_in_a_row_near_45_degrees_a_face_without_an_angle_is_judged_unsurely() -
 # at the row's end, its called tile's face read upright (-70°, with its neighbours): a blank face
 # has no axis to read, and the guess is often wrong; judged surely, no reading made a winning hand
 WHITE_DRAGON_CALL = [
-    ("4s", (247, 341, 321, 420), -37, False), ("6p", (203, 373, 282, 455), -36, False),
-    ("3p", (198, 683, 307, 786), -91, False), ("3p", (309, 586, 414, 684), -60, False),
-    ("1z", (689, 241, 784, 326), -62, False), ("6s", (255, 633, 364, 732), -56, False),
-    ("6s", (441, 469, 535, 568), -35, False), ("7z", (551, 361, 647, 454), -61, False),
-    ("7z", (613, 257, 703, 340), 40, False), ("1z", (778, 164, 867, 242), -72, True),
-    ("6s", (365, 537, 465, 635), -46, False), ("7z", (597, 326, 691, 417), -61, False),
-    ("1z", (741, 204, 833, 287), -140, False), ("5z", (887, 55, 986, 132), -62, True),
-    ("7z", (652, 284, 746, 372), -136, False), ("5z", (820, 134, 909, 207), -70, True),
+    ("4s", (247, 341, 321, 420), -37, False),
+    ("6p", (203, 373, 282, 455), -36, False),
+    ("3p", (198, 683, 307, 786), -91, False),
+    ("3p", (309, 586, 414, 684), -60, False),
+    ("1z", (689, 241, 784, 326), -62, False),
+    ("6s", (255, 633, 364, 732), -56, False),
+    ("6s", (441, 469, 535, 568), -35, False),
+    ("7z", (551, 361, 647, 454), -61, False),
+    ("7z", (613, 257, 703, 340), 40, False),
+    ("1z", (778, 164, 867, 242), -72, True),
+    ("6s", (365, 537, 465, 635), -46, False),
+    ("7z", (597, 326, 691, 417), -61, False),
+    ("1z", (741, 204, 833, 287), -140, False),
+    ("5z", (887, 55, 986, 132), -62, True),
+    ("7z", (652, 284, 746, 372), -136, False),
+    ("5z", (820, 134, 909, 207), -70, True),
     ("5z", (855, 89, 948, 168), -68, True),
 ]
 
 
 def test_a_blank_faces_guessed_axis_marks_a_call_only_unsurely() -> None:
-    dets = [Detection(c := parse_tiles(n)[0], 0.9, tuple(map(float, box)), rot, ((c, 0.9),), face, 0.8)
-            for n, box, face, rot in WHITE_DRAGON_CALL]
+    dets = [
+        Detection(c := parse_tiles(n)[0], 0.9, tuple(map(float, box)), rot, ((c, 0.9),), face, 0.8)
+        for n, box, face, rot in WHITE_DRAGON_CALL
+    ]
     margins = {t.det: t.side_margin for t in hand_row(dets).row.tiles}
     assert all(abs(margins[j]) < 0.25 for j in (13, 15, 16))  # the white dragons
     hand = read_hand(dets).hand_dict()
     assert hand is not None and hand["hand"] == "33p66s" and hand["win_tile"] == "6s"
-    assert sorted((m["tiles"], m["added"]) for m in hand["melds"]) == [("111z", False), ("555z", False),
-                                                                       ("7777z", True)]
+    assert sorted((m["tiles"], m["added"]) for m in hand["melds"]) == [
+        ("111z", False),
+        ("555z", False),
+        ("7777z", True),
+    ]
 
 
 def test_a_face_looking_as_the_hands_is_not_turned_however_unsure_its_top() -> None:
     # ``_face_turned`` answers True, False or None (unknown): callers ask ``is False``, so an
     # unsure top must not make the answer a NumPy bool
-    from vision.layout import _face_turned, _geo
+    from paiscan.vision.layout import _face_turned, _geo
 
     dets = layout_boxes("123m456p789s1122z 2z", faces=True, face_sure=0.3)
     row = hand_row(dets).row

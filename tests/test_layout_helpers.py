@@ -22,8 +22,8 @@ from dataclasses import dataclass, replace
 
 import pytest
 
-from scoring.tiles import BACK, parse_tiles, tile_name
-from vision.detection import Detection
+from paiscan.scoring.tiles import BACK, parse_tiles, tile_name
+from paiscan.vision.detection import Detection
 
 LONG = 4.0 / 3.0
 INNER_GAP = 0.02
@@ -144,8 +144,17 @@ def layout_boxes(
         face: float | None = None
         if faces and p.cls != BACK:  # 0 = up in the image, clockwise: an upright tile's top is -angle
             face = ((-angle - (90.0 if p.sideways else 0.0) + (180.0 if p.upside_down else 0.0)) + 180) % 360 - 180
-        dets.append(Detection(p.cls, conf, (box[0], box[1], box[2], box[3]), w > h * 1.15, ((p.cls, conf),),
-                              face, face_sure if face is not None else 0.0))
+        dets.append(
+            Detection(
+                p.cls,
+                conf,
+                (box[0], box[1], box[2], box[3]),
+                w > h * 1.15,
+                ((p.cls, conf),),
+                face,
+                face_sure if face is not None else 0.0,
+            )
+        )
     return dets
 
 

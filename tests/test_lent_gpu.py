@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-import datasets.lent_gpu as lg
+import paiscan.datasets.lent_gpu as lg
 
 
 def test_a_scaled_plan_keeps_every_folder_and_its_seed() -> None:
@@ -20,8 +20,11 @@ def test_a_scaled_plan_keeps_every_folder_and_its_seed() -> None:
 
 def test_render_makes_only_the_folders_not_yet_complete(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     made: list[tuple[str, int, int, bool]] = []
-    monkeypatch.setattr(lg, "write_dataset", lambda out, n, seed, rules, crops, workers, progress, config:
-                        made.append((out.name, n, seed, crops)))
+    monkeypatch.setattr(
+        lg,
+        "write_dataset",
+        lambda out, n, seed, rules, crops, workers, progress, config: made.append((out.name, n, seed, crops)),
+    )
     done = tmp_path / "g_jun_2" / "labels"
     done.mkdir(parents=True)
     for k in range(3):
@@ -32,8 +35,11 @@ def test_render_makes_only_the_folders_not_yet_complete(tmp_path: Path, monkeypa
 
 def test_a_far_folder_renders_at_its_own_size_and_fill(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     configs: dict[str, object] = {}
-    monkeypatch.setattr(lg, "write_dataset", lambda out, n, seed, rules, crops, workers, progress, config:
-                        configs.__setitem__(out.name, config))
+    monkeypatch.setattr(
+        lg,
+        "write_dataset",
+        lambda out, n, seed, rules, crops, workers, progress, config: configs.__setitem__(out.name, config),
+    )
     far = lg.Folder("riichi", 2, 7, size=(2000, 1500), fill=(0.3, 0.6))
     assert lg.scaled([far], 0.01) == [lg.Folder("riichi", 1, 7, size=(2000, 1500), fill=(0.3, 0.6))]
     lg.render([far, lg.Folder("jun", 2, 8)], tmp_path, 1)

@@ -17,10 +17,10 @@ from pathlib import Path
 import cv2
 import pytest
 
-from datasets.evaluate import evaluate_folder, paiscan_detector, same_structure
-from datasets.synth import write_dataset
-from scoring.tiles import parse_tiles
-from vision.pipeline import FRAME_EDGE_SHARE, PhotoReader, VisionSettings
+from paiscan.datasets.evaluate import evaluate_folder, paiscan_detector, same_structure
+from paiscan.datasets.synth import write_dataset
+from paiscan.scoring.tiles import parse_tiles
+from paiscan.vision.pipeline import FRAME_EDGE_SHARE, PhotoReader, VisionSettings
 
 ROOT = Path(__file__).resolve().parents[1]
 HELDOUT_SEED = 990001  # never used by a training run
@@ -71,8 +71,10 @@ def test_bundled_example_reads_exactly(reader: PhotoReader) -> None:
 
 
 def test_reading_a_photo_never_imports_torch() -> None:
-    code = ("import sys; from vision.pipeline import PhotoReader; r = PhotoReader.load(); "
-            "r.read(open('examples/photo.jpg','rb').read()); print('torch' in sys.modules)")
+    code = (
+        "import sys; from paiscan.vision.pipeline import PhotoReader; r = PhotoReader.load(); "
+        "r.read(open('examples/photo.jpg','rb').read()); print('torch' in sys.modules)"
+    )
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
 
@@ -80,7 +82,7 @@ def test_reading_a_photo_never_imports_torch() -> None:
 def test_cli_score_and_read_a_photo(tmp_path: Path) -> None:
     from typer.testing import CliRunner
 
-    from service.cli import app
+    from paiscan.service.cli import app
 
     runner = CliRunner()
     photo = str(ROOT / "examples" / "photo.jpg")
@@ -95,7 +97,10 @@ def test_cli_score_and_read_a_photo(tmp_path: Path) -> None:
     (tmp_path / "bad.jpg").write_bytes(b"GIF89a not a photo")
     res = runner.invoke(app, ["score", str(tmp_path / "bad.jpg")])
     assert res.exit_code == 2 and json.loads(res.stdout)["error"] == {
-        "code": "not_an_image", "message": "the file is not a JPEG, PNG, WebP or HEIC image", "field": "PHOTO"}
+        "code": "not_an_image",
+        "message": "the file is not a JPEG, PNG, WebP or HEIC image",
+        "field": "PHOTO",
+    }
     (tmp_path / "dir").mkdir()
     (tmp_path / "dir" / "a.jpg").write_bytes((ROOT / "examples" / "photo.jpg").read_bytes())
     (tmp_path / "dir" / "b.jpg").write_bytes(b"GIF89a")
@@ -147,7 +152,7 @@ def test_classifier_leaves_bare_table_doubtful_and_tiles_sure(reader: PhotoReade
 
     import numpy as np
 
-    from datasets.train_classifier import table_boxes
+    from paiscan.datasets.train_classifier import table_boxes
 
     assert reader.classifier.reads_not_a_tile
     rng = random.Random(7)
@@ -171,7 +176,7 @@ def test_a_small_hand_in_a_large_photo_is_decoded_again_for_its_crops(reader: Ph
     import cv2
     import numpy as np
 
-    from datasets.synth.hands import hand_tiles
+    from paiscan.datasets.synth.hands import hand_tiles
 
     truth = json.loads((ROOT / "examples" / "photo.json").read_text())
     example = cv2.imread(str(ROOT / "examples" / "photo.jpg"))
@@ -179,7 +184,7 @@ def test_a_small_hand_in_a_large_photo_is_decoded_again_for_its_crops(reader: Ph
     # decoding (the localizer still finds them), under VisionSettings.min_tile_px
     example = cv2.resize(example, None, fx=1.2, fy=1.2, interpolation=cv2.INTER_CUBIC)
     canvas = np.full((3000, 4000, 3), 90, np.uint8)
-    canvas[200:200 + example.shape[0], 300:300 + example.shape[1]] = example
+    canvas[200 : 200 + example.shape[0], 300 : 300 + example.shape[1]] = example
     data = cv2.imencode(".jpg", canvas, [cv2.IMWRITE_JPEG_QUALITY, 92])[1].tobytes()
     result = reader.read(data, rules="riichi")
     assert "redecode" in result.timings_ms and result.scale == 0.5  # first decoded at 1000 px, then 2000
@@ -215,8 +220,12 @@ def test_only_tiles_whose_boxes_touch_the_frame_are_marked_cut(reader: PhotoRead
         cut_seen += sum(d.cut for d in dets)
         truncated = [b["box"] for b in meta["boxes"] if b["truncated"] > 0.3]
         for box in truncated:  # a tile a third cut off is found marked cut, if found at all
-            near = [d for d in dets if abs(d.centre[0] - (box[0] + box[2]) / 2 * decoded.scale) < 10
-                    and abs(d.centre[1] - (box[1] + box[3]) / 2 * decoded.scale) < 10]
+            near = [
+                d
+                for d in dets
+                if abs(d.centre[0] - (box[0] + box[2]) / 2 * decoded.scale) < 10
+                and abs(d.centre[1] - (box[1] + box[3]) / 2 * decoded.scale) < 10
+            ]
             assert all(d.cut for d in near)
     assert cut_seen > 0
 
@@ -226,7 +235,7 @@ def test_cli_read_annotates_a_folder_one_picture_a_photo(tmp_path: Path) -> None
     none for a file that is not a photo."""
     from typer.testing import CliRunner
 
-    from service.cli import app
+    from paiscan.service.cli import app
 
     photos = tmp_path / "photos"
     photos.mkdir()
@@ -241,7 +250,7 @@ def test_cli_read_annotates_a_folder_one_picture_a_photo(tmp_path: Path) -> None
 
 
 def test_a_photo_without_colour_says_its_red_fives_cannot_be_told(reader: PhotoReader) -> None:
-    from vision.pipeline import GREY_NOTE
+    from paiscan.vision.pipeline import GREY_NOTE
 
     bgr = cv2.imread(str(ROOT / "examples" / "photo.jpg"))
     grey = cv2.imencode(".png", cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY))[1].tobytes()
@@ -251,7 +260,7 @@ def test_a_photo_without_colour_says_its_red_fives_cannot_be_told(reader: PhotoR
 
 
 def test_a_photo_whose_tiles_are_tiny_says_so(reader: PhotoReader) -> None:
-    from vision.pipeline import SMALL_NOTE
+    from paiscan.vision.pipeline import SMALL_NOTE
 
     bgr = cv2.imread(str(ROOT / "examples" / "photo.jpg"))
     tiny = cv2.imencode(".png", cv2.resize(bgr, None, fx=0.15, fy=0.15, interpolation=cv2.INTER_AREA))[1].tobytes()

@@ -10,9 +10,9 @@ import pytest
 torch = pytest.importorskip("torch")
 pytest.importorskip("onnx")
 
-from datasets.onnx_init import conv_bn_pairs, load_fused_onnx  # noqa: E402
-from datasets.train_classifier import build_model, export_onnx  # noqa: E402
-from vision.models import make_session, softmax  # noqa: E402
+from paiscan.datasets.onnx_init import conv_bn_pairs, load_fused_onnx  # noqa: E402
+from paiscan.datasets.train_classifier import build_model, export_onnx  # noqa: E402
+from paiscan.vision.models import make_session, softmax  # noqa: E402
 
 
 def _trained_like(seed: int) -> object:
@@ -61,7 +61,7 @@ def test_shape_mismatch_is_refused(tmp_path: Path) -> None:
 
 
 def test_int8_copy_agrees_and_can_seed_the_next_stage(tmp_path: Path) -> None:
-    from datasets.quantize import quantize_classifier
+    from paiscan.datasets.quantize import quantize_classifier
 
     fp32, int8 = tmp_path / "fp32.onnx", tmp_path / "int8.onnx"
     export_onnx(_trained_like(2), fp32)
@@ -70,8 +70,10 @@ def test_int8_copy_agrees_and_can_seed_the_next_stage(tmp_path: Path) -> None:
     a = make_session(fp32).run(None, {"images": x})[0]
     b = make_session(int8).run(None, {"images": x})[0]
     assert np.abs(a - b).max() < 0.1 * max(1.0, float(np.abs(a).max()))
-    assert make_session(int8).get_modelmeta().custom_metadata_map["classes"] == \
-        make_session(fp32).get_modelmeta().custom_metadata_map["classes"]
+    assert (
+        make_session(int8).get_modelmeta().custom_metadata_map["classes"]
+        == make_session(fp32).get_modelmeta().custom_metadata_map["classes"]
+    )
     assert not (tmp_path / "int8.pre.onnx").exists()
     # a QDQ file seeds a training stage: its weights are dequantized into the float model
     fresh = build_model()
@@ -101,7 +103,7 @@ def _reads_as_before(logits: np.ndarray, want: np.ndarray, tol: float) -> None:
 
 
 def test_an_earlier_single_output_model_seeds_the_two_head_network(tmp_path: Path) -> None:
-    from datasets.train_classifier import load_single_head
+    from paiscan.datasets.train_classifier import load_single_head
 
     old = _single_head(_trained_like(3))
     x = torch.rand(16, 3, 64, 48)
@@ -116,8 +118,16 @@ def test_an_earlier_single_output_model_seeds_the_two_head_network(tmp_path: Pat
         _reads_as_before(fresh(x)[0].numpy(), want, 1e-5)
     # ... and from its ONNX file, whose class head is a Gemm node under another name
     path = tmp_path / "old.onnx"
-    torch.onnx.export(old, (x[:1],), str(path), input_names=["images"], output_names=["logits"],
-                      dynamic_axes={"images": {0: "batch"}}, opset_version=17, dynamo=False)
+    torch.onnx.export(
+        old,
+        (x[:1],),
+        str(path),
+        input_names=["images"],
+        output_names=["logits"],
+        dynamic_axes={"images": {0: "batch"}},
+        opset_version=17,
+        dynamo=False,
+    )
     again = build_model()
     assert load_fused_onnx(again, path, x) == 8
     again.eval()
@@ -128,12 +138,15 @@ def test_an_earlier_single_output_model_seeds_the_two_head_network(tmp_path: Pat
 
 
 def test_a_two_head_model_without_the_back_class_seeds_the_grown_network(tmp_path: Path) -> None:
-    from datasets.train_classifier import fit_class_head, load_weights
+    from paiscan.datasets.train_classifier import fit_class_head, load_weights
 
     model = _trained_like(4)
     old_state = model.state_dict()
-    old_state = {**old_state, "classify.weight": old_state["classify.weight"][:37],
-                 "classify.bias": old_state["classify.bias"][:37]}
+    old_state = {
+        **old_state,
+        "classify.weight": old_state["classify.weight"][:37],
+        "classify.bias": old_state["classify.bias"][:37],
+    }
     assert fit_class_head(old_state)["classify.weight"].shape == (39, 160)
     fresh = build_model()
     load_weights(fresh, old_state)
@@ -149,8 +162,8 @@ def test_a_two_head_model_without_the_back_class_seeds_the_grown_network(tmp_pat
 def test_weights_of_one_input_size_start_a_stage_at_another(tmp_path: Path) -> None:
     """A 48x64 file loads into a network run at 60x80 (global pooling), which exports at 60x80 and
     runs through the runtime's Classifier at that size."""
-    from datasets.train_classifier import evaluate_onnx, model_input
-    from vision.models import Classifier
+    from paiscan.datasets.train_classifier import evaluate_onnx, model_input
+    from paiscan.vision.models import Classifier
 
     small = tmp_path / "small.onnx"
     export_onnx(_trained_like(3), small)
@@ -175,8 +188,8 @@ def test_weights_of_one_input_size_start_a_stage_at_another(tmp_path: Path) -> N
 
 
 def test_learning_the_not_a_tile_row_alone_keeps_every_other_weight() -> None:
-    from datasets.train_classifier import _not_a_tile_row_only
-    from vision.models import NOT_A_TILE
+    from paiscan.datasets.train_classifier import _not_a_tile_row_only
+    from paiscan.vision.models import NOT_A_TILE
 
     model = _trained_like(5)
     before = {k: v.clone() for k, v in model.state_dict().items()}
@@ -192,7 +205,12 @@ def test_learning_the_not_a_tile_row_alone_keeps_every_other_weight() -> None:
     after = model.state_dict()
     changed = {k for k in before if not torch.equal(before[k], after[k])}
     assert changed == {"classify.weight", "classify.bias"}
-    rows = [r for r in range(after["classify.weight"].shape[0])
-            if not torch.equal(before["classify.weight"][r], after["classify.weight"][r])]
-    assert rows == [NOT_A_TILE] and float(after["classify.bias"][NOT_A_TILE]) != float(before["classify.bias"][NOT_A_TILE])
+    rows = [
+        r
+        for r in range(after["classify.weight"].shape[0])
+        if not torch.equal(before["classify.weight"][r], after["classify.weight"][r])
+    ]
+    assert rows == [NOT_A_TILE] and float(after["classify.bias"][NOT_A_TILE]) != float(
+        before["classify.bias"][NOT_A_TILE]
+    )
     assert torch.equal(before["classify.bias"][:NOT_A_TILE], after["classify.bias"][:NOT_A_TILE])

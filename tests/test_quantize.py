@@ -10,15 +10,15 @@ import numpy as np
 import onnx
 import pytest
 
-from datasets.quantize import (
+from paiscan.datasets.quantize import (
     LOCALIZER_INT8_OPS,
     batch_dynamic,
     float_head_nodes,
     localizer_calibration,
     quantize_localizer,
 )
-from datasets.synth import SynthConfig, render_sample
-from vision.models import Localizer, letterbox, make_session
+from paiscan.datasets.synth import SynthConfig, render_sample
+from paiscan.vision.models import Localizer, letterbox, make_session
 
 ROOT = Path(__file__).resolve().parents[1]
 FP32 = ROOT / "models" / "localizer_fp32.onnx"
@@ -101,7 +101,7 @@ def test_a_batch_dynamic_copy_reads_a_batch_as_it_reads_each_image(tmp_path: Pat
     out = batch_dynamic(FP32, tmp_path / "batched.onnx")
     x = np.concatenate([letterbox(render_sample(seed, "riichi", SynthConfig()).image, 384)[0] for seed in (14, 15, 16)])
     fixed, batched = make_session(FP32), make_session(out)
-    one_by_one = np.concatenate([fixed.run(None, {"images": x[i:i + 1]})[0] for i in range(3)])
+    one_by_one = np.concatenate([fixed.run(None, {"images": x[i : i + 1]})[0] for i in range(3)])
     together = batched.run(None, {"images": x})[0]
     assert together.shape == one_by_one.shape and np.allclose(together, one_by_one, atol=1e-4)
 
@@ -130,8 +130,8 @@ def test_calibration_needs_readable_images(tmp_path: Path) -> None:
 
 
 def test_mixed_calibration_takes_a_quarter_from_the_real_photos(tmp_path: Path) -> None:
-    from datasets.quantize import mixed_calibration
-    from datasets.realdata import iter_realdata
+    from paiscan.datasets.quantize import mixed_calibration
+    from paiscan.datasets.realdata import iter_realdata
 
     renders = []
     for seed in (21, 22, 23):
@@ -154,9 +154,13 @@ def _int8_weights(path: Path) -> list[np.ndarray]:
 
     model = onnx.load(str(path))
     weights = {t.name: t for t in model.graph.initializer}
-    return [numpy_helper.to_array(weights[n.input[0]]) for n in model.graph.node
-            if n.op_type == "DequantizeLinear" and n.input[0] in weights
-            and weights[n.input[0]].data_type == onnx.TensorProto.INT8]
+    return [
+        numpy_helper.to_array(weights[n.input[0]])
+        for n in model.graph.node
+        if n.op_type == "DequantizeLinear"
+        and n.input[0] in weights
+        and weights[n.input[0]].data_type == onnx.TensorProto.INT8
+    ]
 
 
 def _seven_bit(path: Path) -> bool:
@@ -174,8 +178,8 @@ def test_the_committed_int8_files_hold_7_bit_weights(path: Path) -> None:
 @pytest.fixture(scope="module")
 def crops(tmp_path_factory: pytest.TempPathFactory) -> np.ndarray:
     """The classifier's inputs for the crops of six renders, rendered once for the tests below."""
-    from datasets.synth import write_dataset
-    from datasets.train_classifier import model_input, read_crop_folder
+    from paiscan.datasets.synth import write_dataset
+    from paiscan.datasets.train_classifier import model_input, read_crop_folder
 
     folder = tmp_path_factory.mktemp("crops")
     write_dataset(folder, 6, 990007, crops=True, progress=False)
@@ -186,8 +190,9 @@ def _session(path: Path, fused: bool) -> object:
     import onnxruntime as ort
 
     opts = ort.SessionOptions()
-    opts.graph_optimization_level = (ort.GraphOptimizationLevel.ORT_ENABLE_ALL if fused
-                                     else ort.GraphOptimizationLevel.ORT_DISABLE_ALL)
+    opts.graph_optimization_level = (
+        ort.GraphOptimizationLevel.ORT_ENABLE_ALL if fused else ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    )
     return ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
 
 
@@ -198,9 +203,10 @@ def test_the_committed_classifier_reads_alike_with_and_without_the_fused_int8_ke
     assert len(x) >= 60 and (fused.argmax(1) == plain.argmax(1)).mean() >= 0.98
 
 
-def test_a_float_copy_of_a_qdq_file_computes_what_it_computes_and_quantizes_again(tmp_path: Path,
-                                                                                  crops: np.ndarray) -> None:
-    from datasets.quantize import dequantized, requantize_classifier
+def test_a_float_copy_of_a_qdq_file_computes_what_it_computes_and_quantizes_again(
+    tmp_path: Path, crops: np.ndarray
+) -> None:
+    from paiscan.datasets.quantize import dequantized, requantize_classifier
 
     x = crops
     copy = dequantized(CLASSIFIER, tmp_path / "float.onnx")
@@ -212,13 +218,15 @@ def test_a_float_copy_of_a_qdq_file_computes_what_it_computes_and_quantizes_agai
     again = requantize_classifier(CLASSIFIER, tmp_path / "again.onnx", x[:32])
     assert _seven_bit(again)
     assert (make_session(again).run(None, {"images": x})[0].argmax(1) == floats.argmax(1)).mean() >= 0.95
-    assert make_session(again).get_modelmeta().custom_metadata_map["classes"] == \
-        make_session(CLASSIFIER).get_modelmeta().custom_metadata_map["classes"]
+    assert (
+        make_session(again).get_modelmeta().custom_metadata_map["classes"]
+        == make_session(CLASSIFIER).get_modelmeta().custom_metadata_map["classes"]
+    )
 
 
 def test_the_quantize_command_quantizes_an_int8_classifier_again(tmp_path: Path) -> None:
-    from datasets.quantize import main
-    from datasets.synth import write_dataset
+    from paiscan.datasets.quantize import main
+    from paiscan.datasets.synth import write_dataset
 
     write_dataset(tmp_path / "r", 2, 1110, crops=True, progress=False)
     main(["classifier", str(CLASSIFIER), str(tmp_path / "again.onnx"), "--data", str(tmp_path / "r"), "--n", "24"])

@@ -1,4 +1,4 @@
-"""vision.reading: layouts read as hands, with the scoring core as arbiter.
+"""paiscan.vision.reading: layouts read as hands, with the scoring core as arbiter.
 
 Table-driven: each case lays a hand out with ``layout_boxes`` (tests/test_layout_helpers.py) and
 states the hand structure the reader must print.
@@ -14,19 +14,20 @@ from typing import Any
 import pytest
 from test_layout_helpers import layout_boxes, shuffled, with_topk
 
-from scoring import score_hand
-from scoring.errors import HandError
-from scoring.generate import random_hand
-from scoring.registry import available, get_ruleset
-from scoring.tiles import BACK, format_tiles, kind, parse_tiles, tile_name
-from vision import reading
-from vision.detection import Detection
-from vision.layout import set_aside_kinds
-from vision.reading import MAX_READINGS, Candidate, Reading, read_hand
+from paiscan.scoring import score_hand
+from paiscan.scoring.errors import HandError
+from paiscan.scoring.generate import random_hand
+from paiscan.scoring.registry import available, get_ruleset
+from paiscan.scoring.tiles import BACK, format_tiles, kind, parse_tiles, tile_name
+from paiscan.vision import reading
+from paiscan.vision.detection import Detection
+from paiscan.vision.layout import set_aside_kinds
+from paiscan.vision.reading import MAX_READINGS, Candidate, Reading, read_hand
 
 
-def shape(hand: str, win: str, melds: list[dict[str, Any]] | None = None, dora: list[str] | None = None,
-          nuki: str = "") -> dict[str, Any]:
+def shape(
+    hand: str, win: str, melds: list[dict[str, Any]] | None = None, dora: list[str] | None = None, nuki: str = ""
+) -> dict[str, Any]:
     return {"hand": hand, "melds": melds or [], "win_tile": win, "dora_indicators": dora or [], "nuki": nuki}
 
 
@@ -50,41 +51,94 @@ def kinds(r: Reading) -> set[str]:
 # ---------------------------------------------------------------------------------- the table
 CLOSED = "123m456p789s1122z"
 CASES: list[tuple[str, str, dict[str, Any], dict[str, Any]]] = [
-    ("closed hand, gap before the winning tile", "123m456p789s1122z 2z", {},
-     shape("123m456p789s1122z", "2z")),
+    ("closed hand, gap before the winning tile", "123m456p789s1122z 2z", {}, shape("123m456p789s1122z", "2z")),
     ("pinfu hand", "234m678p34567s99s 2s", {}, shape("234m678p3456799s", "2s")),
-    ("chi from the left", "123m456p1z 1z ~0.8 7'89s 5'55z", {},
-     shape("123m456p1z", "1z", [meld("chi", "789s", "left"), meld("pon", "555z", "left")])),
-    ("pon from across", "123m456p78s11z 9s ~0.8 55'5z", {},
-     shape("123m456p78s11z", "9s", [meld("pon", "555z", "across")])),
-    ("pon from the right", "123m456p78s11z 9s ~0.8 555'z", {},
-     shape("123m456p78s11z", "9s", [meld("pon", "555z", "right")])),
-    ("open kan from the left", "123m456p78s11z 9s ~0.8 7'777z", {},
-     shape("123m456p78s11z", "9s", [meld("kan", "7777z", "left")])),
-    ("open kan from across", "123m456p78s11z 9s ~0.8 77'77z", {},
-     shape("123m456p78s11z", "9s", [meld("kan", "7777z", "across")])),
-    ("open kan from the right", "123m456p78s11z 9s ~0.8 7777'z", {},
-     shape("123m456p78s11z", "9s", [meld("kan", "7777z", "right")])),
-    ("closed kan back-face-face-back", "123m456p78s11z 9s ~0.8 ?77z?", {},
-     shape("123m456p78s11z", "9s", [meld("kan", "7777z", None, open_=False)])),
-    ("added kan, stacked", '123m456p78s11z 9s ~0.8 8"88p', {},
-     shape("123m456p78s11z", "9s", [meld("kan", "8888p", "left", added=True)])),
-    ("added kan, beside", "123m456p78s11z 9s ~0.8 88'8'8p", {},
-     shape("123m456p78s11z", "9s", [meld("kan", "8888p", "across", added=True)])),
-    ("two melds touching, win tile after them", "123m456p1z ~0.8 7'89s55'5z 1z", {},
-     shape("123m456p1z", "1z", [meld("chi", "789s", "left"), meld("pon", "555z", "across")])),
-    ("melds touching the concealed tiles", "123m456p78s11z 9s5'55z", {},
-     shape("123m456p78s11z", "9s", [meld("pon", "555z", "left")])),
-    ("dora indicator above the row", "123m456p789s1122z 2z", {"extras": [("3p", 4.0, 3.2)]},
-     shape(CLOSED, "2z", dora=["3p"])),
-    ("two dora indicators above", "123m456p789s1122z 2z", {"extras": [("3p", 4.0, 3.2), ("9m", 5.05, 3.2)]},
-     shape(CLOSED, "2z", dora=["9m", "3p"])),
-    ("dora indicator to the right on the row line", "123m456p789s1122z 2z ~1.5 3p", {},
-     shape(CLOSED, "2z", dora=["3p"])),
-    ("dora indicator to the left on the row line", "3p ~2 123m456p789s1122z 2z", {},
-     shape(CLOSED, "2z", dora=["3p"])),
-    ("dora indicator far out on the row line", "123m456p789s1122z 2z ~5 3p", {},
-     shape(CLOSED, "2z", dora=["3p"])),
+    (
+        "chi from the left",
+        "123m456p1z 1z ~0.8 7'89s 5'55z",
+        {},
+        shape("123m456p1z", "1z", [meld("chi", "789s", "left"), meld("pon", "555z", "left")]),
+    ),
+    (
+        "pon from across",
+        "123m456p78s11z 9s ~0.8 55'5z",
+        {},
+        shape("123m456p78s11z", "9s", [meld("pon", "555z", "across")]),
+    ),
+    (
+        "pon from the right",
+        "123m456p78s11z 9s ~0.8 555'z",
+        {},
+        shape("123m456p78s11z", "9s", [meld("pon", "555z", "right")]),
+    ),
+    (
+        "open kan from the left",
+        "123m456p78s11z 9s ~0.8 7'777z",
+        {},
+        shape("123m456p78s11z", "9s", [meld("kan", "7777z", "left")]),
+    ),
+    (
+        "open kan from across",
+        "123m456p78s11z 9s ~0.8 77'77z",
+        {},
+        shape("123m456p78s11z", "9s", [meld("kan", "7777z", "across")]),
+    ),
+    (
+        "open kan from the right",
+        "123m456p78s11z 9s ~0.8 7777'z",
+        {},
+        shape("123m456p78s11z", "9s", [meld("kan", "7777z", "right")]),
+    ),
+    (
+        "closed kan back-face-face-back",
+        "123m456p78s11z 9s ~0.8 ?77z?",
+        {},
+        shape("123m456p78s11z", "9s", [meld("kan", "7777z", None, open_=False)]),
+    ),
+    (
+        "added kan, stacked",
+        '123m456p78s11z 9s ~0.8 8"88p',
+        {},
+        shape("123m456p78s11z", "9s", [meld("kan", "8888p", "left", added=True)]),
+    ),
+    (
+        "added kan, beside",
+        "123m456p78s11z 9s ~0.8 88'8'8p",
+        {},
+        shape("123m456p78s11z", "9s", [meld("kan", "8888p", "across", added=True)]),
+    ),
+    (
+        "two melds touching, win tile after them",
+        "123m456p1z ~0.8 7'89s55'5z 1z",
+        {},
+        shape("123m456p1z", "1z", [meld("chi", "789s", "left"), meld("pon", "555z", "across")]),
+    ),
+    (
+        "melds touching the concealed tiles",
+        "123m456p78s11z 9s5'55z",
+        {},
+        shape("123m456p78s11z", "9s", [meld("pon", "555z", "left")]),
+    ),
+    (
+        "dora indicator above the row",
+        "123m456p789s1122z 2z",
+        {"extras": [("3p", 4.0, 3.2)]},
+        shape(CLOSED, "2z", dora=["3p"]),
+    ),
+    (
+        "two dora indicators above",
+        "123m456p789s1122z 2z",
+        {"extras": [("3p", 4.0, 3.2), ("9m", 5.05, 3.2)]},
+        shape(CLOSED, "2z", dora=["9m", "3p"]),
+    ),
+    (
+        "dora indicator to the right on the row line",
+        "123m456p789s1122z 2z ~1.5 3p",
+        {},
+        shape(CLOSED, "2z", dora=["3p"]),
+    ),
+    ("dora indicator to the left on the row line", "3p ~2 123m456p789s1122z 2z", {}, shape(CLOSED, "2z", dora=["3p"])),
+    ("dora indicator far out on the row line", "123m456p789s1122z 2z ~5 3p", {}, shape(CLOSED, "2z", dora=["3p"])),
     ("red five", "123m406p789s1122z 2z", {}, shape("123m406p789s1122z", "2z")),
 ]
 TRANSFORMS: list[tuple[str, dict[str, Any]]] = [
@@ -101,14 +155,17 @@ TRANSFORMS: list[tuple[str, dict[str, Any]]] = [
 
 @pytest.mark.parametrize(("name", "spec", "kw", "expected"), CASES, ids=[c[0] for c in CASES])
 @pytest.mark.parametrize("transform", TRANSFORMS, ids=[t[0] for t in TRANSFORMS])
-def test_reading_table(name: str, spec: str, kw: dict[str, Any], expected: dict[str, Any],
-                       transform: tuple[str, dict[str, Any]]) -> None:
+def test_reading_table(
+    name: str, spec: str, kw: dict[str, Any], expected: dict[str, Any], transform: tuple[str, dict[str, Any]]
+) -> None:
     r = read(layout_boxes(spec, **kw, **transform[1]))
     assert r.problems == ()
     assert r.valid
     got = r.to_dict()["hand"]
     assert {**got, "dora_indicators": sorted(got["dora_indicators"])} == {
-        **expected, "dora_indicators": sorted(expected["dora_indicators"])}
+        **expected,
+        "dora_indicators": sorted(expected["dora_indicators"]),
+    }
     assert r.ambiguities == ()
     hand = r.hand_dict()
     assert hand is not None and hand["rules"] == "riichi"
@@ -124,6 +181,7 @@ def test_no_gap_reports_the_winning_tile_as_ambiguous() -> None:
     assert amb.candidates[0] == "2z"  # the rightmost tile, where a drawn tile is put
     assert set(amb.candidates) == {"1m", "2m", "3m", "4p", "5p", "6p", "7s", "8s", "9s", "1z", "2z"}
     assert len(amb.indices) == len(amb.candidates)
+
     def tiles(c: Candidate) -> list[int]:
         return sorted([*c.concealed, *([c.win_tile] if c.win_tile is not None else [])])
 
@@ -243,8 +301,10 @@ def test_a_gap_inside_the_concealed_tiles_ends_them(gap: float, pon_found: bool)
 
 
 @pytest.mark.parametrize(("grow", "pon_found"), [(0.1, True), (0.0, False)])
-def test_a_face_read_upright_whose_box_says_sideways_is_upright_only_unsurely(grow: float, pon_found: bool,
-                                                                              ) -> None:
+def test_a_face_read_upright_whose_box_says_sideways_is_upright_only_unsurely(
+    grow: float,
+    pon_found: bool,
+) -> None:
     """As in selection render 990011/865: a pon's called tile whose face the classifier reads
     upright, its box plainly sideways (a tenth wider than a sideways tile's here): the row is also
     read with it sideways, and the pon is found. A box only as wide as a sideways tile's leaves the
@@ -299,10 +359,13 @@ def test_missing_meld_tile_is_a_wrong_tile_count() -> None:
     assert [p.code for p in r.problems] == ["wrong_tile_count"]
 
 
-@pytest.mark.parametrize("spec, extras", [
-    ("11111m456p789s22z 2z", []),
-    ("111m456p789s1122z 1m", [("1m", 4.0, 3.2)]),  # the fifth is the dora indicator
-])
+@pytest.mark.parametrize(
+    "spec, extras",
+    [
+        ("11111m456p789s22z 2z", []),
+        ("111m456p789s1122z 1m", [("1m", 4.0, 3.2)]),  # the fifth is the dora indicator
+    ],
+)
 def test_five_of_a_kind_is_reported_never_scored(spec: str, extras: list[tuple[str, float, float]]) -> None:
     r = read(layout_boxes(spec, extras=extras))
     assert [p.code for p in r.problems] == ["five_of_a_kind"]
@@ -316,12 +379,15 @@ def test_face_down_tile_in_the_hand() -> None:
     assert "face_down_tile" in [p.code for p in r.problems] and not r.valid
 
 
-@pytest.mark.parametrize(("spec", "valid"), [
-    # as in a render (seed 990012, image 58): a box the localizer put between two tiles, read as a back
-    ("123m456p7?89s1122z 2z", True),
-    # backs side by side are a dead wall's or a closed kan's: never dropped
-    ("123m456p7??89s1122z 2z", False),
-])
+@pytest.mark.parametrize(
+    ("spec", "valid"),
+    [
+        # as in a render (seed 990012, image 58): a box the localizer put between two tiles, read as a back
+        ("123m456p7?89s1122z 2z", True),
+        # backs side by side are a dead wall's or a closed kan's: never dropped
+        ("123m456p7??89s1122z 2z", False),
+    ],
+)
 def test_a_lone_back_among_the_concealed_tiles_is_no_tile(spec: str, valid: bool) -> None:
     read_without_the_box(read(layout_boxes(spec)), valid, "face-down box")
 
@@ -337,14 +403,16 @@ def read_without_the_box(r: Reading, valid: bool, note: str) -> None:
         assert r.problems
 
 
-@pytest.mark.parametrize(("confidence", "valid"), [
-    # as in a render (seed 990012, image 813): a box on a gap in the row, read as a white dragon 0.07
-    (0.07, True),
-    (0.41, True),  # ... and 990019/56: on the gap before a closed kan, 0.9 a white dragon, its box 0.45
-    (0.6, False),  # a tile read surely is a tile: the count is wrong, refused
-])
-def test_a_doubtful_box_inside_the_row_is_no_tile_when_nothing_reads_with_it(confidence: float,
-                                                                            valid: bool) -> None:
+@pytest.mark.parametrize(
+    ("confidence", "valid"),
+    [
+        # as in a render (seed 990012, image 813): a box on a gap in the row, read as a white dragon 0.07
+        (0.07, True),
+        (0.41, True),  # ... and 990019/56: on the gap before a closed kan, 0.9 a white dragon, its box 0.45
+        (0.6, False),  # a tile read surely is a tile: the count is wrong, refused
+    ],
+)
+def test_a_doubtful_box_inside_the_row_is_no_tile_when_nothing_reads_with_it(confidence: float, valid: bool) -> None:
     dets = layout_boxes("123m456p5z789s1122z 2z")
     assert dets[6].name == "5z"
     dets[6] = replace(dets[6], confidence=confidence)
@@ -353,10 +421,13 @@ def test_a_doubtful_box_inside_the_row_is_no_tile_when_nothing_reads_with_it(con
     assert whole.valid and not whole.notes
 
 
-@pytest.mark.parametrize(("offset", "readmitted"), [
-    (0.3, True),  # a clipped box off its neighbour's centre, past the row's end: the tile the frame cuts
-    (0.05, False),  # ... on the neighbour's centre: its second box, no tile
-])
+@pytest.mark.parametrize(
+    ("offset", "readmitted"),
+    [
+        (0.3, True),  # a clipped box off its neighbour's centre, past the row's end: the tile the frame cuts
+        (0.05, False),  # ... on the neighbour's centre: its second box, no tile
+    ],
+)
 def test_a_tile_the_frame_cuts_at_the_rows_end_is_readmitted(offset: float, readmitted: bool) -> None:
     """The first tile, cut by the frame, gets a clipped box lying mostly inside its neighbour's and
     read as it: when the count lacks a tile, the box is a tile after all, read from its top-k."""
@@ -371,10 +442,13 @@ def test_a_tile_the_frame_cuts_at_the_rows_end_is_readmitted(offset: float, read
         assert r.to_dict()["hand"] == shape(CLOSED, "2z")
 
 
-@pytest.mark.parametrize(("spec", "read_by_boxes"), [
-    ("123m456p789s11222z", True),  # no gap before the winning tile: read, and the winning tile asked
-    ("123m456p789s1122z 2z", False),  # ... with one, there is nothing to ask: not taken from the boxes
-])
+@pytest.mark.parametrize(
+    ("spec", "read_by_boxes"),
+    [
+        ("123m456p789s11222z", True),  # no gap before the winning tile: read, and the winning tile asked
+        ("123m456p789s1122z 2z", False),  # ... with one, there is nothing to ask: not taken from the boxes
+    ],
+)
 def test_a_face_angle_that_breaks_the_hand_gives_way_to_the_boxes(spec: str, read_by_boxes: bool) -> None:
     """A concealed tile whose face angle reads sideways (a call mark no meld can use) leaves no
     winning hand; the boxes alone read one, taken only with a question to ask. Else that one face
@@ -394,8 +468,10 @@ def test_a_face_angle_that_breaks_the_hand_gives_way_to_the_boxes(spec: str, rea
 
 
 @pytest.mark.parametrize("off", [90.0, 65.0])
-def test_a_meld_tile_whose_face_reads_sideways_is_taken_as_upright(off: float, monkeypatch: pytest.MonkeyPatch,
-                                                                   ) -> None:
+def test_a_meld_tile_whose_face_reads_sideways_is_taken_as_upright(
+    off: float,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """Two tiles of a chi read sideways (the second one's face misread, as on selection render
     990013/214) split into no melds, and the boxes alone have nothing to ask; one of them is read
     upright."""
@@ -409,15 +485,19 @@ def test_a_meld_tile_whose_face_reads_sideways_is_taken_as_upright(off: float, m
     assert not read(dets).valid
 
 
-@pytest.mark.parametrize(("rules", "options", "hand", "plain"), [
-    ("riichi", None, "340m406p789s1122z", []),  # one red five of each suit in the set
-    ("riichi", {"red_fives": {"m": 0, "p": 0, "s": 0}}, "345m456p789s1122z", ["0m", "0p"]),  # a set without
-    ("kansai_boo", None, "345m406p789s1122z", ["0m"]),  # red 5p only
-    ("wsom", None, "345m456p789s1122z", ["0m", "0p"]),  # plain sets
-    ("jun", None, "345m456p789s1122z", ["0m", "0p"]),
-])
-def test_red_fives_the_set_does_not_hold_are_read_as_plain_fives(rules: str, options: dict[str, Any] | None,
-                                                                 hand: str, plain: list[str]) -> None:
+@pytest.mark.parametrize(
+    ("rules", "options", "hand", "plain"),
+    [
+        ("riichi", None, "340m406p789s1122z", []),  # one red five of each suit in the set
+        ("riichi", {"red_fives": {"m": 0, "p": 0, "s": 0}}, "345m456p789s1122z", ["0m", "0p"]),  # a set without
+        ("kansai_boo", None, "345m406p789s1122z", ["0m"]),  # red 5p only
+        ("wsom", None, "345m456p789s1122z", ["0m", "0p"]),  # plain sets
+        ("jun", None, "345m456p789s1122z", ["0m", "0p"]),
+    ],
+)
+def test_red_fives_the_set_does_not_hold_are_read_as_plain_fives(
+    rules: str, options: dict[str, Any] | None, hand: str, plain: list[str]
+) -> None:
     """The ruleset decides the tile set: a tile read as a red five its set does not hold is its
     plain five (as in fresh render 990018/9, WSOM), and the correction says so."""
     r = read(layout_boxes("340m406p789s1122z 2z"), rules, {"options": options} if options else None)
@@ -479,10 +559,13 @@ def test_indicators_first_then_discards_beyond_the_budget() -> None:
     assert r.valid and r.to_dict()["hand"] == shape(CLOSED, "2z", dora=["3p"])
 
 
-@pytest.mark.parametrize(("n_apart", "indicators"), [
-    (4, True),  # one kan: dora, kan dora and their ura, all four turned up beside the hand
-    (5, False),  # five in a line, past the four one kan allows: a row of discards
-])
+@pytest.mark.parametrize(
+    ("n_apart", "indicators"),
+    [
+        (4, True),  # one kan: dora, kan dora and their ura, all four turned up beside the hand
+        (5, False),  # five in a line, past the four one kan allows: a row of discards
+    ],
+)
 def test_one_over_the_indicator_limit_only_for_a_small_cluster(n_apart: int, indicators: bool) -> None:
     apart = [(t, 2.0 + 1.05 * k, 3.0) for k, t in enumerate(["3p", "9m", "6s", "2z", "8p"][:n_apart])]
     r = read(layout_boxes("123m456p78s11z 9s ~0.8 7'777z", extras=apart), "riichi", CTX_TSUMO)
@@ -491,13 +574,16 @@ def test_one_over_the_indicator_limit_only_for_a_small_cluster(n_apart: int, ind
     assert sorted(r.to_dict()["hand"]["dora_indicators"]) == sorted(expected)
 
 
-@pytest.mark.parametrize(("rules", "n_apart", "indicators"), [
-    ("riichi", 4, True),  # one kan: four indicators
-    ("boo", 4, False),  # Boo turns up one indicator, kan or not: four tiles are someone's discards
-    ("kansai_boo", 4, False),
-    ("boo", 2, True),  # one over Boo's one is still read, so the scorer can say only the first counts
-    ("kansai_boo", 1, True),
-])
+@pytest.mark.parametrize(
+    ("rules", "n_apart", "indicators"),
+    [
+        ("riichi", 4, True),  # one kan: four indicators
+        ("boo", 4, False),  # Boo turns up one indicator, kan or not: four tiles are someone's discards
+        ("kansai_boo", 4, False),
+        ("boo", 2, True),  # one over Boo's one is still read, so the scorer can say only the first counts
+        ("kansai_boo", 1, True),
+    ],
+)
 def test_the_indicator_limit_is_the_rulesets(rules: str, n_apart: int, indicators: bool) -> None:
     apart = [(t, 2.0 + 1.05 * k, 3.0) for k, t in enumerate(["3p", "9m", "6s", "2z"][:n_apart])]
     r = read(layout_boxes("123m456p78s11z 9s ~0.8 7'777z", extras=apart), rules, CTX_TSUMO)
@@ -513,18 +599,23 @@ def test_three_indicators_without_a_kan_are_still_read() -> None:
     assert r.valid and sorted(r.to_dict()["hand"]["dora_indicators"]) == ["3p", "6s", "9m"]
 
 
-@pytest.mark.parametrize(("end", "conf", "left_out"), [
-    ("?", 0.97, 1),  # a back touching the row's end that makes no closed kan: felt beside the last tile
-    ("?3'p", 0.2, 2),  # ... and beyond it a doubtful sideways tile: the rack's edge (a real photo)
-    ("?3'p", 0.9, 0),  # a sure sideways tile is a call mark, not something to drop
-])
+@pytest.mark.parametrize(
+    ("end", "conf", "left_out"),
+    [
+        ("?", 0.97, 1),  # a back touching the row's end that makes no closed kan: felt beside the last tile
+        ("?3'p", 0.2, 2),  # ... and beyond it a doubtful sideways tile: the rack's edge (a real photo)
+        ("?3'p", 0.9, 0),  # a sure sideways tile is a call mark, not something to drop
+    ],
+)
 def test_stray_end_tiles_are_left_out_when_the_count_needs_it(end: str, conf: float, left_out: int) -> None:
     dets = layout_boxes(f"123m456p789s1122z2z{end}")
     dets[-1] = Detection(dets[-1].cls, conf, dets[-1].box, dets[-1].rotated, ((dets[-1].cls, conf),))
     r = read_hand(dets, "riichi", CTX_TSUMO)
     stray_roles = r.roles()[14:]
     if left_out:
-        assert r.valid and r.to_dict()["hand"]["hand"] == "123m456p789s1122z" and r.to_dict()["hand"]["win_tile"] == "2z"
+        assert (
+            r.valid and r.to_dict()["hand"]["hand"] == "123m456p789s1122z" and r.to_dict()["hand"]["win_tile"] == "2z"
+        )
         assert stray_roles == ("other",) * left_out
     else:
         assert not r.valid and "other" not in stray_roles
@@ -538,7 +629,9 @@ def test_a_doubtful_end_tile_left_out_is_asked_about_as_an_indicator(p: float, a
     dets = layout_boxes("123m456p789s1122z2z3p")
     dets[-1] = Detection(dets[-1].cls, 0.2, dets[-1].box, dets[-1].rotated, ((dets[-1].cls, p),))
     r = read_hand(dets, "riichi", CTX_TSUMO)
-    assert r.valid and r.to_dict()["hand"]["hand"] == "123m456p789s1122z" and r.to_dict()["hand"]["dora_indicators"] == []
+    assert (
+        r.valid and r.to_dict()["hand"]["hand"] == "123m456p789s1122z" and r.to_dict()["hand"]["dora_indicators"] == []
+    )
     roles = [a.to_dict() for a in r.ambiguities if a.kind == "role"]
     assert roles == ([{"kind": "role", "index": 14, "candidates": ["other", "dora"]}] if asked else [])
     if asked:
@@ -558,14 +651,16 @@ def test_a_doubtful_end_tile_the_frame_cuts_is_read_as_the_indicator_first(cut: 
     assert roles == [{"kind": "role", "index": 14, "candidates": ["dora", "other"] if cut else ["other", "dora"]}]
 
 
-@pytest.mark.parametrize(("cut", "role", "notes"), [
-    ("indicator", "dora", [reading.cut_note({"dora": 1})]),
-    ("winning tile", "win", [reading.cut_note({"win": 1})]),
-    ("nothing", None, []),
-    ("left out", None, [reading.CUT_LEFT_OUT_NOTE]),  # a sliver, too doubtful for any role
-])
-def test_a_tile_of_the_hand_the_frame_cuts_is_named_in_a_note(cut: str, role: str | None,
-                                                              notes: list[str]) -> None:
+@pytest.mark.parametrize(
+    ("cut", "role", "notes"),
+    [
+        ("indicator", "dora", [reading.cut_note({"dora": 1})]),
+        ("winning tile", "win", [reading.cut_note({"win": 1})]),
+        ("nothing", None, []),
+        ("left out", None, [reading.CUT_LEFT_OUT_NOTE]),  # a sliver, too doubtful for any role
+    ],
+)
+def test_a_tile_of_the_hand_the_frame_cuts_is_named_in_a_note(cut: str, role: str | None, notes: list[str]) -> None:
     """Selection renders whose indicator the frame cuts by a quarter, its numeral gone: a reading
     with it, however sure, or without it (990011/955: a 9m read 0.13 as 2m, left out, the score
     silently short of its dora) tells the user so."""
@@ -573,8 +668,9 @@ def test_a_tile_of_the_hand_the_frame_cuts_is_named_in_a_note(cut: str, role: st
     index = {"indicator": 14, "winning tile": 13, "left out": 14}.get(cut)
     if index is not None:
         d = dets[index]
-        dets[index] = replace(d, cut=True, **({"confidence": 0.05, "topk": ((d.cls, 0.05),)} if cut == "left out"
-                                               else {}))
+        dets[index] = replace(
+            d, cut=True, **({"confidence": 0.05, "topk": ((d.cls, 0.05),)} if cut == "left out" else {})
+        )
     r = read_hand(dets, "riichi", CTX_TSUMO)
     assert r.valid and r.roles()[14] == ("other" if cut == "left out" else "dora")
     if role is not None:
@@ -582,14 +678,18 @@ def test_a_tile_of_the_hand_the_frame_cuts_is_named_in_a_note(cut: str, role: st
     assert [n for n in r.notes if "edge cuts" in n] == notes
 
 
-@pytest.mark.parametrize(("cut", "rules", "ctx", "asked"), [
-    (True, "riichi", {}, True),
-    (False, "riichi", {}, False),  # a sliver inside the frame: felt, as likely as a tile
-    (True, "wsom", {}, False),  # a ruleset with no dora has no indicator to miss
-    (True, "riichi", {"dora_indicators": ["1p"]}, False),  # the context gives the indicators
-])
+@pytest.mark.parametrize(
+    ("cut", "rules", "ctx", "asked"),
+    [
+        (True, "riichi", {}, True),
+        (False, "riichi", {}, False),  # a sliver inside the frame: felt, as likely as a tile
+        (True, "wsom", {}, False),  # a ruleset with no dora has no indicator to miss
+        (True, "riichi", {"dora_indicators": ["1p"]}, False),  # the context gives the indicators
+    ],
+)
 def test_a_tile_the_frame_cuts_left_out_by_the_hand_is_asked_about_as_an_indicator(
-        cut: bool, rules: str, ctx: dict[str, Any], asked: bool) -> None:
+    cut: bool, rules: str, ctx: dict[str, Any], asked: bool
+) -> None:
     """Selection render 990011/184: a green dragon indicator cut by a third, read 0.26 and left out
     beside a sure one, the score silently a dora short. The reading keeps it out, but offers it as
     an indicator (a ``role`` question), with the class read."""
@@ -603,13 +703,17 @@ def test_a_tile_the_frame_cuts_left_out_by_the_hand_is_asked_about_as_an_indicat
     assert (["3p", "6z"] in offered) == asked
 
 
-@pytest.mark.parametrize(("cut", "topk", "offered"), [
-    (True, [("7m", 0.3), ("8m", 0.2), ("1m", 0.1)], ["7m", "8m", "1m", "2m", "3m", "4m", "5m", "6m", "9m", "0m"]),
-    (False, [("7m", 0.3), ("8m", 0.2), ("1m", 0.1)], ["7m", "8m"]),  # the readings within reach alone
-    (True, [("7m", 0.3), ("8s", 0.2), ("1p", 0.1)], ["7m", "8s"]),  # no suit leads: likewise
-])
+@pytest.mark.parametrize(
+    ("cut", "topk", "offered"),
+    [
+        (True, [("7m", 0.3), ("8m", 0.2), ("1m", 0.1)], ["7m", "8m", "1m", "2m", "3m", "4m", "5m", "6m", "9m", "0m"]),
+        (False, [("7m", 0.3), ("8m", 0.2), ("1m", 0.1)], ["7m", "8m"]),  # the readings within reach alone
+        (True, [("7m", 0.3), ("8s", 0.2), ("1p", 0.1)], ["7m", "8s"]),  # no suit leads: likewise
+    ],
+)
 def test_a_doubtful_indicator_the_frame_cuts_is_asked_about_with_its_whole_suit(
-        cut: bool, topk: list[tuple[str, float]], offered: list[str]) -> None:
+    cut: bool, topk: list[tuple[str, float]], offered: list[str]
+) -> None:
     """Selection render 990011/494: a 2m indicator cut by a quarter, its numeral gone, read 0.17 as
     0m, then 7m, 8m, 1m, 9m: the question held no right answer. A cut face whose classes lean to one
     suit is offered with every face of that suit."""
@@ -670,16 +774,22 @@ def test_four_equal_tiles_face_up_apart_are_a_closed_kan_asked_about(tiles: str)
     assert r.valid and r.to_dict()["hand"]["melds"] == [{"type": "kan", "tiles": tiles, "open": False, "added": False}]
     melds = [a for a in r.ambiguities if a.kind == "meld"]
     assert len(melds) == 1 and melds[0].index == 0
-    assert [(m["type"], m["tiles"], m["open"]) for m in melds[0].candidates] == [("kan", tiles, False), ("kan", tiles, True)]
+    assert [(m["type"], m["tiles"], m["open"]) for m in melds[0].candidates] == [
+        ("kan", tiles, False),
+        ("kan", tiles, True),
+    ]
 
 
-@pytest.mark.parametrize(("spec", "from_"), [("123m456p789s1z 1z ~0.8 5'55z3p", "left"),
-                                             ("123m456p789s1z 1z ~0.8 55'5z3p", "across")])
+@pytest.mark.parametrize(
+    ("spec", "from_"), [("123m456p789s1z 1z ~0.8 5'55z3p", "left"), ("123m456p789s1z 1z ~0.8 55'5z3p", "across")]
+)
 def test_an_indicator_touching_the_last_meld_is_no_kan(spec: str, from_: str) -> None:
     """A pon and an indicator laid against its end look like an open kan; no reading with that
     kan wins, so the last resort (end tiles left out with no gap) is tried."""
     r = read(layout_boxes(spec), "riichi", {"win": "ron"})
-    assert r.valid and r.to_dict()["hand"] == shape("123m456p789s1z", "1z", melds=[meld("pon", "555z", from_)], dora=["3p"])
+    assert r.valid and r.to_dict()["hand"] == shape(
+        "123m456p789s1z", "1z", melds=[meld("pon", "555z", from_)], dora=["3p"]
+    )
 
 
 def test_indicators_in_line_with_a_row_of_discards_across_a_gap() -> None:
@@ -689,7 +799,9 @@ def test_indicators_in_line_with_a_row_of_discards_across_a_gap() -> None:
     pond = [(t, 5.3 + 1.05 * k, 3.2) for k, t in enumerate(["1z", "7s", "2m", "4p", "9s", "6m"])]
     r = read(layout_boxes("123m456p789s1122z 2z", extras=dora + pond), "riichi", {"win": "tsumo", "flags": ["riichi"]})
     hand = r.to_dict()["hand"]
-    assert r.valid and {**hand, "dora_indicators": sorted(hand["dora_indicators"])} == shape(CLOSED, "2z", dora=["0p", "9p"])
+    assert r.valid and {**hand, "dora_indicators": sorted(hand["dora_indicators"])} == shape(
+        CLOSED, "2z", dora=["0p", "9p"]
+    )
 
 
 @pytest.mark.parametrize(("gap", "dora"), [(48, []), (58, ["3p"]), (80, ["3p"])])
@@ -710,8 +822,11 @@ def test_an_indicator_by_a_far_pond_is_measured_in_the_ponds_tiles(gap: float, d
 
 def test_a_dead_wall_line_of_backs_keeps_its_indicators() -> None:
     """Seven dead-wall slots in a line, two face up: a line of seven, but not a background row."""
-    wall = [("?", 1.0 + 1.05 * k, 3.0) for k in range(2)] + [("3p", 3.1, 3.0), ("5s", 4.15, 3.0)] + \
-        [("?", 5.2 + 1.05 * k, 3.0) for k in range(3)]
+    wall = (
+        [("?", 1.0 + 1.05 * k, 3.0) for k in range(2)]
+        + [("3p", 3.1, 3.0), ("5s", 4.15, 3.0)]
+        + [("?", 5.2 + 1.05 * k, 3.0) for k in range(3)]
+    )
     r = read(layout_boxes("123m456p789s1122z 2z", extras=wall), "riichi", {"win": "tsumo", "flags": ["riichi"]})
     assert r.valid and r.to_dict()["hand"] == shape(CLOSED, "2z", dora=["3p", "5s"])
 
@@ -721,18 +836,25 @@ def test_a_tile_set_aside_a_gap_beyond_a_dead_wall_is_no_indicator() -> None:
     0.7 widths beyond its last stack, on its line: the wall's run took the 9m as one more
     indicator. A wall's stacks touch, so a face a gap beyond its face-down ends is not the wall's:
     it is set aside, a gari."""
-    wall = [("?", 1.0 + 1.05 * k, 3.0) for k in range(2)] + [("3p", 3.1, 3.0), ("5s", 4.15, 3.0)] + \
-        [("?", 5.2 + 1.05 * k, 3.0) for k in range(3)] + [("9m", 9.0, 3.0)]
+    wall = (
+        [("?", 1.0 + 1.05 * k, 3.0) for k in range(2)]
+        + [("3p", 3.1, 3.0), ("5s", 4.15, 3.0)]
+        + [("?", 5.2 + 1.05 * k, 3.0) for k in range(3)]
+        + [("9m", 9.0, 3.0)]
+    )
     r = read(layout_boxes("111p456p789s1122z 2z", extras=wall), "totenko_balance", {"win": "tsumo"})
     hand = r.to_dict()["hand"]
     assert r.valid and sorted(hand["dora_indicators"]) == ["3p", "5s"] and hand["nuki"] == "9m"
 
 
-@pytest.mark.parametrize(("spec", "dora"), [
-    ("123m456p789s1122z 2z ~0.8 5s5p", ["5s", "5p"]),  # two indicators in line, a short gap out
-    ("123m456p789s1122z 2z ~1.5 3'p", ["3p"]),  # a lone sideways tile far out: no meld
-    ("123m456p789s1122z 2z ~0.8 5s5p1z", ["5s", "5p", "1z"]),  # three in line (one more than allowed: seen)
-])
+@pytest.mark.parametrize(
+    ("spec", "dora"),
+    [
+        ("123m456p789s1122z 2z ~0.8 5s5p", ["5s", "5p"]),  # two indicators in line, a short gap out
+        ("123m456p789s1122z 2z ~1.5 3'p", ["3p"]),  # a lone sideways tile far out: no meld
+        ("123m456p789s1122z 2z ~0.8 5s5p1z", ["5s", "5p", "1z"]),  # three in line (one more than allowed: seen)
+    ],
+)
 def test_indicators_in_line_with_the_hand(spec: str, dora: list[str]) -> None:
     r = read(layout_boxes(spec), "riichi", CTX_TSUMO)
     assert r.valid and r.to_dict()["hand"] == shape(CLOSED, "2z", dora=dora)
@@ -767,10 +889,13 @@ def test_a_class_the_scoring_core_picks_against_the_classifier_is_asked_about(p_
         assert questions[0].candidates == ("3m", "5z") and r.detections[questions[0].index].box == dets[2].box
 
 
-@pytest.mark.parametrize(("indicators", "dora", "asked"), [
-    ("2p2m9p", ["2p", "2m", "9p"], "tile"),  # between two sure indicators: one of them, its class asked
-    ("2p2m", ["2p"], "role"),  # at the end: perhaps felt, offered as an indicator and asked about
-])
+@pytest.mark.parametrize(
+    ("indicators", "dora", "asked"),
+    [
+        ("2p2m9p", ["2p", "2m", "9p"], "tile"),  # between two sure indicators: one of them, its class asked
+        ("2p2m", ["2p"], "role"),  # at the end: perhaps felt, offered as an indicator and asked about
+    ],
+)
 def test_a_doubtful_tile_between_two_indicators_in_line_is_one(indicators: str, dora: list[str], asked: str) -> None:
     # as in a fresh render (seed 990015, image 181): three indicators laid in line past the melds,
     # the middle one read under DOUBTFUL_END_CONF; a doubtful end tile has no role (felt, a
@@ -788,11 +913,14 @@ TOTENKO_CTX = {"win": "tsumo", "seat_wind": "south", "flags": ["riichi"]}
 
 
 @totenko
-@pytest.mark.parametrize(("spec", "extras"), [
-    ("340s567s234p67p99p 8p", [("1m", 2.0, 3.2), ("9m", 3.05, 3.2)]),  # set aside above the row
-    ("340s567s234p67p99p 8p 1m9m", []),  # set aside at the end of the row
-    ("340s567s234p67p99p 8p ~1.5 1m9m", []),
-])
+@pytest.mark.parametrize(
+    ("spec", "extras"),
+    [
+        ("340s567s234p67p99p 8p", [("1m", 2.0, 3.2), ("9m", 3.05, 3.2)]),  # set aside above the row
+        ("340s567s234p67p99p 8p 1m9m", []),  # set aside at the end of the row
+        ("340s567s234p67p99p 8p ~1.5 1m9m", []),
+    ],
+)
 def test_totenko_gari_are_nuki(spec: str, extras: list[tuple[str, float, float]]) -> None:
     r = read(layout_boxes(spec, extras=extras), "totenko_balance", TOTENKO_CTX)
     assert r.valid
@@ -805,8 +933,11 @@ def test_totenko_gari_read_as_a_manzu_the_ruleset_lacks_is_gari() -> None:
     # as in renders (seed 990013, images 191 and 232): Totenko plays no 2m–8m, so a gari tile read
     # as 3m is its likeliest class the ruleset plays (here 9m); the layout sorts gari by class, and
     # took gari beyond the dead wall as none, the score silently two gari short
-    wall = [("?", 18.0 + 1.05 * k, 0.0) for k in range(2)] + [("3s", 20.1, 0.0)] + \
-        [("?", 21.15 + 1.05 * k, 0.0) for k in range(4)]
+    wall = (
+        [("?", 18.0 + 1.05 * k, 0.0) for k in range(2)]
+        + [("3s", 20.1, 0.0)]
+        + [("?", 21.15 + 1.05 * k, 0.0) for k in range(4)]
+    )
     dets = layout_boxes("340s567s234p67p99p 8p", extras=[*wall, ("1m", 29.0, 2.5), ("9m", 30.05, 2.5)])
     dets[-1] = replace(dets[-1], cls=2, topk=((2, 0.55), (8, 0.4), (3, 0.05)))  # 3m, then 9m
     r = read(dets, "totenko_balance", TOTENKO_CTX)
@@ -857,15 +988,19 @@ def test_totenko_indicator_and_gari_apart() -> None:
 
 
 @totenko
-@pytest.mark.parametrize(("extras", "dora", "nuki", "all_gari"), [
-    # the indicator left, gari by the melds at the right: the leftmost set-aside cluster is it
-    ([("9m", 2.0, 3.2), ("0m", 9.0, 3.2), ("9m", 10.05, 3.2)], ["9m"], "09m", "099m"),
-    ([("1m", 3.0, 3.2), ("9m", 11.0, 3.2)], ["1m"], "9m", "19m"),
-    # the leftmost more than the dora indicators alone (one, no kan): gari all
-    ([("1m", 2.0, 3.2), ("1m", 3.05, 3.2), ("9m", 9.0, 3.2)], [], "119m", ""),
-])
-def test_totenko_indicator_among_gari(extras: list[tuple[str, float, float]], dora: list[str], nuki: str,
-                                      all_gari: str) -> None:
+@pytest.mark.parametrize(
+    ("extras", "dora", "nuki", "all_gari"),
+    [
+        # the indicator left, gari by the melds at the right: the leftmost set-aside cluster is it
+        ([("9m", 2.0, 3.2), ("0m", 9.0, 3.2), ("9m", 10.05, 3.2)], ["9m"], "09m", "099m"),
+        ([("1m", 3.0, 3.2), ("9m", 11.0, 3.2)], ["1m"], "9m", "19m"),
+        # the leftmost more than the dora indicators alone (one, no kan): gari all
+        ([("1m", 2.0, 3.2), ("1m", 3.05, 3.2), ("9m", 9.0, 3.2)], [], "119m", ""),
+    ],
+)
+def test_totenko_indicator_among_gari(
+    extras: list[tuple[str, float, float]], dora: list[str], nuki: str, all_gari: str
+) -> None:
     r = read(layout_boxes("340s567s234p67p99p 8p", extras=extras), "totenko_balance", TOTENKO_CTX)
     assert r.valid and r.to_dict()["hand"] == shape("2346799p340567s", "8p", dora=dora, nuki=nuki)
     if all_gari:  # ... and all of them set aside is offered and asked about
@@ -876,10 +1011,12 @@ def test_totenko_indicator_among_gari(extras: list[tuple[str, float, float]], do
 @totenko
 def test_totenko_manzu_in_a_dead_wall_is_the_indicator() -> None:
     """Players flip the indicator in place: a 9m among the dead wall's backs is no gari, unasked."""
-    wall = [("?", 1.0 + 1.05 * k, 3.0) for k in range(2)] + [("9m", 3.1, 3.0)] + \
-        [("?", 4.15 + 1.05 * k, 3.0) for k in range(4)]
-    r = read(layout_boxes("340s567s234p67p99p 8p", extras=[*wall, ("1m", 11.0, 3.2)]), "totenko_balance",
-             TOTENKO_CTX)
+    wall = (
+        [("?", 1.0 + 1.05 * k, 3.0) for k in range(2)]
+        + [("9m", 3.1, 3.0)]
+        + [("?", 4.15 + 1.05 * k, 3.0) for k in range(4)]
+    )
+    r = read(layout_boxes("340s567s234p67p99p 8p", extras=[*wall, ("1m", 11.0, 3.2)]), "totenko_balance", TOTENKO_CTX)
     assert r.valid and r.to_dict()["hand"] == shape("2346799p340567s", "8p", dora=["9m"], nuki="1m")
     assert not [a for a in r.ambiguities if a.kind == "role"]
 
@@ -889,8 +1026,11 @@ def test_totenko_manzu_in_a_dead_wall_is_the_indicator() -> None:
 def test_totenko_gari_beyond_the_dead_wall(gari_at: float, nuki: str) -> None:
     """A dead wall past the row's end and gari beyond it, too far from the hand itself: taken as
     near the wall (gari reach from what was taken), but not from across the table."""
-    wall = [("?", 18.0 + 1.05 * k, 0.0) for k in range(2)] + [("3s", 20.1, 0.0)] + \
-        [("?", 21.15 + 1.05 * k, 0.0) for k in range(4)]
+    wall = (
+        [("?", 18.0 + 1.05 * k, 0.0) for k in range(2)]
+        + [("3s", 20.1, 0.0)]
+        + [("?", 21.15 + 1.05 * k, 0.0) for k in range(4)]
+    )
     dets = layout_boxes("340s567s234p67p99p 8p", extras=[*wall, ("1m", gari_at, 2.5), ("9m", gari_at + 1.05, 2.5)])
     r = read(dets, "totenko_balance", TOTENKO_CTX)
     assert r.valid and r.to_dict()["hand"] == shape("2346799p340567s", "8p", dora=["3s"], nuki=nuki)
@@ -1022,12 +1162,19 @@ def test_output_shape() -> None:
 
 
 # ---------------------------------------------------------------------------------- round trip
-SIDEWAYS_AT = {("pon", "left"): 0, ("pon", "across"): 1, ("pon", "right"): 2,
-               ("kan", "left"): 0, ("kan", "across"): 1, ("kan", "right"): 3}
+SIDEWAYS_AT = {
+    ("pon", "left"): 0,
+    ("pon", "across"): 1,
+    ("pon", "right"): 2,
+    ("kan", "left"): 0,
+    ("kan", "across"): 1,
+    ("kan", "right"): 3,
+}
 
 
 def lay_out_hand(hand: dict[str, Any], rng: random.Random) -> tuple[str, list[tuple[str, float, float]]]:
     """A layout spec for a contract Hand, as a player would show it."""
+
     def spec(tiles: list[int], marks: dict[int, str] | None = None) -> str:
         marks = marks or {}
         out = []
@@ -1068,8 +1215,9 @@ def same(truth: dict[str, Any], read: dict[str, Any]) -> bool:
     def melds(h: dict[str, Any]) -> list[tuple[str, list[int], bool]]:
         return sorted((m["type"], tiles(m["tiles"]), m.get("open", True)) for m in h.get("melds", []))
 
-    return all(tiles(truth.get(k, "")) == tiles(read.get(k, "")) for k in ("hand", "win_tile", "dora_indicators",
-                                                                          "nuki")) and melds(truth) == melds(read)
+    return all(
+        tiles(truth.get(k, "")) == tiles(read.get(k, "")) for k in ("hand", "win_tile", "dora_indicators", "nuki")
+    ) and melds(truth) == melds(read)
 
 
 ROUND_TRIP = [("riichi", seed) for seed in range(40)] + [("totenko_balance", seed) for seed in range(15)]
@@ -1083,8 +1231,15 @@ def test_random_hands_round_trip(rules: str, seed: int) -> None:
     truth = random_hand(rng, rules)
     spec, extras = lay_out_hand(truth, rng)
     angle = rng.choice([rng.uniform(-30, 30), 90.0, -90.0, 180.0])
-    dets = layout_boxes(spec, extras=extras, angle=angle, perspective=rng.uniform(0, 0.3),
-                        depth=rng.uniform(0, 0.3), jitter=0.015, seed=seed)
+    dets = layout_boxes(
+        spec,
+        extras=extras,
+        angle=angle,
+        perspective=rng.uniform(0, 0.3),
+        depth=rng.uniform(0, 0.3),
+        jitter=0.015,
+        seed=seed,
+    )
     context = {k: v for k, v in truth.items() if k not in ("hand", "melds", "win_tile", "dora_indicators", "nuki")}
     r = read(dets, rules, context)
     got = r.hand_dict()
@@ -1092,8 +1247,11 @@ def test_random_hands_round_trip(rules: str, seed: int) -> None:
     expected = dict(truth)
     indicators = parse_tiles("".join(truth["dora_indicators"]))
     kans = sum(len(parse_tiles(m["tiles"])) == 4 for m in truth["melds"])
-    if (indicators and all(kind(t) in set_aside_kinds(rules) for t in indicators)
-            and (not truth.get("nuki") or len(indicators) > 1 + kans)):
+    if (
+        indicators
+        and all(kind(t) in set_aside_kinds(rules) for t in indicators)
+        and (not truth.get("nuki") or len(indicators) > 1 + kans)
+    ):
         # indicators that all are gari kinds, apart on their own, read as set aside (a known limit:
         # beside gari, the leftmost cluster is the indicator if no more than the dora indicators)
         expected["nuki"] = truth.get("nuki", "") + format_tiles(indicators)
@@ -1112,11 +1270,20 @@ def test_row_near_the_diagonal_is_noted() -> None:
     assert any("45°" in n for n in r.notes)
 
 
-@pytest.mark.parametrize(("best_p", "box_conf", "asked", "beyond"), [
-    (0.4, None, True, False), (0.75, None, True, False), (0.85, None, False, False), (0.4, None, True, True),
-    (0.9, 0.3, True, False), (0.9, 0.45, False, False)])
-def test_a_doubtful_dora_indicator_is_asked_about(best_p: float, box_conf: float | None, asked: bool,
-                                                  beyond: bool) -> None:
+@pytest.mark.parametrize(
+    ("best_p", "box_conf", "asked", "beyond"),
+    [
+        (0.4, None, True, False),
+        (0.75, None, True, False),
+        (0.85, None, False, False),
+        (0.4, None, True, True),
+        (0.9, 0.3, True, False),
+        (0.9, 0.45, False, False),
+    ],
+)
+def test_a_doubtful_dora_indicator_is_asked_about(
+    best_p: float, box_conf: float | None, asked: bool, beyond: bool
+) -> None:
     """Nothing in the hand checks an indicator: one read under DOUBTFUL_INDICATOR_P, or whose
     detection (box and class together) is less sure than DOUBTFUL_INDICATOR_CONF, is offered as its
     next class too, however unlikely (here a quarter as likely: beyond DELTA), and asked; also

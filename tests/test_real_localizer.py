@@ -8,11 +8,11 @@ from pathlib import Path
 import cv2
 import pytest
 
-from datasets.real_localizer import UNLABELLED_CONF, with_unlabelled_tiles, write_real_localizer_set
-from datasets.realdata import read_yolo_labels, split_of
-from scoring.tiles import BACK
-from vision.detection import Detection
-from vision.pipeline import PhotoReader
+from paiscan.datasets.real_localizer import UNLABELLED_CONF, with_unlabelled_tiles, write_real_localizer_set
+from paiscan.datasets.realdata import read_yolo_labels, split_of
+from paiscan.scoring.tiles import BACK
+from paiscan.vision.detection import Detection
+from paiscan.vision.pipeline import PhotoReader
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -4,65 +4,134 @@ from typing import Any
 
 import pytest
 
-from scoring import HandError, score_hand
+from paiscan.scoring import HandError, score_hand
 
 CASES: list[tuple[str, dict[str, Any], dict[str, Any]]] = [
     # pinfu tsumo: 20 fu, 2 han (tsumo, pinfu); non-dealer: 20*2^4=320 -> 400/700 ... dealer pays 700
-    ("pinfu tsumo 20 fu", {"hand": "234m567p23s678s88s", "win_tile": "1s", "win": "tsumo", "seat_wind": "south"},
-     {"han": 2, "fu": 20, "total": 1500, "payments": [("dealer", 700), ("non_dealer", 400), ("non_dealer", 400)]}),
+    (
+        "pinfu tsumo 20 fu",
+        {"hand": "234m567p23s678s88s", "win_tile": "1s", "win": "tsumo", "seat_wind": "south"},
+        {"han": 2, "fu": 20, "total": 1500, "payments": [("dealer", 700), ("non_dealer", 400), ("non_dealer", 400)]},
+    ),
     # open pinfu shape ron: 20 fu raised to 30; tanyao 1 han: 30*8=240 -> 4x=960 -> 1000
-    ("open pinfu ron 30 fu", {"hand": "234m567p23s88s", "win_tile": "4s", "seat_wind": "south",
-                              "melds": [{"type": "chi", "tiles": "678s"}]},
-     {"han": 1, "fu": 30, "total": 1000}),
+    (
+        "open pinfu ron 30 fu",
+        {"hand": "234m567p23s88s", "win_tile": "4s", "seat_wind": "south", "melds": [{"type": "chi", "tiles": "678s"}]},
+        {"han": 1, "fu": 30, "total": 1000},
+    ),
     # seven pairs: 25 fu, riichi + chiitoitsu = 3 han: 25*32=800 -> 3200
-    ("seven pairs 25 fu", {"hand": "1133m4477p2299s5z", "win_tile": "5z", "seat_wind": "west", "flags": ["riichi"]},
-     {"han": 3, "fu": 25, "total": 3200}),
+    (
+        "seven pairs 25 fu",
+        {"hand": "1133m4477p2299s5z", "win_tile": "5z", "seat_wind": "west", "flags": ["riichi"]},
+        {"han": 3, "fu": 25, "total": 3200},
+    ),
     # dealer, riichi tanyao pinfu dora: 4 han 30 fu = 30*64=1920 -> 6x = 11520 -> 11600
-    ("4 han 30 fu dealer", {"hand": "234m567p23456s88s", "win_tile": "7s", "flags": ["riichi"],
-                            "melds": [], "dora_indicators": ["1m"]},
-     {"han": 4, "fu": 30, "total": 11600, "limit": None}),
+    (
+        "4 han 30 fu dealer",
+        {"hand": "234m567p23456s88s", "win_tile": "7s", "flags": ["riichi"], "melds": [], "dora_indicators": ["1m"]},
+        {"han": 4, "fu": 30, "total": 11600, "limit": None},
+    ),
     # the same with kiriage: mangan 12000
-    ("4 han 30 fu kiriage", {"hand": "234m567p23456s88s", "win_tile": "7s", "flags": ["riichi"],
-                             "dora_indicators": ["1m"], "options": {"kiriage": True}},
-     {"han": 4, "fu": 30, "total": 12000, "limit": "mangan"}),
+    (
+        "4 han 30 fu kiriage",
+        {
+            "hand": "234m567p23456s88s",
+            "win_tile": "7s",
+            "flags": ["riichi"],
+            "dora_indicators": ["1m"],
+            "options": {"kiriage": True},
+        },
+        {"han": 4, "fu": 30, "total": 12000, "limit": "mangan"},
+    ),
     # riichi only, 20+10+4 (222z by ron)+2 (east pair, round wind) = 36 -> 40 fu: 40*8*4 = 1280 -> 1300;
     # honba 2*300 from the discarder, and 2 riichi sticks * 1000 to the winner
-    ("honba and deposits", {"hand": "123m456p789s1122z", "win_tile": "2z", "seat_wind": "west", "honba": 2,
-                            "riichi_sticks": 2, "flags": ["riichi"]},
-     {"han": 1, "fu": 40, "total": 1300 + 600 + 2000, "payments": [("discarder", 1900)]}),
+    (
+        "honba and deposits",
+        {
+            "hand": "123m456p789s1122z",
+            "win_tile": "2z",
+            "seat_wind": "west",
+            "honba": 2,
+            "riichi_sticks": 2,
+            "flags": ["riichi"],
+        },
+        {"han": 1, "fu": 40, "total": 1300 + 600 + 2000, "payments": [("discarder", 1900)]},
+    ),
     # suuankou tanki is a double yakuman by default ...
-    ("suuankou tanki", {"hand": "111m222p333s4445z", "win_tile": "5z", "seat_wind": "south"},
-     {"total": 64000, "limit": "double_yakuman"}),
+    (
+        "suuankou tanki",
+        {"hand": "111m222p333s4445z", "win_tile": "5z", "seat_wind": "south"},
+        {"total": 64000, "limit": "double_yakuman"},
+    ),
     # ... and a single one without double yakuman
-    ("suuankou tanki single", {"hand": "111m222p333s4445z", "win_tile": "5z", "seat_wind": "south",
-                               "options": {"double_yakuman": False}},
-     {"total": 32000, "limit": "yakuman"}),
+    (
+        "suuankou tanki single",
+        {"hand": "111m222p333s4445z", "win_tile": "5z", "seat_wind": "south", "options": {"double_yakuman": False}},
+        {"total": 32000, "limit": "yakuman"},
+    ),
     # kazoe: riichi 1 + tsumo 1 + pinfu 1 + iipeikou 1 + ittsu 2 + chinitsu 6 + dora 3 (9p) = 15 han
-    ("kazoe yakuman", {"hand": "1122334567899p", "win_tile": "9p", "win": "tsumo", "seat_wind": "south",
-                       "flags": ["riichi"], "dora_indicators": ["8p"]},
-     {"han": 15, "limit": "yakuman", "total": 32000}),
-    ("kazoe capped at sanbaiman", {"hand": "1122334567899p", "win_tile": "9p", "win": "tsumo",
-                                   "seat_wind": "south", "flags": ["riichi"], "dora_indicators": ["8p"],
-                                   "options": {"kazoe": "sanbaiman"}},
-     {"han": 15, "limit": "sanbaiman", "total": 24000}),
+    (
+        "kazoe yakuman",
+        {
+            "hand": "1122334567899p",
+            "win_tile": "9p",
+            "win": "tsumo",
+            "seat_wind": "south",
+            "flags": ["riichi"],
+            "dora_indicators": ["8p"],
+        },
+        {"han": 15, "limit": "yakuman", "total": 32000},
+    ),
+    (
+        "kazoe capped at sanbaiman",
+        {
+            "hand": "1122334567899p",
+            "win_tile": "9p",
+            "win": "tsumo",
+            "seat_wind": "south",
+            "flags": ["riichi"],
+            "dora_indicators": ["8p"],
+            "options": {"kazoe": "sanbaiman"},
+        },
+        {"han": 15, "limit": "sanbaiman", "total": 24000},
+    ),
     # shanpon ron makes the triplet exposed: 20 + 10 + 8 (111m concealed) + 4 (999p by ron)
     # + 2 (east pair, round wind) = 44 -> 50 fu
-    ("ron shanpon triplet exposed", {"hand": "111m99p234567s11z", "win_tile": "9p", "seat_wind": "south",
-                                     "round_wind": "east", "flags": ["riichi"]},
-     {"han": 1, "fu": 50}),
+    (
+        "ron shanpon triplet exposed",
+        {
+            "hand": "111m99p234567s11z",
+            "win_tile": "9p",
+            "seat_wind": "south",
+            "round_wind": "east",
+            "flags": ["riichi"],
+        },
+        {"han": 1, "fu": 50},
+    ),
     # red five is aka dora: riichi + tanyao + aka = 3 han 40 fu (kanchan): 40*32=1280*4=5120 -> 5200
-    ("aka dora", {"hand": "234m406p678s2246s", "win_tile": "5s", "seat_wind": "south", "flags": ["riichi"]},
-     {"han": 3, "fu": 40, "total": 5200}),
+    (
+        "aka dora",
+        {"hand": "234m406p678s2246s", "win_tile": "5s", "seat_wind": "south", "flags": ["riichi"]},
+        {"han": 3, "fu": 40, "total": 5200},
+    ),
     # aka off (preset no_aka) rejects a red five
-    ("no aka preset", {"hand": "234m406p678s2246s", "win_tile": "5s", "seat_wind": "south",
-                       "flags": ["riichi"], "options": {"preset": "no_aka"}},
-     {"error": "too_many_red_fives"}),
+    (
+        "no aka preset",
+        {
+            "hand": "234m406p678s2246s",
+            "win_tile": "5s",
+            "seat_wind": "south",
+            "flags": ["riichi"],
+            "options": {"preset": "no_aka"},
+        },
+        {"error": "too_many_red_fives"},
+    ),
 ]
 
 
 @pytest.mark.parametrize(("data", "expect"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])
 def test_known_hands(data: dict[str, Any], expect: dict[str, Any]) -> None:
-    from scoring import HandError
+    from paiscan.scoring import HandError
 
     try:
         s = score_hand({"rules": "riichi", **data})
@@ -85,8 +154,16 @@ def test_pure_nine_gates_is_double_yakuman() -> None:
 
 
 def test_explanation_matches_numbers() -> None:
-    s = score_hand({"rules": "riichi", "hand": "234m567p23s678s88s", "win_tile": "1s", "win": "tsumo",
-                    "seat_wind": "south", "honba": 1})
+    s = score_hand(
+        {
+            "rules": "riichi",
+            "hand": "234m567p23s678s88s",
+            "win_tile": "1s",
+            "win": "tsumo",
+            "seat_wind": "south",
+            "honba": 1,
+        }
+    )
     labels = [st.label for st in s.steps]
     assert labels[:3] == ["yaku", "fu", "basic"]
     assert str(s.total) == s.steps[-1].detail
@@ -106,12 +183,15 @@ def test_what_standard_riichi_does_not_count_is_said() -> None:
     assert ura.total == score_hand(_hand()).total and any("ura_indicators" in w for w in ura.warnings)
 
 
-@pytest.mark.parametrize(("changes", "code", "field"), [
-    ({"nuki": "4z"}, "bad_nuki", "nuki"),
-    ({"dora_indicators": "1m2m3m4m5m6m"}, "bad_field", "dora_indicators"),
-    ({"dora_indicators": "1m", "ura_indicators": "1m2m3m", "flags": ["riichi"]}, "bad_field", "ura_indicators"),
-    ({"flags": ["renhou", "riichi"]}, "conflicting_flags", "flags"),
-])
+@pytest.mark.parametrize(
+    ("changes", "code", "field"),
+    [
+        ({"nuki": "4z"}, "bad_nuki", "nuki"),
+        ({"dora_indicators": "1m2m3m4m5m6m"}, "bad_field", "dora_indicators"),
+        ({"dora_indicators": "1m", "ura_indicators": "1m2m3m", "flags": ["riichi"]}, "bad_field", "ura_indicators"),
+        ({"flags": ["renhou", "riichi"]}, "conflicting_flags", "flags"),
+    ],
+)
 def test_what_no_table_shows_is_refused(changes: dict[str, Any], code: str, field: str) -> None:
     with pytest.raises(HandError) as info:
         score_hand(_hand(**changes))

@@ -1,4 +1,4 @@
-"""Selecting renders by the melds their hands show (``datasets.select``)."""
+"""Selecting renders by the melds their hands show (``paiscan.datasets.select``)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from datasets.select import select
+from paiscan.datasets.select import select
 
 
 def _synth_folder(root: Path, melds_of: dict[str, list[dict[str, object]]]) -> Path:
@@ -22,11 +22,14 @@ def _synth_folder(root: Path, melds_of: dict[str, list[dict[str, object]]]) -> P
 
 
 def test_the_renders_with_an_added_kan_are_linked_not_copied(tmp_path: Path) -> None:
-    data = _synth_folder(tmp_path / "synth", {
-        "a": [{"type": "kan", "tiles": "5555p", "open": True, "added": True}],
-        "b": [{"type": "kan", "tiles": "5555p", "open": False}, {"type": "pon", "tiles": "111z"}],
-        "c": [],
-    })
+    data = _synth_folder(
+        tmp_path / "synth",
+        {
+            "a": [{"type": "kan", "tiles": "5555p", "open": True, "added": True}],
+            "b": [{"type": "kan", "tiles": "5555p", "open": False}, {"type": "pon", "tiles": "111z"}],
+            "c": [],
+        },
+    )
     out = tmp_path / "sel"
     assert select(data, out, "added_kan") == 1
     assert sorted(p.name for p in (out / "images").iterdir()) == ["a.jpg"]

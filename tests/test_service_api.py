@@ -19,11 +19,11 @@ with warnings.catch_warnings():
     warnings.simplefilter("ignore")
     from fastapi.testclient import TestClient
 
-from scoring import score_hand
-from service.app import create_app, server_timing
-from service.demo import DEMO_HAND, DEMO_WIN, DemoReader, DemoResult, demo_photo
-from service.settings import ServiceSettings
-from vision.image import DecodedImage
+from paiscan.scoring import score_hand
+from paiscan.service.app import create_app, server_timing
+from paiscan.service.demo import DEMO_HAND, DEMO_WIN, DemoReader, DemoResult, demo_photo
+from paiscan.service.settings import ServiceSettings
+from paiscan.vision.image import DecodedImage
 
 SMALL = dict(max_upload_bytes=200_000, max_json_bytes=8_192)
 
@@ -120,8 +120,15 @@ def test_not_found_and_method_have_the_error_shape(client: TestClient) -> None:
 
 # ---------------------------------------------------------------------- /v1/score
 def test_score_matches_the_core(client: TestClient) -> None:
-    hand = {"rules": "riichi", "hand": "123m456p789s1122z", "win_tile": "2z", "win": "tsumo", "flags": ["riichi"],
-            "dora_indicators": ["1z"], "melds": []}
+    hand = {
+        "rules": "riichi",
+        "hand": "123m456p789s1122z",
+        "win_tile": "2z",
+        "win": "tsumo",
+        "flags": ["riichi"],
+        "dora_indicators": ["1z"],
+        "melds": [],
+    }
     r = client.post("/v1/score", json=hand)
     assert r.status_code == 200, r.text
     body = r.json()
@@ -138,24 +145,33 @@ def test_score_with_melds_and_aliases(client: TestClient) -> None:
     assert r.json()["total"] == score_hand(hand).total
 
 
-@pytest.mark.parametrize(("body", "code", "field"), [
-    ({"hand": "123m456p789s1122x", "win_tile": "2z"}, "bad_tile", "hand"),
-    ({"hand": "123m456p789s112z", "win_tile": "2z"}, "wrong_tile_count", "hand"),
-    ({"win_tile": "2z"}, "bad_field", "hand"),
-    ({"hand": "123m456p789s1122z", "win_tile": "2z", "melds": [{"type": "pon", "tiles": 777}]}, "bad_field",
-     "melds[0].tiles"),
-    ({"hand": "123m456p789s1122z", "win_tile": "2z", "melds": [{"type": "pung", "tiles": "777p"}]}, "bad_field",
-     "melds[0].type"),
-    ({"hand": "123m456p789s1122z", "win_tile": "2z", "honba": "2"}, "bad_field", "honba"),
-    ({"hand": "123m456p789s1122z", "win_tile": "2z", "honba": True}, "bad_field", "honba"),
-    ({"hand": "123m456p789s1122z", "win_tile": "2z", "win": "rong"}, "bad_field", "win"),
-    ({"hand": "123m456p789s1122z", "win_tile": "2z", "flags": ["richi"]}, "unknown_flag", "flags[0]"),
-    ({"hand": "123m456p789s1122z", "win_tile": "2z", "colour": "red"}, "unknown_field", "colour"),
-    ({"hand": "123m456p789s1122z", "win_tile": "2z", "rules": "nope"}, "unknown_ruleset", "rules"),
-    ({"hand": "123m456p789s1122z", "win_tile": "2z", "options": {"nope": 1}}, "unknown_option", None),
-    ([1, 2], "bad_json", None),
-    ("a string", "bad_json", None),
-])
+@pytest.mark.parametrize(
+    ("body", "code", "field"),
+    [
+        ({"hand": "123m456p789s1122x", "win_tile": "2z"}, "bad_tile", "hand"),
+        ({"hand": "123m456p789s112z", "win_tile": "2z"}, "wrong_tile_count", "hand"),
+        ({"win_tile": "2z"}, "bad_field", "hand"),
+        (
+            {"hand": "123m456p789s1122z", "win_tile": "2z", "melds": [{"type": "pon", "tiles": 777}]},
+            "bad_field",
+            "melds[0].tiles",
+        ),
+        (
+            {"hand": "123m456p789s1122z", "win_tile": "2z", "melds": [{"type": "pung", "tiles": "777p"}]},
+            "bad_field",
+            "melds[0].type",
+        ),
+        ({"hand": "123m456p789s1122z", "win_tile": "2z", "honba": "2"}, "bad_field", "honba"),
+        ({"hand": "123m456p789s1122z", "win_tile": "2z", "honba": True}, "bad_field", "honba"),
+        ({"hand": "123m456p789s1122z", "win_tile": "2z", "win": "rong"}, "bad_field", "win"),
+        ({"hand": "123m456p789s1122z", "win_tile": "2z", "flags": ["richi"]}, "unknown_flag", "flags[0]"),
+        ({"hand": "123m456p789s1122z", "win_tile": "2z", "colour": "red"}, "unknown_field", "colour"),
+        ({"hand": "123m456p789s1122z", "win_tile": "2z", "rules": "nope"}, "unknown_ruleset", "rules"),
+        ({"hand": "123m456p789s1122z", "win_tile": "2z", "options": {"nope": 1}}, "unknown_option", None),
+        ([1, 2], "bad_json", None),
+        ("a string", "bad_json", None),
+    ],
+)
 def test_invalid_hand_is_422_naming_the_field(client: TestClient, body: Any, code: str, field: str | None) -> None:
     body_ = assert_error(client.post("/v1/score", json=body), 422, code)
     if field is not None:
@@ -178,8 +194,9 @@ def test_score_body_cap(small_client: TestClient) -> None:
 
 # ---------------------------------------------------------------------- /v1/read
 def test_read_returns_the_reading_and_a_small_preview(client: TestClient) -> None:
-    r = client.post("/v1/read", files={"file": ("hand.jpg", demo_photo(3000, 2000), "image/jpeg")},
-                    data={"rules": "riichi"})
+    r = client.post(
+        "/v1/read", files={"file": ("hand.jpg", demo_photo(3000, 2000), "image/jpeg")}, data={"rules": "riichi"}
+    )
     assert r.status_code == 200, r.text
     body = r.json()
     assert len(body["detections"]) == 14
@@ -203,8 +220,9 @@ def test_read_preview_modes(client: TestClient) -> None:
     assert plain["preview"] != drawn["preview"]
     none = client.post("/v1/read", files={"file": ("a.jpg", photo)}, data={"preview": "none"}).json()
     assert "preview" not in none
-    assert_error(client.post("/v1/read", files={"file": ("a.jpg", photo)}, data={"preview": "huge"}), 422,
-                 "bad_field", "preview")
+    assert_error(
+        client.post("/v1/read", files={"file": ("a.jpg", photo)}, data={"preview": "huge"}), 422, "bad_field", "preview"
+    )
 
 
 @pytest.mark.parametrize("fmt", ["PNG", "WEBP", "JPEG"])
@@ -235,12 +253,15 @@ def test_read_applies_exif_orientation(client: TestClient) -> None:
     assert r.status_code == 200 and r.json()["image"] == {"width": 100, "height": 400}
 
 
-@pytest.mark.parametrize(("data", "name"), [
-    (b"GIF89a" + b"\0" * 100, "a.gif"),
-    (b"%PDF-1.7 ...", "a.pdf"),
-    (b"<svg xmlns='x'></svg>", "a.svg"),
-    (b"", "empty.jpg"),
-])
+@pytest.mark.parametrize(
+    ("data", "name"),
+    [
+        (b"GIF89a" + b"\0" * 100, "a.gif"),
+        (b"%PDF-1.7 ...", "a.pdf"),
+        (b"<svg xmlns='x'></svg>", "a.svg"),
+        (b"", "empty.jpg"),
+    ],
+)
 def test_not_an_image_is_415(client: TestClient, data: bytes, name: str) -> None:
     assert_error(client.post("/v1/read", files={"file": (name, data, "image/jpeg")}), 415, "not_an_image", "file")
 
@@ -262,17 +283,27 @@ def test_truncated_image_is_422(client: TestClient) -> None:
 
 
 def test_unknown_ruleset_and_missing_file(client: TestClient) -> None:
-    assert_error(client.post("/v1/read", files={"file": ("a.jpg", jpeg())}, data={"rules": "nope"}), 422,
-                 "unknown_ruleset", "rules")
+    assert_error(
+        client.post("/v1/read", files={"file": ("a.jpg", jpeg())}, data={"rules": "nope"}),
+        422,
+        "unknown_ruleset",
+        "rules",
+    )
     assert_error(client.post("/v1/read", data={"rules": "riichi"}), 422, "bad_field", "file")
-    assert_error(client.post("/v1/read", content=b"not multipart", headers={"content-type": "text/plain"}), 422,
-                 "bad_field", "file")
+    assert_error(
+        client.post("/v1/read", content=b"not multipart", headers={"content-type": "text/plain"}),
+        422,
+        "bad_field",
+        "file",
+    )
 
 
 # ---------------------------------------------------------------------- 413 while streaming
 BOUNDARY = "xyz"
-MULTIPART_HEAD = (b"--xyz\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.jpg\"\r\n"
-                  b"Content-Type: image/jpeg\r\n\r\n\xff\xd8\xff")
+MULTIPART_HEAD = (
+    b'--xyz\r\nContent-Disposition: form-data; name="file"; filename="a.jpg"\r\n'
+    b"Content-Type: image/jpeg\r\n\r\n\xff\xd8\xff"
+)
 
 
 def asgi_post(app: Any, path: str, chunks: Iterator[bytes], headers: dict[str, str]) -> tuple[int, dict[str, Any], int]:
@@ -295,10 +326,20 @@ def asgi_post(app: Any, path: str, chunks: Iterator[bytes], headers: dict[str, s
     async def send(message: dict[str, Any]) -> None:
         messages.append(message)
 
-    scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "POST", "scheme": "http",
-             "path": path, "raw_path": path.encode(), "root_path": "", "query_string": b"",
-             "headers": [(k.lower().encode(), v.encode()) for k, v in headers.items()],
-             "client": ("127.0.0.1", 1), "server": ("127.0.0.1", 80)}
+    scope = {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": "POST",
+        "scheme": "http",
+        "path": path,
+        "raw_path": path.encode(),
+        "root_path": "",
+        "query_string": b"",
+        "headers": [(k.lower().encode(), v.encode()) for k, v in headers.items()],
+        "client": ("127.0.0.1", 1),
+        "server": ("127.0.0.1", 80),
+    }
     asyncio.run(app(scope, receive, send))
     start = next(m for m in messages if m["type"] == "http.response.start")
     body = b"".join(m.get("body", b"") for m in messages if m["type"] == "http.response.body")
@@ -312,13 +353,19 @@ def _stream(n: int, size: int) -> Iterator[bytes]:
 
 
 def test_413_when_the_declared_length_is_too_large(small_client: TestClient) -> None:
-    r = small_client.post("/v1/read", content=b"x" * 10, headers={"content-length": "999999999",
-                                                                  "content-type": "multipart/form-data; boundary=xyz"})
+    r = small_client.post(
+        "/v1/read",
+        content=b"x" * 10,
+        headers={"content-length": "999999999", "content-type": "multipart/form-data; boundary=xyz"},
+    )
     assert_error(r, 413, "too_large", "file")
     app = small_client.app
-    status, body, pulled = asgi_post(app, "/v1/read", _stream(1000, 10_000),
-                                     {"content-type": "multipart/form-data; boundary=xyz",
-                                      "content-length": "10000000"})
+    status, body, pulled = asgi_post(
+        app,
+        "/v1/read",
+        _stream(1000, 10_000),
+        {"content-type": "multipart/form-data; boundary=xyz", "content-length": "10000000"},
+    )
     assert status == 413 and body["error"]["code"] == "too_large" and pulled == 0  # refused before reading
 
 
@@ -354,8 +401,10 @@ def test_413_from_a_real_server_while_the_client_is_still_sending() -> None:
         while not server.started and time.monotonic() < deadline:
             time.sleep(0.02)
         conn = socket.create_connection(("127.0.0.1", port), timeout=10)
-        conn.sendall(b"POST /v1/read HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n"
-                     b"Content-Type: multipart/form-data; boundary=xyz\r\n\r\n")
+        conn.sendall(
+            b"POST /v1/read HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n"
+            b"Content-Type: multipart/form-data; boundary=xyz\r\n\r\n"
+        )
         sent = 0
         answer = b""
         chunk = b"\0" * 16_384
@@ -413,8 +462,9 @@ def test_busy_is_503_with_retry_after() -> None:
     photo = jpeg()
     with TestClient(app) as c:
         results: list[int] = []
-        t = threading.Thread(target=lambda: results.append(c.post("/v1/read", files={"file": ("a.jpg", photo)})
-                                                           .status_code))
+        t = threading.Thread(
+            target=lambda: results.append(c.post("/v1/read", files={"file": ("a.jpg", photo)}).status_code)
+        )
         t.start()
         assert reader.entered.wait(10)
         r = c.post("/v1/read", files={"file": ("b.jpg", photo)})
@@ -436,7 +486,7 @@ def test_busy_is_503_with_retry_after() -> None:
 
 def test_busy_inside_the_endpoint_too() -> None:
     """The pool's own bound (not only the early check) answers 503."""
-    from service.inference import InferencePool
+    from paiscan.service.inference import InferencePool
 
     reader = BlockingReader()
     app = create_app(settings(workers=1, queue_size=1), reader=reader)
@@ -469,11 +519,11 @@ def test_models_unavailable_is_503_and_scoring_still_works(tmp_path: Path) -> No
 
 
 def test_reader_factory_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("PAISCAN_READER", "service.demo:DemoReader")
+    monkeypatch.setenv("PAISCAN_READER", "paiscan.service.demo:DemoReader")
     monkeypatch.setenv("PAISCAN_MAX_UPLOAD_BYTES", "123456")
     monkeypatch.setenv("PAISCAN_WORKERS", "3")
     s = ServiceSettings()
-    assert s.reader == "service.demo:DemoReader" and s.max_upload_bytes == 123456 and s.workers == 3
+    assert s.reader == "paiscan.service.demo:DemoReader" and s.max_upload_bytes == 123456 and s.workers == 3
     assert s.queue_size >= s.workers
     with TestClient(create_app(s)) as c:
         assert c.get("/readyz").status_code == 200
@@ -504,6 +554,7 @@ class UnserialisableReader(DemoReader):
         class Result:
             def to_dict(self) -> dict[str, Any]:
                 return {"detections": [], "hand": None, "weird": {1, 2}}
+
         return Result()
 
 
@@ -521,14 +572,13 @@ def test_the_last_resort_answers_json() -> None:
 
 # ---------------------------------------------------------------------- /v1/photo-score
 def test_photo_score(client: TestClient) -> None:
-    ctx = {"rules": "riichi", "win": "ron", "seat_wind": "south", "round_wind": "east", "honba": 1,
-           "flags": ["riichi"]}
-    r = client.post("/v1/photo-score", files={"file": ("a.jpg", demo_photo(800, 500))},
-                    data={"hand": json.dumps(ctx)})
+    ctx = {"rules": "riichi", "win": "ron", "seat_wind": "south", "round_wind": "east", "honba": 1, "flags": ["riichi"]}
+    r = client.post("/v1/photo-score", files={"file": ("a.jpg", demo_photo(800, 500))}, data={"hand": json.dumps(ctx)})
     assert r.status_code == 200, r.text
     body = r.json()
-    expected = score_hand({**ctx, "hand": DEMO_HAND, "win_tile": DEMO_WIN, "melds": [], "dora_indicators": [],
-                           "nuki": ""})
+    expected = score_hand(
+        {**ctx, "hand": DEMO_HAND, "win_tile": DEMO_WIN, "melds": [], "dora_indicators": [], "nuki": ""}
+    )
     assert body["total"] == expected.total and body["han"] == expected.han
     assert "riichi" in [y["id"] for y in body["yaku"]]
     assert body["recognised"]["hand"]["hand"] == DEMO_HAND
@@ -545,18 +595,21 @@ def test_photo_score_tile_fields_in_hand_replace_the_photo(client: TestClient) -
     assert r.json()["total"] > plain["total"]
 
 
-@pytest.mark.parametrize(("hand", "code", "field"), [
-    ("{", "bad_json", "hand"),
-    ("[1]", "bad_json", "hand"),
-    ('{"win": "rong"}', "bad_field", "hand.win"),
-    ('{"honba": -1}', "bad_field", "hand.honba"),
-    ('{"rules": "nope"}', "unknown_ruleset", "hand.rules"),
-    ('{"flags": ["tenhou"]}', "tenhou_on_ron", "hand.flags"),
-    ('{"flags": ["bogus"]}', "unknown_flag", "hand.flags[0]"),
-    ('{"options": {"nope": 1}}', "unknown_option", "hand.options.nope"),
-    ('{"rules": "totenko_balance", "seat_wind": "north"}', "bad_field", "hand.seat_wind"),
-    ('{"rules": "jun", "dealer": "south"}', "bad_field", "hand.dealer"),
-])
+@pytest.mark.parametrize(
+    ("hand", "code", "field"),
+    [
+        ("{", "bad_json", "hand"),
+        ("[1]", "bad_json", "hand"),
+        ('{"win": "rong"}', "bad_field", "hand.win"),
+        ('{"honba": -1}', "bad_field", "hand.honba"),
+        ('{"rules": "nope"}', "unknown_ruleset", "hand.rules"),
+        ('{"flags": ["tenhou"]}', "tenhou_on_ron", "hand.flags"),
+        ('{"flags": ["bogus"]}', "unknown_flag", "hand.flags[0]"),
+        ('{"options": {"nope": 1}}', "unknown_option", "hand.options.nope"),
+        ('{"rules": "totenko_balance", "seat_wind": "north"}', "bad_field", "hand.seat_wind"),
+        ('{"rules": "jun", "dealer": "south"}', "bad_field", "hand.dealer"),
+    ],
+)
 def test_photo_score_bad_context(client: TestClient, hand: str, code: str, field: str) -> None:
     """The situation is checked before the photo is read: its field is named, nothing recognised."""
     r = client.post("/v1/photo-score", files={"file": ("a.jpg", jpeg())}, data={"hand": hand})
@@ -569,9 +622,16 @@ class NoHandReader(DemoReader):
     def read(self, image: DecodedImage, rules: str = "riichi", context: dict[str, Any] | None = None) -> Any:
         class Result:
             def to_dict(self) -> dict[str, Any]:
-                return {"detections": [], "hand": None, "alternatives": [], "ambiguities": [],
-                        "problems": [{"code": "no_tiles", "message": "no tiles were found"}], "timings_ms": {},
-                        "image": {"width": 320, "height": 200}}
+                return {
+                    "detections": [],
+                    "hand": None,
+                    "alternatives": [],
+                    "ambiguities": [],
+                    "problems": [{"code": "no_tiles", "message": "no tiles were found"}],
+                    "timings_ms": {},
+                    "image": {"width": 320, "height": 200},
+                }
+
         return Result()
 
 
@@ -590,7 +650,7 @@ def test_server_timing_format() -> None:
 
 
 def test_paiscan_serve_starts_the_service(tmp_path: Path) -> None:
-    """``paiscan serve`` (the CLI calls service.app.serve) answers on the port it was given."""
+    """``paiscan serve`` (the CLI calls paiscan.service.app.serve) answers on the port it was given."""
     import os
     import socket
     import subprocess
@@ -601,10 +661,9 @@ def test_paiscan_serve_starts_the_service(tmp_path: Path) -> None:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    env = {**os.environ, "PAISCAN_READER": "service.demo:DemoReader", "PAISCAN_WORKERS": "1"}
-    code = f"from service.app import serve; serve(host='127.0.0.1', port={port})"
-    proc = subprocess.Popen([sys.executable, "-c", code], env=env, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE)
+    env = {**os.environ, "PAISCAN_READER": "paiscan.service.demo:DemoReader", "PAISCAN_WORKERS": "1"}
+    code = f"from paiscan.service.app import serve; serve(host='127.0.0.1', port={port})"
+    proc = subprocess.Popen([sys.executable, "-c", code], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
         deadline = time.monotonic() + 30
         while True:
@@ -625,12 +684,12 @@ def test_paiscan_serve_starts_the_service(tmp_path: Path) -> None:
 
 # ---------------------------------------------------------------------- with the real pipeline
 def _pipeline_reader() -> Any:
-    """vision.pipeline.PhotoReader with stand-in models that "see" the demo picture's tiles."""
+    """paiscan.vision.pipeline.PhotoReader with stand-in models that "see" the demo picture's tiles."""
     import numpy as np
 
-    pipeline = pytest.importorskip("vision.pipeline", reason="the photo pipeline is not importable")
-    from scoring.tiles import parse_tiles
-    from vision.models import TileBox
+    pipeline = pytest.importorskip("paiscan.vision.pipeline", reason="the photo pipeline is not importable")
+    from paiscan.scoring.tiles import parse_tiles
+    from paiscan.vision.models import TileBox
 
     def faces_and_boxes(bgr: Any) -> list[dict[str, Any]]:
         detections: list[dict[str, Any]] = DemoResult(bgr.shape[1], bgr.shape[0], "riichi").to_dict()["detections"]
@@ -652,8 +711,9 @@ def _pipeline_reader() -> Any:
                 p[i, parse_tiles(d["class"])[0]] = 0.95
             return p
 
-        def classify(self, bgr: Any, boxes: Any, recheck_below: float = 0.0, recheck_limit: int = 12,
-                     whole: Any = None) -> tuple[Any, None]:
+        def classify(
+            self, bgr: Any, boxes: Any, recheck_below: float = 0.0, recheck_limit: int = 12, whole: Any = None
+        ) -> tuple[Any, None]:
             return self(bgr, boxes), None  # no orientation output: the layout judges by the boxes
 
     reader = pipeline.PhotoReader(Localizer(), Classifier(), pipeline.VisionSettings())
@@ -670,8 +730,11 @@ def test_with_the_real_reading_pipeline() -> None:
         assert body["image"] == {"width": 1600, "height": 1000}
         for stage in ("decode", "localize", "classify", "layout", "preview", "total"):
             assert stage in body["timings_ms"]
-        r = c.post("/v1/photo-score", files={"file": ("a.jpg", demo_photo(1600, 1000))},
-                   data={"hand": json.dumps({"flags": ["riichi"], "win": "ron"})})
+        r = c.post(
+            "/v1/photo-score",
+            files={"file": ("a.jpg", demo_photo(1600, 1000))},
+            data={"hand": json.dumps({"flags": ["riichi"], "win": "ron"})},
+        )
         assert r.status_code == 200, r.text
         assert r.json()["total"] == score_hand({"hand": DEMO_HAND, "win_tile": DEMO_WIN, "flags": ["riichi"]}).total
 
@@ -681,8 +744,8 @@ def test_by_default_the_service_reads_a_photo_as_the_cli_does(monkeypatch: pytes
     # default changed on one side alone would make `paiscan serve` read photos unlike `paiscan read`
     import os
 
-    from service.inference import load_reader
-    from vision.pipeline import PhotoReader, VisionSettings
+    from paiscan.service.inference import load_reader
+    from paiscan.vision.pipeline import PhotoReader, VisionSettings
 
     seen: list[Any] = []
     monkeypatch.setattr(PhotoReader, "load", classmethod(lambda cls, s: seen.append(s) or "reader"))
@@ -693,8 +756,8 @@ def test_by_default_the_service_reads_a_photo_as_the_cli_does(monkeypatch: pytes
 
 
 def test_the_reading_settings_reach_the_photo_reader(monkeypatch: pytest.MonkeyPatch) -> None:
-    from service.inference import load_reader
-    from vision.pipeline import PhotoReader
+    from paiscan.service.inference import load_reader
+    from paiscan.vision.pipeline import PhotoReader
 
     seen: list[Any] = []
     monkeypatch.setattr(PhotoReader, "load", classmethod(lambda cls, s: seen.append(s) or "reader"))
@@ -707,14 +770,21 @@ def test_the_reading_settings_reach_the_photo_reader(monkeypatch: pytest.MonkeyP
 HAND_OK: dict[str, Any] = {"rules": "riichi", "hand": "123m456p789s1122z", "win_tile": "2z", "win": "tsumo"}
 
 
-@pytest.mark.parametrize(("body", "code", "field"), [
-    ({**HAND_OK, "dealer": 1}, "bad_field", "dealer"),  # pydantic says "dealer.bool"
-    ({**HAND_OK, "ura_indicators": 5}, "bad_field", "ura_indicators"),
-    ({**HAND_OK, "options": {"yaku_han": {"riichi": 20000}}, "rules": "boo"}, "bad_option",
-     "options.yaku_han.riichi"),
-])
-def test_score_errors_name_the_field_as_the_contract_does(client: TestClient, body: dict[str, Any], code: str,
-                                                          field: str) -> None:
+@pytest.mark.parametrize(
+    ("body", "code", "field"),
+    [
+        ({**HAND_OK, "dealer": 1}, "bad_field", "dealer"),  # pydantic says "dealer.bool"
+        ({**HAND_OK, "ura_indicators": 5}, "bad_field", "ura_indicators"),
+        (
+            {**HAND_OK, "options": {"yaku_han": {"riichi": 20000}}, "rules": "boo"},
+            "bad_option",
+            "options.yaku_han.riichi",
+        ),
+    ],
+)
+def test_score_errors_name_the_field_as_the_contract_does(
+    client: TestClient, body: dict[str, Any], code: str, field: str
+) -> None:
     assert_error(client.post("/v1/score", json=body), 422, code, field)
 
 
@@ -726,14 +796,21 @@ def test_an_empty_body_is_said_to_be_empty(client: TestClient) -> None:
 
 def test_photo_score_takes_rules_as_read_does(client: TestClient) -> None:
     ctx = {"seat_wind": "south", "flags": ["riichi"]}
-    r = client.post("/v1/photo-score", files={"file": ("a.jpg", jpeg())}, data={"hand": json.dumps(ctx), "rules": "boo"})
+    r = client.post(
+        "/v1/photo-score", files={"file": ("a.jpg", jpeg())}, data={"hand": json.dumps(ctx), "rules": "boo"}
+    )
     assert r.status_code == 200 and r.json()["rules"] == "boo", r.text
-    r = client.post("/v1/photo-score", files={"file": ("a.jpg", jpeg())},
-                    data={"hand": json.dumps({**ctx, "rules": "riichi"}), "rules": "boo"})
+    r = client.post(
+        "/v1/photo-score",
+        files={"file": ("a.jpg", jpeg())},
+        data={"hand": json.dumps({**ctx, "rules": "riichi"}), "rules": "boo"},
+    )
     assert_error(r, 422, "bad_field", "rules")
     r = client.post("/v1/photo-score", files={"file": ("a.jpg", jpeg())}, data={"rules": "nope"})
     assert_error(r, 422, "unknown_ruleset", "rules")
-    r = client.post("/v1/photo-score", files={"file": ("a.jpg", jpeg())}, data={"hand": '{"honba": ' + "9" * 5000 + "}"})
+    r = client.post(
+        "/v1/photo-score", files={"file": ("a.jpg", jpeg())}, data={"hand": '{"honba": ' + "9" * 5000 + "}"}
+    )
     assert_error(r, 422, "bad_json", "hand")
 
 
@@ -753,11 +830,23 @@ class OpenMeldReader(DemoReader):
     def read(self, image: DecodedImage, rules: str = "riichi", context: dict[str, Any] | None = None) -> Any:
         class Result:
             def to_dict(self) -> dict[str, Any]:
-                hand = {"hand": "456p678s2245s", "melds": [{"type": "chi", "tiles": "234m", "open": True}],
-                        "win_tile": "6s", "dora_indicators": [], "nuki": ""}
-                return {"detections": [], "hand": hand, "alternatives": [], "ambiguities": [],
-                        "problems": [{"code": "no_valid_reading", "message": "no reading makes a winning hand"}],
-                        "timings_ms": {}, "image": {"width": 320, "height": 200}}
+                hand = {
+                    "hand": "456p678s2245s",
+                    "melds": [{"type": "chi", "tiles": "234m", "open": True}],
+                    "win_tile": "6s",
+                    "dora_indicators": [],
+                    "nuki": "",
+                }
+                return {
+                    "detections": [],
+                    "hand": hand,
+                    "alternatives": [],
+                    "ambiguities": [],
+                    "problems": [{"code": "no_valid_reading", "message": "no reading makes a winning hand"}],
+                    "timings_ms": {},
+                    "image": {"width": 320, "height": 200},
+                }
+
         return Result()
 
 
@@ -771,8 +860,11 @@ def test_photo_score_blames_the_field_the_photo_contradicts() -> None:
 
 
 def test_photo_score_names_tile_fields_the_user_gave(client: TestClient) -> None:
-    r = client.post("/v1/photo-score", files={"file": ("a.jpg", demo_photo(800, 500))},
-                    data={"hand": json.dumps({"dora_indicators": ["6s", "6s", "6s"]})})
+    r = client.post(
+        "/v1/photo-score",
+        files={"file": ("a.jpg", demo_photo(800, 500))},
+        data={"hand": json.dumps({"dora_indicators": ["6s", "6s", "6s"]})},
+    )
     assert_error(r, 422, "too_many_of_kind", "hand.dora_indicators")
 
 

@@ -14,17 +14,21 @@ schemathesis = pytest.importorskip("schemathesis", reason="schemathesis is not i
 
 from hypothesis import HealthCheck, settings  # noqa: E402
 
-from service.app import create_app  # noqa: E402
-from service.demo import DemoReader  # noqa: E402
-from service.settings import ServiceSettings  # noqa: E402
+from paiscan.service.app import create_app  # noqa: E402
+from paiscan.service.demo import DemoReader  # noqa: E402
+from paiscan.service.settings import ServiceSettings  # noqa: E402
 
 app = create_app(ServiceSettings(_env_file=None, workers=2, queue_size=64), reader=DemoReader())  # type: ignore[call-arg]
 schema = schemathesis.openapi.from_asgi("/openapi.json", app)
 
 
 @schema.parametrize()
-@settings(max_examples=30, deadline=None, derandomize=True,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.data_too_large])
+@settings(
+    max_examples=30,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.data_too_large],
+)
 def test_api_never_errors(case: Any) -> None:
     # A Hand can be well-typed and still not a winning hand: 422 for schema-valid input is right here.
     response = case.call_and_validate(excluded_checks=[schemathesis.checks.positive_data_acceptance])

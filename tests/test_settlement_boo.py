@@ -1,4 +1,4 @@
-"""Boo-family settlement (scoring.settlement_boo) against every game-level vector of boo.md §12
+"""Boo-family settlement (paiscan.scoring.settlement_boo) against every game-level vector of boo.md §12
 and kansai_boo.md §11 (settlements G*, forbidden wins F*), plus a scored hand applied to a game,
 the house options, and properties (zero sum but the fee, restrictions never silent)."""
 
@@ -12,9 +12,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from spec_vectors import game_vectors
 
-from scoring import score_hand
-from scoring.errors import HandError
-from scoring.settlement_boo import (
+from paiscan.scoring import score_hand
+from paiscan.scoring.errors import HandError
+from paiscan.scoring.settlement_boo import (
     FORBIDDEN,
     apply_pays,
     check_win,
@@ -36,10 +36,31 @@ WINS = [v for v in VECTORS if "before" in v]
 
 def test_every_game_vector_is_found() -> None:
     assert [v["id"] for v in SETTLEMENTS] == [
-        "BOO-G1", "BOO-G2", "BOO-G3", "BOO-G4", "BOO-G5", "BOO-G6", "KAN-G1", "KAN-G2", "KAN-G3"]
+        "BOO-G1",
+        "BOO-G2",
+        "BOO-G3",
+        "BOO-G4",
+        "BOO-G5",
+        "BOO-G6",
+        "KAN-G1",
+        "KAN-G2",
+        "KAN-G3",
+    ]
     assert [v["id"] for v in WINS] == [
-        "BOO-F1", "BOO-F2", "BOO-F3", "BOO-F4", "BOO-F5", "KAN-F1", "KAN-F1t", "KAN-F2", "KAN-F2b",
-        "KAN-F3", "KAN-F3b", "KAN-F4", "KAN-F5"]
+        "BOO-F1",
+        "BOO-F2",
+        "BOO-F3",
+        "BOO-F4",
+        "BOO-F5",
+        "KAN-F1",
+        "KAN-F1t",
+        "KAN-F2",
+        "KAN-F2b",
+        "KAN-F3",
+        "KAN-F3b",
+        "KAN-F4",
+        "KAN-F5",
+    ]
 
 
 @pytest.mark.parametrize("vec", SETTLEMENTS, ids=[v["id"] for v in SETTLEMENTS])
@@ -62,8 +83,7 @@ def test_settlement_vector(vec: dict[str, Any]) -> None:
 
 def win_args(vec: dict[str, Any], options: dict[str, Any] | None) -> dict[str, Any]:
     all_last = bool(vec.get("all_last")) or (vec.get("round"), vec.get("hand_no")) == ("south", 4)
-    return {"rules": settlement_rules(vec["spec"], options), "dealer": vec.get("dealer"),
-            "all_last": all_last}
+    return {"rules": settlement_rules(vec["spec"], options), "dealer": vec.get("dealer"), "all_last": all_last}
 
 
 def check_expect(vec: dict[str, Any], expect: dict[str, Any], options: dict[str, Any] | None) -> None:
@@ -86,8 +106,9 @@ def test_win_vector(vec: dict[str, Any]) -> None:
     check_expect(vec, vec["expect"], vec.get("options"))
 
 
-WIN_VARIANTS = [pytest.param(v, var, id=f"{v['id']}-v{i + 1}")
-                for v in WINS for i, var in enumerate(v.get("variants") or [])]
+WIN_VARIANTS = [
+    pytest.param(v, var, id=f"{v['id']}-v{i + 1}") for v in WINS for i, var in enumerate(v.get("variants") or [])
+]
 
 
 @pytest.mark.parametrize(("vec", "variant"), WIN_VARIANTS)
@@ -102,7 +123,9 @@ def test_touched_rules_are_never_silent() -> None:
     vec = next(v for v in WINS if v["id"] == "BOO-F2")
     c = check_win(vec["before"], vec["winner"], vec["pays"])
     assert c.allowed and [(w.rule, w.severity) for w in c.warnings] == [
-        ("bust_without_top", "house_rule_off"), ("c_top_ending", "frowned_upon")]
+        ("bust_without_top", "house_rule_off"),
+        ("c_top_ending", "frowned_upon"),
+    ]
     assert "雀荘によっては禁止" in str(c.warnings[0])
     vec = next(v for v in WINS if v["id"] == "BOO-F5")
     c = check_win(vec["before"], vec["winner"], vec["pays"], **win_args(vec, vec["options"]))
@@ -115,8 +138,15 @@ START = dict.fromkeys(SEATS, 2000)
 
 def test_play_hand_ron_and_tsumo() -> None:
     """BOO-S1 (south's ron from west, 1020) and BOO-S2 (the same by tsumo) applied to a game."""
-    hand = {"rules": "boo", "hand": "123m222p3357s", "melds": [{"type": "pon", "tiles": "777p"}],
-            "win_tile": "6s", "seat_wind": "south", "honba": 2, "dora_indicators": ["1p"]}
+    hand = {
+        "rules": "boo",
+        "hand": "123m222p3357s",
+        "melds": [{"type": "pon", "tiles": "777p"}],
+        "win_tile": "6s",
+        "seat_wind": "south",
+        "honba": 2,
+        "dora_indicators": ["1p"],
+    }
     ron = play_hand(START, score_hand(hand), "south", "east", discarder="west")
     assert ron.scores == {"east": 2000, "south": 3020, "west": 980, "north": 2000}
     assert ron.check.allowed and ron.ends is None and ron.settlement is None and ron.next_honba == 0
@@ -128,8 +158,13 @@ def test_play_hand_ron_and_tsumo() -> None:
 def test_play_hand_kansai_mangan_ron_forbidden_but_tsumo_ends_as_maru_a() -> None:
     """KAN-F1 / KAN-F1t from a scored hand: B's mangan (KAN-08 shape, non-dealer)."""
     start = dict.fromkeys("ABCD", 2000)
-    hand = {"rules": "kansai_boo", "hand": "45678s22s", "win_tile": "6s", "seat_wind": "south",
-            "melds": [{"type": "chi", "tiles": "123s"}, {"type": "pon", "tiles": "999s"}]}
+    hand = {
+        "rules": "kansai_boo",
+        "hand": "45678s22s",
+        "win_tile": "6s",
+        "seat_wind": "south",
+        "melds": [{"type": "chi", "tiles": "123s"}, {"type": "pon", "tiles": "999s"}],
+    }
     ron = play_hand(start, score_hand(hand), "B", "A", discarder="C")
     assert not ron.check.allowed and ron.check.reason == "maru_c_ending" and ron.scores == start
     tsumo = play_hand(start, score_hand({**hand, "win": "tsumo"}), "B", "A")
@@ -144,15 +179,13 @@ def test_yakuman_a_top_and_maru_a() -> None:
     assert plain.ends == "bust" and plain.scores["south"] == 6300 and plain.settlement is not None
     assert plain.settlement.standing.type == "C" and plain.check.warnings[0].rule == "c_top_ending"
     a_top = {"yakuman_mode": "a_top"}
-    out = play_hand(START, score_hand({**kokushi, "options": a_top}), "south", "east",
-                    discarder="west", options=a_top)
+    out = play_hand(START, score_hand({**kokushi, "options": a_top}), "south", "east", discarder="west", options=a_top)
     assert out.ends == "yakuman" and out.settlement is not None
     assert out.settlement.standing.type == "A" and out.settlement.net["south"] == 3
     double = {"yakuman_bonus": "double_maru_a"}
     kansai = {**kokushi, "rules": "kansai_boo", "options": double}
     out = play_hand(START, score_hand(kansai), "south", "east", discarder="west", options=double)
-    assert out.settlement is not None and out.settlement.net == {
-        "east": -20, "south": 57, "west": -20, "north": -20}
+    assert out.settlement is not None and out.settlement.net == {"east": -20, "south": 57, "west": -20, "north": -20}
 
 
 def test_bust_partial_payment() -> None:
@@ -165,14 +198,15 @@ def test_bust_partial_payment() -> None:
 
 def test_house_amounts_and_gentsuu_fee() -> None:
     g4 = {"east": 4000, "south": 2000, "west": 1200, "north": 800}
-    rules = settlement_rules("boo", {"loser_payment": {"B": 2000}, "table_fee": {"B": 500},
-                                     "table_fee_gentsuu": 300})
+    rules = settlement_rules("boo", {"loser_payment": {"B": 2000}, "table_fee": {"B": 500}, "table_fee_gentsuu": 300})
     s = settle(g4, rules)
     assert s.standing.gentsuu and s.table_fee == 300 and s.net["east"] == 4000 - 300
     s = settle({**g4, "south": 2100, "north": 700}, rules)
     assert not s.standing.gentsuu and s.table_fee == 500
-    peso = settle({"east": 4000, "south": 1500, "west": 1500, "north": 1000},
-                  settlement_rules("boo", {"preset": "seed_peso_example"}))
+    peso = settle(
+        {"east": 4000, "south": 1500, "west": 1500, "north": 1000},
+        settlement_rules("boo", {"preset": "seed_peso_example"}),
+    )
     assert peso.net == {"east": 9000, "south": -3000, "west": -3000, "north": -3000}
 
 
@@ -193,16 +227,19 @@ def test_game_end() -> None:
     assert err.value.field == "dealer"
 
 
-@pytest.mark.parametrize(("call", "field"), [
-    (lambda: settle({"a": 4000, "b": 2000, "c": 2000}), "scores"),
-    (lambda: apply_pays(START, "south", {"south": 100}), "pays"),
-    (lambda: apply_pays(START, "south", {"west": -100}), "pays"),
-    (lambda: apply_pays(START, "nobody", {"west": 100}), "winner"),
-    (lambda: settlement_rules("riichi"), "rules"),
-    (lambda: settlement_rules("boo", {"table_fee": {"A": -1}}), "options.table_fee.A"),
-    (lambda: settlement_rules("kansai_boo", {"loser_payment": {"A": 1}}), "options.loser_payment"),
-    (lambda: standing(START, yakuman_winner="east"), "yakuman_winner"),
-])
+@pytest.mark.parametrize(
+    ("call", "field"),
+    [
+        (lambda: settle({"a": 4000, "b": 2000, "c": 2000}), "scores"),
+        (lambda: apply_pays(START, "south", {"south": 100}), "pays"),
+        (lambda: apply_pays(START, "south", {"west": -100}), "pays"),
+        (lambda: apply_pays(START, "nobody", {"west": 100}), "winner"),
+        (lambda: settlement_rules("riichi"), "rules"),
+        (lambda: settlement_rules("boo", {"table_fee": {"A": -1}}), "options.table_fee.A"),
+        (lambda: settlement_rules("kansai_boo", {"loser_payment": {"A": 1}}), "options.loser_payment"),
+        (lambda: standing(START, yakuman_winner="east"), "yakuman_winner"),
+    ],
+)
 def test_errors_name_the_field(call: Any, field: str) -> None:
     with pytest.raises(HandError) as err:
         call()
@@ -210,8 +247,16 @@ def test_errors_name_the_field(call: Any, field: str) -> None:
 
 
 def test_pays_from_score_needs_the_right_seats() -> None:
-    s = score_hand({"rules": "boo", "hand": "234m567m789p45s99s", "win_tile": "6s", "win": "tsumo",
-                    "seat_wind": "south", "flags": ["riichi"]})
+    s = score_hand(
+        {
+            "rules": "boo",
+            "hand": "234m567m789p45s99s",
+            "win_tile": "6s",
+            "win": "tsumo",
+            "seat_wind": "south",
+            "flags": ["riichi"],
+        }
+    )
     assert pays_from_score(s, "south", "east", SEATS) == {"east": 340, "west": 220, "north": 220}
     with pytest.raises(HandError):
         pays_from_score(s, "south", "east", SEATS, discarder="west")
@@ -221,7 +266,8 @@ def test_pays_from_score_needs_the_right_seats() -> None:
 
 # ---------------------------------------------------------------- properties
 scores_st = st.lists(st.integers(-100, 900).map(lambda x: 10 * x), min_size=3, max_size=3).map(
-    lambda xs: dict(zip(SEATS, [*xs, 8000 - sum(xs)], strict=True)))
+    lambda xs: dict(zip(SEATS, [*xs, 8000 - sum(xs)], strict=True))
+)
 
 
 @settings(max_examples=200, deadline=None)
@@ -239,11 +285,16 @@ def test_settlement_zero_sum_but_the_fee(final: dict[str, int], spec: str) -> No
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(st.integers(1, 500).map(lambda x: 10 * x), min_size=3, max_size=3),
-       st.sampled_from(SEATS), st.integers(0, 300).map(lambda x: 10 * x), st.booleans(),
-       st.sampled_from(["boo", "kansai_boo"]))
-def test_a_forbidden_win_always_names_its_rule(xs: list[int], payer: str, amount: int, all_last: bool,
-                                               spec: str) -> None:
+@given(
+    st.lists(st.integers(1, 500).map(lambda x: 10 * x), min_size=3, max_size=3),
+    st.sampled_from(SEATS),
+    st.integers(0, 300).map(lambda x: 10 * x),
+    st.booleans(),
+    st.sampled_from(["boo", "kansai_boo"]),
+)
+def test_a_forbidden_win_always_names_its_rule(
+    xs: list[int], payer: str, amount: int, all_last: bool, spec: str
+) -> None:
     before = dict(zip(SEATS, [*xs, 8000 - sum(xs)], strict=True))
     if before["north"] <= 0 or payer == "south":
         return

@@ -1,4 +1,4 @@
-"""Tests of the synthetic photo engine (datasets.synth)."""
+"""Tests of the synthetic photo engine (paiscan.datasets.synth)."""
 
 from __future__ import annotations
 
@@ -12,17 +12,16 @@ import cv2
 import numpy as np
 import pytest
 
-from datasets.synth import SynthConfig, render_sample, write_dataset
-from datasets.synth import art as synth_art
-from datasets.synth.hands import _private_random_hand, full_set, hand_tiles
-from datasets.synth.hands import random_hand as synth_random_hand
-from datasets.synth.tiles import FACE_DOWN, kind_of, parse_tiles, to_mpsz
-from scoring.generate import random_hand as scoring_random_hand
-from scoring.registry import get_ruleset
+from paiscan.datasets.synth import SynthConfig, render_sample, write_dataset
+from paiscan.datasets.synth import art as synth_art
+from paiscan.datasets.synth.hands import _private_random_hand, full_set, hand_tiles
+from paiscan.datasets.synth.hands import random_hand as synth_random_hand
+from paiscan.datasets.synth.tiles import FACE_DOWN, kind_of, parse_tiles, to_mpsz
+from paiscan.scoring.generate import random_hand as scoring_random_hand
+from paiscan.scoring.registry import get_ruleset
 
 BG = (255, 0, 255)  # magenta: no tile colour is this
-PLAIN = SynthConfig(effects=False, background_color=BG, p_black_set=0.0, p_cut=0.0,
-                    instance_map=True)
+PLAIN = SynthConfig(effects=False, background_color=BG, p_black_set=0.0, p_cut=0.0, instance_map=True)
 
 
 def expected_labels(structure: dict[str, Any], meta: dict[str, Any]) -> Counter[int]:
@@ -76,7 +75,7 @@ def test_boxes_enclose_drawn_tiles() -> None:
             # ... are drawn (not the table colour) ...
             assert (~bg[mask]).mean() > 0.97
             # ... and the box is tight around a tile that nothing else overlaps
-            region = ids[max(int(y0) - 2, 0):int(y1) + 3, max(int(x0) - 2, 0):int(x1) + 3]
+            region = ids[max(int(y0) - 2, 0) : int(y1) + 3, max(int(x0) - 2, 0) : int(x1) + 3]
             alone = not np.isin(region, [0, info["place"] + 1], invert=True).any()
             if info["truncated"] == 0 and alone:
                 n_tight += 1
@@ -129,8 +128,9 @@ def test_same_seed_same_bytes() -> None:
 
 
 def test_write_dataset_and_crops(tmp_path: Path) -> None:
-    cfg = SynthConfig(tilt_deg=(0.0, 0.0), roll_deg=(0.0, 0.0), yaw_deg=(0.0, 0.0),
-                      p_standing=0.0, p_twist=0.0, p_cut=0.0)
+    cfg = SynthConfig(
+        tilt_deg=(0.0, 0.0), roll_deg=(0.0, 0.0), yaw_deg=(0.0, 0.0), p_standing=0.0, p_twist=0.0, p_cut=0.0
+    )
     write_dataset(tmp_path / "a", n=4, seed=5, crops=True, progress=False, config=cfg)
     out = tmp_path / "a"
     names = sorted(p.stem for p in (out / "images").glob("*.jpg"))
@@ -201,7 +201,8 @@ def test_private_generator(rules: str) -> None:
         if rules == "totenko_balance":
             assert all(kind_of(t) in (0, 4, 8) for t in parse_tiles(hand["nuki"]))
             in_hand = parse_tiles(hand["hand"] + hand["win_tile"]) + [
-                t for m in hand["melds"] for t in parse_tiles(m["tiles"])]
+                t for m in hand["melds"] for t in parse_tiles(m["tiles"])
+            ]
             assert all(kind_of(t) >= 9 for t in in_hand)
         if rules in ("wsom", "jun"):
             assert not {34, 35, 36} & set(tiles)
@@ -214,7 +215,7 @@ def test_mpsz_round_trip() -> None:
 
 
 def test_tiles_dir_resolution(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    from datasets.synth.config import resolve_tiles_dir
+    from paiscan.datasets.synth.config import resolve_tiles_dir
 
     real = resolve_tiles_dir()
     assert (real / "Export" / "Regular" / "Man1.png").is_file()
@@ -227,18 +228,19 @@ def test_tiles_dir_resolution(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -
 
 @pytest.mark.parametrize("tiles", ["0555m", "5055p", "5550s"])
 def test_closed_kan_shows_its_red_five_face_up(tiles: str) -> None:
-    from datasets.synth.scene import _layout_meld, random_dims
+    from paiscan.datasets.synth.scene import _layout_meld, random_dims
 
     rng = np.random.default_rng(0)
     placed: list[Any] = []
-    _layout_meld({"type": "kan", "tiles": tiles, "open": False}, 0, 0.0, placed, rng, random_dims(rng), 1.57,
-                 lambda: 0.5)
+    _layout_meld(
+        {"type": "kan", "tiles": tiles, "open": False}, 0, 0.0, placed, rng, random_dims(rng), 1.57, lambda: 0.5
+    )
     assert [t.face_down for t in placed] == [True, False, False, True]
     assert any(t.cls >= 34 and not t.face_down for t in placed)  # the red five is one of the two shown
 
 
 def test_crop_angles_follow_the_crops_on_disk(tmp_path: Path) -> None:
-    from datasets.train_classifier import crop_angles
+    from paiscan.datasets.train_classifier import crop_angles
 
     write_dataset(tmp_path / "a", n=3, seed=11, crops=True, progress=False)
     out = tmp_path / "a"
@@ -265,7 +267,7 @@ def test_crop_angles_follow_the_crops_on_disk(tmp_path: Path) -> None:
 
 
 def test_renders_have_coloured_backs_and_old_white_backs_are_not_trained_on(tmp_path: Path) -> None:
-    from datasets.train_classifier import WHITE_BACK_MIN, synth_crop_files
+    from paiscan.datasets.train_classifier import WHITE_BACK_MIN, synth_crop_files
 
     assert all(min(c) < WHITE_BACK_MIN for c in synth_art.BACK_COLORS)  # a white back is a face-down 白
     write_dataset(tmp_path / "a", n=2, seed=12, crops=True, progress=False)
@@ -282,9 +284,9 @@ def test_renders_have_coloured_backs_and_old_white_backs_are_not_trained_on(tmp_
 
 
 def test_the_faces_the_reader_takes_for_alike_upside_down_are_those_of_the_art() -> None:
-    """``vision.layout.SAME_UPSIDE_DOWN`` is measured on the renderer's art: the faces within 20 of
+    """``paiscan.vision.layout.SAME_UPSIDE_DOWN`` is measured on the renderer's art: the faces within 20 of
     255 (mean, 60×80 px) of their own half-turn, against 23 or more for every other face."""
-    from vision.layout import SAME_UPSIDE_DOWN
+    from paiscan.vision.layout import SAME_UPSIDE_DOWN
 
     art = synth_art._load_set(synth_art.tiles_dir_str(SynthConfig()), "Regular", 60)
     diff = {}
@@ -300,7 +302,7 @@ def test_the_faces_the_reader_takes_for_alike_upside_down_are_those_of_the_art()
 def test_fonts_in_the_folder_paiscan_fonts_dir_names_are_found(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import shutil
 
-    from datasets.synth.art import find_cjk_fonts
+    from paiscan.datasets.synth.art import find_cjk_fonts
 
     monkeypatch.delenv("PAISCAN_FONTS_DIR", raising=False)
     installed = find_cjk_fonts()
@@ -314,9 +316,17 @@ def test_fonts_in_the_folder_paiscan_fonts_dir_names_are_found(tmp_path: Path, m
     assert str(carried) in find_cjk_fonts()
 
 
-@pytest.mark.parametrize(("rules", "most_without_kans"), [
-    ("riichi", 2), ("totenko_balance", 2), ("boo", 1), ("kansai_boo", 1), ("wsom", 2), ("jun", 2),
-])
+@pytest.mark.parametrize(
+    ("rules", "most_without_kans"),
+    [
+        ("riichi", 2),
+        ("totenko_balance", 2),
+        ("boo", 1),
+        ("kansai_boo", 1),
+        ("wsom", 2),
+        ("jun", 2),
+    ],
+)
 def test_renders_show_the_indicators_the_rulesets_table_turns_up(rules: str, most_without_kans: int) -> None:
     """Boo turns up one indicator, kan or not; elsewhere the dora and ura ones, one more per kan.
     The cut keeps the rest of each hand (and so each seed's photo) as the generator drew it."""
@@ -331,7 +341,8 @@ def test_renders_show_the_indicators_the_rulesets_table_turns_up(rules: str, mos
         assert most == (most_without_kans * (1 + kans) if most_without_kans == 2 else 1)
         assert hand["dora_indicators"] == full["dora_indicators"][:most]
         assert {k: v for k, v in hand.items() if k != "dora_indicators"} == {
-            k: v for k, v in full.items() if k != "dora_indicators"}
+            k: v for k, v in full.items() if k != "dora_indicators"
+        }
         cut += len(full["dora_indicators"]) > most
     assert cut > 0  # the generator draws up to three indicators: some are cut
 
@@ -342,7 +353,7 @@ def test_someone_s_discards_hold_no_tile_the_rules_set_aside(rules: str, manzu_i
     confused the gari by a pond with the pond). Elsewhere manzu are discarded like any tile."""
     from dataclasses import replace
 
-    from datasets.synth.scene import TileDims, layout_hand
+    from paiscan.datasets.synth.scene import TileDims, layout_hand
 
     cfg = replace(SynthConfig(), p_background=1.0)
     pond_kinds: Counter[int] = Counter()

@@ -1,7 +1,7 @@
 import pytest
 
-from scoring.errors import HandError
-from scoring.tiles import (
+from paiscan.scoring.errors import HandError
+from paiscan.scoring.tiles import (
     BACK,
     RED_5M,
     RED_5P,
@@ -54,9 +54,20 @@ def test_red_five_is_a_five_in_order() -> None:
 
 @pytest.mark.parametrize(
     ("indicator", "dora", "three"),
-    [("1m", "2m", False), ("9m", "1m", False), ("9s", "1s", False), ("4z", "1z", False),
-     ("1z", "2z", False), ("7z", "5z", False), ("5z", "6z", False), ("0p", "6p", False),
-     ("1m", "5m", True), ("5m", "9m", True), ("9m", "1m", True), ("9p", "1p", True)],
+    [
+        ("1m", "2m", False),
+        ("9m", "1m", False),
+        ("9s", "1s", False),
+        ("4z", "1z", False),
+        ("1z", "2z", False),
+        ("7z", "5z", False),
+        ("5z", "6z", False),
+        ("0p", "6p", False),
+        ("1m", "5m", True),
+        ("5m", "9m", True),
+        ("9m", "1m", True),
+        ("9p", "1p", True),
+    ],
 )
 def test_dora_from_indicator(indicator: str, dora: str, three: bool) -> None:
     assert tile_name(dora_from_indicator(parse_tiles(indicator)[0], three)) == dora

@@ -13,14 +13,25 @@ from hypothesis import strategies as st
 from spec_vectors import check_expect as check
 from spec_vectors import hand_vectors
 
-from scoring import score_hand
-from scoring.errors import HandError
-from scoring.registry import get_ruleset
+from paiscan.scoring import score_hand
+from paiscan.scoring.errors import HandError
+from paiscan.scoring.registry import get_ruleset
 
 VECTORS = hand_vectors("totenko_balance")
 #: keys of a variant that change the input; everything else (but ``why``) is expected output
-INPUT_KEYS = ("options", "flags", "honba", "seat_wind", "win", "win_tile", "hand", "melds", "nuki",
-              "dora_indicators", "ura_indicators")
+INPUT_KEYS = (
+    "options",
+    "flags",
+    "honba",
+    "seat_wind",
+    "win",
+    "win_tile",
+    "hand",
+    "melds",
+    "nuki",
+    "dora_indicators",
+    "ura_indicators",
+)
 
 
 def run(inp: dict[str, Any]) -> dict[str, Any]:
@@ -38,8 +49,7 @@ def test_vector(vec: dict[str, Any]) -> None:
 
 
 VARIANTS = [
-    pytest.param(v, var, id=f"{v['id']}-v{i + 1}")
-    for v in VECTORS for i, var in enumerate(v.get("variants") or [])
+    pytest.param(v, var, id=f"{v['id']}-v{i + 1}") for v in VECTORS for i, var in enumerate(v.get("variants") or [])
 ]
 
 
@@ -69,8 +79,15 @@ def test_nagashi_vector_without_win_tile() -> None:
 
 
 # ---------------------------------------------------------------- targeted rules
-BASE = {"rules": "totenko_balance", "hand": "234p678p789s99s23s", "win_tile": "4s", "win": "ron",
-        "seat_wind": "south", "honba": 1, "nuki": "9m"}
+BASE = {
+    "rules": "totenko_balance",
+    "hand": "234p678p789s99s23s",
+    "win_tile": "4s",
+    "win": "ron",
+    "seat_wind": "south",
+    "honba": 1,
+    "nuki": "9m",
+}
 
 
 def items_of(score: dict[str, Any]) -> Counter[str]:
@@ -87,31 +104,35 @@ def test_missing_honba_reads_as_one() -> None:
     assert not any("honba_below_one" in w for w in s["warnings"])
 
 
-@pytest.mark.parametrize(("change", "code", "field"), [
-    ({"hand": "234p678p789s99s2s", "win_tile": "3m"}, "tile_not_in_ruleset", "win_tile"),
-    ({"nuki": "7m"}, "tile_not_in_ruleset", "nuki"),
-    ({"ura_indicators": ["2m"]}, "tile_not_in_ruleset", "ura_indicators"),
-    ({"hand": "234p678p789s99s2s", "win_tile": "9m"}, "manzu_in_hand", "win_tile"),
-    ({"melds": [{"type": "pon", "tiles": "111m"}], "hand": "234p678p99s23s"}, "manzu_in_hand",
-     "melds[0].tiles"),
-    ({"nuki": "9m4z", "hand": "234p678p789s99s23s"}, "bad_nuki", "nuki"),
-    ({"nuki": "0m0m0m"}, "too_many_red_fives", "nuki"),
-    ({"nuki": "9m", "dora_indicators": ["0p", "0p"], "hand": "234p678p789s99s23s"}, "ok", None),
-    ({"nuki": "9m", "dora_indicators": ["0p", "0p", "0p"]}, "too_many_red_fives",
-     "dora_indicators"),
-    ({"seat_wind": "north"}, "bad_field", "seat_wind"),
-    ({"seat_wind": "south", "dealer": True}, "bad_field", "dealer"),
-    ({"options": {"red_fives": {"m": 5}}}, "bad_option", "options.red_fives.m"),
-    ({"options": {"yakuman_mode": "capped"}}, "bad_option", "options.yakuman_mode"),
-    ({"options": {"open_shousangen_total": 7}}, "bad_option", "options.open_shousangen_total"),
-    ({"options": {"kensho": {"dealer": -1}}}, "bad_option", "options.kensho.dealer"),
-    ({"options": {"no_such": 1}}, "unknown_option", "options.no_such"),
-    ({"flags": ["open_riichi_forced_deal_in"]}, "conflicting_flags", "flags"),
-    ({"flags": ["riichi", "open_riichi", "open_riichi_forced_deal_in"], "win": "tsumo"},
-     "conflicting_flags", "flags"),
-    ({"flags": ["rinshan"], "win": "tsumo"}, "ok", None),
-    ({"flags": ["rinshan"], "win": "tsumo", "nuki": ""}, "rinshan_without_kan", "flags"),
-])
+@pytest.mark.parametrize(
+    ("change", "code", "field"),
+    [
+        ({"hand": "234p678p789s99s2s", "win_tile": "3m"}, "tile_not_in_ruleset", "win_tile"),
+        ({"nuki": "7m"}, "tile_not_in_ruleset", "nuki"),
+        ({"ura_indicators": ["2m"]}, "tile_not_in_ruleset", "ura_indicators"),
+        ({"hand": "234p678p789s99s2s", "win_tile": "9m"}, "manzu_in_hand", "win_tile"),
+        ({"melds": [{"type": "pon", "tiles": "111m"}], "hand": "234p678p99s23s"}, "manzu_in_hand", "melds[0].tiles"),
+        ({"nuki": "9m4z", "hand": "234p678p789s99s23s"}, "bad_nuki", "nuki"),
+        ({"nuki": "0m0m0m"}, "too_many_red_fives", "nuki"),
+        ({"nuki": "9m", "dora_indicators": ["0p", "0p"], "hand": "234p678p789s99s23s"}, "ok", None),
+        ({"nuki": "9m", "dora_indicators": ["0p", "0p", "0p"]}, "too_many_red_fives", "dora_indicators"),
+        ({"seat_wind": "north"}, "bad_field", "seat_wind"),
+        ({"seat_wind": "south", "dealer": True}, "bad_field", "dealer"),
+        ({"options": {"red_fives": {"m": 5}}}, "bad_option", "options.red_fives.m"),
+        ({"options": {"yakuman_mode": "capped"}}, "bad_option", "options.yakuman_mode"),
+        ({"options": {"open_shousangen_total": 7}}, "bad_option", "options.open_shousangen_total"),
+        ({"options": {"kensho": {"dealer": -1}}}, "bad_option", "options.kensho.dealer"),
+        ({"options": {"no_such": 1}}, "unknown_option", "options.no_such"),
+        ({"flags": ["open_riichi_forced_deal_in"]}, "conflicting_flags", "flags"),
+        (
+            {"flags": ["riichi", "open_riichi", "open_riichi_forced_deal_in"], "win": "tsumo"},
+            "conflicting_flags",
+            "flags",
+        ),
+        ({"flags": ["rinshan"], "win": "tsumo"}, "ok", None),
+        ({"flags": ["rinshan"], "win": "tsumo", "nuki": ""}, "rinshan_without_kan", "flags"),
+    ],
+)
 def test_validation(change: dict[str, Any], code: str, field: str | None) -> None:
     s = run({**BASE, **change})
     if code == "ok":
@@ -122,8 +143,7 @@ def test_validation(change: dict[str, Any], code: str, field: str | None) -> Non
 
 def test_validation_order_removed_tile_first() -> None:
     """A 2m–8m is reported before a manzu in the hand, a bad nuki or too many red fives."""
-    s = run({**BASE, "hand": "234p678p789s99s5m", "win_tile": "4s", "nuki": "4z000m",
-             "dora_indicators": ["8m"]})
+    s = run({**BASE, "hand": "234p678p789s99s5m", "win_tile": "4s", "nuki": "4z000m", "dora_indicators": ["8m"]})
     assert s["error"] == "tile_not_in_ruleset"
     s = run({**BASE, "hand": "234p678p789s99s5m", "nuki": "4z000m"})
     assert s["error"] == "manzu_in_hand"
@@ -144,8 +164,15 @@ def test_manzu_dora_cycle(indicator: str, dora_gari: str) -> None:
 
 
 def test_kokushi_keeps_1m_9m_in_hand() -> None:
-    hand = {"rules": "totenko_balance", "hand": "19m19p19s1234567z", "win_tile": "1z",
-            "win": "ron", "seat_wind": "south", "honba": 1, "nuki": "5m"}
+    hand = {
+        "rules": "totenko_balance",
+        "hand": "19m19p19s1234567z",
+        "win_tile": "1z",
+        "win": "ron",
+        "seat_wind": "south",
+        "honba": 1,
+        "nuki": "5m",
+    }
     s = run(hand)
     assert [y["id"] for y in s["yaku"]] == ["kokushi"]
     assert items_of(s) == Counter({"yakuman": 50, "honba": 1, "bazoro": 2, "gari": 2})
@@ -157,8 +184,15 @@ def test_kokushi_keeps_1m_9m_in_hand() -> None:
 
 def test_yakuman_stack() -> None:
     """役満 ※複合あり: 字一色 + 四暗刻 + 大三元 = 3 × 50."""
-    hand = {"rules": "totenko_balance", "hand": "555z666z777z111z2z", "win_tile": "2z",
-            "win": "tsumo", "seat_wind": "south", "honba": 1, "nuki": "1m"}
+    hand = {
+        "rules": "totenko_balance",
+        "hand": "555z666z777z111z2z",
+        "win_tile": "2z",
+        "win": "tsumo",
+        "seat_wind": "south",
+        "honba": 1,
+        "nuki": "1m",
+    }
     s = run(hand)
     assert {y["id"] for y in s["yaku"]} == {"tsuuiisou", "suuankou", "daisangen"}
     assert items_of(s)["yakuman"] == 150 and s["points"] == 150 + 1 + 2 + 2
@@ -177,8 +211,14 @@ def test_pinfu_tsumo_and_value_pair() -> None:
 
 def test_seat_value_winds() -> None:
     """South: 南 and 東 and 北 are value; 西 is not (南家は西以外)."""
-    hand = {"rules": "totenko_balance", "hand": "333z234p99s23s", "melds": [
-        {"type": "pon", "tiles": "666p"}], "win_tile": "4s", "seat_wind": "south", "honba": 1}
+    hand = {
+        "rules": "totenko_balance",
+        "hand": "333z234p99s23s",
+        "melds": [{"type": "pon", "tiles": "666p"}],
+        "win_tile": "4s",
+        "seat_wind": "south",
+        "honba": 1,
+    }
     assert run(hand)["error"] == "no_yaku"
     s = run({**hand, "seat_wind": "west"})
     assert [y["id"] for y in s["yaku"]] == ["yakuhai_seat_wind"]
@@ -188,8 +228,10 @@ def test_seat_value_winds() -> None:
 
 def test_riichi_family_values() -> None:
     """ダブリー 4 (リーチ込み6), オープン 2 + リーチ 2, 一発 2."""
+
     def pts(flags: list[str]) -> Counter[str]:
         return items_of(run({**BASE, "flags": flags}))
+
     assert pts(["double_riichi"])["riichi"] == 2 and pts(["double_riichi"])["double_riichi"] == 4
     got = pts(["riichi", "open_riichi", "ippatsu"])
     assert (got["riichi"], got["open_riichi"], got["ippatsu"]) == (2, 2, 2)
@@ -207,14 +249,36 @@ def test_open_values() -> None:
     yaku = get_ruleset("totenko_balance").describe()["yaku"]
     table = {y["id"]: (y["closed"], y["open"]) for y in yaku}
     want = {
-        "menzen_tsumo": (1, None), "riichi": (2, None), "ippatsu": (2, None), "tanyao": (2, 1),
-        "pinfu": (2, None), "iipeikou": (2, 1), "yakuhai_haku": (1, 1), "chankan": (1, 1),
-        "rinshan": (1, 1), "haitei": (1, 1), "houtei": (1, 1), "double_riichi": (4, None),
-        "open_riichi": (2, None), "ankan": (2, 2), "minkan": (1, 1), "chiitoitsu": (4, None),
-        "toitoi": (6, 4), "sanankou": (6, 4), "ittsu": (4, 2), "chanta": (8, 6),
-        "shousangen": (6, 4), "sankantsu": (6, 4), "honitsu": (6, 4), "junchan": (12, 10),
-        "ryanpeikou": (8, None), "chinitsu": (12, 10), "chiitoitsu_4": (6, None),
-        "chiitoitsu_8": (8, None), "chiitoitsu_12": (1, None), "sanrenkou": (6, 4),
+        "menzen_tsumo": (1, None),
+        "riichi": (2, None),
+        "ippatsu": (2, None),
+        "tanyao": (2, 1),
+        "pinfu": (2, None),
+        "iipeikou": (2, 1),
+        "yakuhai_haku": (1, 1),
+        "chankan": (1, 1),
+        "rinshan": (1, 1),
+        "haitei": (1, 1),
+        "houtei": (1, 1),
+        "double_riichi": (4, None),
+        "open_riichi": (2, None),
+        "ankan": (2, 2),
+        "minkan": (1, 1),
+        "chiitoitsu": (4, None),
+        "toitoi": (6, 4),
+        "sanankou": (6, 4),
+        "ittsu": (4, 2),
+        "chanta": (8, 6),
+        "shousangen": (6, 4),
+        "sankantsu": (6, 4),
+        "honitsu": (6, 4),
+        "junchan": (12, 10),
+        "ryanpeikou": (8, None),
+        "chinitsu": (12, 10),
+        "chiitoitsu_4": (6, None),
+        "chiitoitsu_8": (8, None),
+        "chiitoitsu_12": (1, None),
+        "sanrenkou": (6, 4),
     }
     assert {k: table[k] for k in want} == want
     for gone in ("sanshoku", "sanshoku_doukou", "honroutou", "renhou"):
@@ -222,25 +286,54 @@ def test_open_values() -> None:
 
 
 def test_open_iipeikou_and_sanrenkou() -> None:
-    s = run({"rules": "totenko_balance", "hand": "234p678s99s23s", "win_tile": "4s",
-             "melds": [{"type": "chi", "tiles": "234p"}], "seat_wind": "south", "honba": 1,
-             "nuki": "1m"})
+    s = run(
+        {
+            "rules": "totenko_balance",
+            "hand": "234p678s99s23s",
+            "win_tile": "4s",
+            "melds": [{"type": "chi", "tiles": "234p"}],
+            "seat_wind": "south",
+            "honba": 1,
+            "nuki": "1m",
+        }
+    )
     assert [y["id"] for y in s["yaku"]] == ["iipeikou"] and items_of(s)["iipeikou"] == 1
-    s = run({"rules": "totenko_balance", "hand": "555p666p77p99s", "win_tile": "9s",
-             "melds": [{"type": "pon", "tiles": "444p"}], "seat_wind": "south", "honba": 1,
-             "nuki": "1m"})
+    s = run(
+        {
+            "rules": "totenko_balance",
+            "hand": "555p666p77p99s",
+            "win_tile": "9s",
+            "melds": [{"type": "pon", "tiles": "444p"}],
+            "seat_wind": "south",
+            "honba": 1,
+            "nuki": "1m",
+        }
+    )
     got = items_of(s)
     assert got["sanrenkou"] == 4 and got["toitoi"] == 4 and got["fives"] == 6
 
 
 def test_eight_tile_seven_pairs_and_kan_points() -> None:
-    s = run({"rules": "totenko_balance", "hand": "3333p6666p22s88s7z", "win_tile": "7z",
-             "seat_wind": "south", "honba": 1, "nuki": "1m"})
+    s = run(
+        {
+            "rules": "totenko_balance",
+            "hand": "3333p6666p22s88s7z",
+            "win_tile": "7z",
+            "seat_wind": "south",
+            "honba": 1,
+            "nuki": "1m",
+        }
+    )
     assert [y["id"] for y in s["yaku"]] == ["chiitoitsu_8"] and items_of(s)["chiitoitsu_8"] == 8
-    kans = {"rules": "totenko_balance", "hand": "234p99s23s", "win_tile": "4s",
-            "seat_wind": "south", "honba": 1, "nuki": "1m",
-            "melds": [{"type": "kan", "tiles": "8888s", "open": False},
-                      {"type": "kan", "tiles": "1111z", "open": True}]}
+    kans = {
+        "rules": "totenko_balance",
+        "hand": "234p99s23s",
+        "win_tile": "4s",
+        "seat_wind": "south",
+        "honba": 1,
+        "nuki": "1m",
+        "melds": [{"type": "kan", "tiles": "8888s", "open": False}, {"type": "kan", "tiles": "1111z", "open": True}],
+    }
     got = items_of(run(kans))
     assert (got["ankan"], got["minkan"]) == (2, 1)
     got = items_of(run({**kans, "options": {"kan_points_require_menzen": True}}))
@@ -250,9 +343,13 @@ def test_eight_tile_seven_pairs_and_kan_points() -> None:
 def test_karasu_voided_by_each_condition() -> None:
     base = next(v for v in VECTORS if v["id"] == "TOT-06")["input"]
     assert run(base)["karasu"] is True
-    for change in ({"nuki": "1m"}, {"dora_indicators": ["2p"]}, {"seat_wind": "east"},
-                   {"hand": "234p678s11p23s", "win_tile": "4s", "flags": ["discarded_five"]},
-                   {"hand": "345p678s11p23s"}):
+    for change in (
+        {"nuki": "1m"},
+        {"dora_indicators": ["2p"]},
+        {"seat_wind": "east"},
+        {"hand": "234p678s11p23s", "win_tile": "4s", "flags": ["discarded_five"]},
+        {"hand": "345p678s11p23s"},
+    ):
         s = run({**base, **change})
         expect_karasu = change == {"seat_wind": "east"}  # 親の場合は5点で完成
         assert s["karasu"] is expect_karasu, (change, s["items"])
@@ -277,9 +374,16 @@ HANDS = [v["input"] for v in VECTORS if "error" not in v["expect"] and v["input"
 @given(st.sampled_from(HANDS), st.integers(1, 40), st.booleans())
 def test_payments_follow_points(inp: dict[str, Any], honba: int, tsumo: bool) -> None:
     """Tsumo: both opponents pay P + K; ron: the discarder P + K, the bystander K."""
-    s = run({**inp, "honba": honba, "win": "tsumo" if tsumo else "ron",
-             "flags": [f for f in inp.get("flags", []) if f != "open_riichi_forced_deal_in"]
-             if tsumo else inp.get("flags", [])})
+    s = run(
+        {
+            **inp,
+            "honba": honba,
+            "win": "tsumo" if tsumo else "ron",
+            "flags": [f for f in inp.get("flags", []) if f != "open_riichi_forced_deal_in"]
+            if tsumo
+            else inp.get("flags", []),
+        }
+    )
     if "error" in s:
         assume_error = s["error"] in ("no_yaku",)
         assert assume_error, s
@@ -306,8 +410,8 @@ def test_each_honba_adds_one_point(inp: dict[str, Any], honba: int) -> None:
 
 
 GARI = st.lists(st.sampled_from(["1m", "5m", "0m", "9m"]), max_size=12).filter(
-    lambda ts: all(sum(t in grp for t in ts) <= 4 for grp in ({"1m"}, {"5m", "0m"}, {"9m"}))
-    and ts.count("0m") <= 2)
+    lambda ts: all(sum(t in grp for t in ts) <= 4 for grp in ({"1m"}, {"5m", "0m"}, {"9m"})) and ts.count("0m") <= 2
+)
 
 
 @settings(max_examples=80, deadline=None)
@@ -326,16 +430,21 @@ def test_gari_count(gari: list[str]) -> None:
 
 def test_chanta_without_sequence_option() -> None:
     """No honroutou here: all-yaochuu triplets are chanta unless chanta_requires_sequence."""
-    hand = {"rules": "totenko_balance", "hand": "111p999s555z22z99p", "win_tile": "9p",
-            "seat_wind": "south", "honba": 1, "nuki": "1m"}
+    hand = {
+        "rules": "totenko_balance",
+        "hand": "111p999s555z22z99p",
+        "win_tile": "9p",
+        "seat_wind": "south",
+        "honba": 1,
+        "nuki": "1m",
+    }
     assert items_of(run(hand))["chanta"] == 8
     s = run({**hand, "options": {"chanta_requires_sequence": True}})
     assert "chanta" not in items_of(s) and items_of(s)["toitoi"] == 6
 
 
 def test_kensho_and_point_value_options() -> None:
-    s = run({**BASE, "honba": 2, "options": {"kensho_min_honba": 2, "kensho": {"non_dealer": 7},
-                                             "point_value": 1000}})
+    s = run({**BASE, "honba": 2, "options": {"kensho_min_honba": 2, "kensho": {"non_dealer": 7}, "point_value": 1000}})
     p = s["points"]
     assert s["kensho_per_payer"] == 7
     assert sorted(x["amount"] for x in s["payments"]) == [7000, (p + 7) * 1000]

@@ -1,4 +1,4 @@
-"""datasets.train_classifier without torch: input sizes of the batches and augmented views."""
+"""paiscan.datasets.train_classifier without torch: input sizes of the batches and augmented views."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from datasets.train_classifier import INPUT_SIZE, augment, model_input
+from paiscan.datasets.train_classifier import INPUT_SIZE, augment, model_input
 
 
 @pytest.mark.parametrize("size", [INPUT_SIZE, (60, 80), (64, 88)])
@@ -24,9 +24,8 @@ def test_batches_and_views_take_the_requested_input_size(size: tuple[int, int]) 
         assert view.shape == (size[1], size[0], 3) and turn in (0.0, 90.0, -90.0, 180.0)
 
 
-
 def test_sideways_crops_are_those_whose_face_lies_near_90_degrees() -> None:
-    from datasets.train_classifier import sideways_crops
+    from paiscan.datasets.train_classifier import sideways_crops
 
     img = np.zeros((4, 4, 3), np.uint8)
     crops = [(img, 1, a) for a in (85.0, 3.0, -100.0, 271.0, 125.0, float("nan"), 180.0)]
@@ -35,10 +34,10 @@ def test_sideways_crops_are_those_whose_face_lies_near_90_degrees() -> None:
 
 
 def test_not_a_tile_crops_come_from_bare_table_and_the_real_racks_false_tiles(tmp_path: Path) -> None:
-    from datasets.realdata import iter_realdata
-    from datasets.synth import write_dataset
-    from datasets.train_classifier import collect_real_false_tiles, collect_table, table_boxes
-    from vision.models import NOT_A_TILE
+    from paiscan.datasets.realdata import iter_realdata
+    from paiscan.datasets.synth import write_dataset
+    from paiscan.datasets.train_classifier import collect_real_false_tiles, collect_table, table_boxes
+    from paiscan.vision.models import NOT_A_TILE
 
     write_dataset(tmp_path, 2, seed=424243, rules="riichi", crops=False, workers=1, progress=False)
     table = collect_table([tmp_path], 3, seed=1)
@@ -46,8 +45,9 @@ def test_not_a_tile_crops_come_from_bare_table_and_the_real_racks_false_tiles(tm
     assert all(img.shape == (128, 96, 3) and np.isnan(a) for img, _, a in table)
     meta = json.loads(next((tmp_path / "meta").glob("*.json")).read_text())
     for x1, y1, x2, y2 in table_boxes(meta, random.Random(2), 5):  # clear of every tile, background ones too
-        assert all(x2 <= b["box"][0] or x1 >= b["box"][2] or y2 <= b["box"][1] or y1 >= b["box"][3]
-                   for b in meta["boxes"])
+        assert all(
+            x2 <= b["box"][0] or x1 >= b["box"][2] or y2 <= b["box"][1] or y1 >= b["box"][3] for b in meta["boxes"]
+        )
     if not any(True for _ in iter_realdata()):
         pytest.skip("no real-photo supplement here")
     false_tiles = collect_real_false_tiles("train")
@@ -55,8 +55,8 @@ def test_not_a_tile_crops_come_from_bare_table_and_the_real_racks_false_tiles(tm
 
 
 def test_real_crops_leave_out_placeholder_labels_and_can_add_the_localizers_boxes() -> None:
-    from datasets.realdata import iter_realdata, read_yolo_labels
-    from datasets.train_classifier import collect_real
+    from paiscan.datasets.realdata import iter_realdata, read_yolo_labels
+    from paiscan.datasets.train_classifier import collect_real
 
     items = list(iter_realdata())
     if not items:
@@ -76,8 +76,8 @@ def test_real_crops_leave_out_placeholder_labels_and_can_add_the_localizers_boxe
 
 
 def test_crops_read_on_threads_are_the_ones_read_in_order(tmp_path: Path) -> None:
-    from datasets.synth import write_dataset
-    from datasets.train_classifier import collect_synth, collect_table
+    from paiscan.datasets.synth import write_dataset
+    from paiscan.datasets.train_classifier import collect_synth, collect_table
 
     write_dataset(tmp_path, 3, seed=424244, rules="riichi", crops=True, workers=1, progress=False)
     one, four = collect_synth([tmp_path]), collect_synth([tmp_path], threads=4)
@@ -89,8 +89,8 @@ def test_crops_read_on_threads_are_the_ones_read_in_order(tmp_path: Path) -> Non
 
 
 def test_crops_know_their_group_in_the_render_and_indicators_can_weigh_more(tmp_path: Path) -> None:
-    from datasets.synth import write_dataset
-    from datasets.train_classifier import (
+    from paiscan.datasets.synth import write_dataset
+    from paiscan.datasets.train_classifier import (
         CUT_SUFFIX,
         INDICATOR_GROUPS,
         ClassifierRecipe,
@@ -115,32 +115,51 @@ def test_crops_know_their_group_in_the_render_and_indicators_can_weigh_more(tmp_
     extra = Counter(c for _, c, _ in heavy) - Counter(c for _, c, _ in plain)
     n_ind = sum(g.removesuffix(CUT_SUFFIX) in INDICATOR_GROUPS for _, g in grouped)
     assert len(heavy) - len(plain) == 2 * n_ind and sum(extra.values()) == 2 * n_ind
-    assert extra == Counter({c: 2 * n for c, n in Counter(
-        crop[1] for crop, g in grouped if g.removesuffix(CUT_SUFFIX) in INDICATOR_GROUPS).items()})
+    assert extra == Counter(
+        {
+            c: 2 * n
+            for c, n in Counter(
+                crop[1] for crop, g in grouped if g.removesuffix(CUT_SUFFIX) in INDICATOR_GROUPS
+            ).items()
+        }
+    )
 
 
 def test_crops_of_tiles_the_frame_cuts_can_weigh_more_but_not_the_background_s() -> None:
     # a tile the frame cuts is read far worse (an indicator 0.87 against 0.996 in frame) and such
     # crops are 2 % of the renders': they are seen cut_weight times an epoch; the background's cut
     # heaps, already half the cut crops, are not
-    from datasets.train_classifier import CUT_SUFFIX, ClassifierRecipe, weighted_training_crops
+    from paiscan.datasets.train_classifier import CUT_SUFFIX, ClassifierRecipe, weighted_training_crops
 
     img = np.zeros((4, 4, 3), np.uint8)
-    grouped = [((img, 1, 0.0), "hand"), ((img, 2, 0.0), "hand" + CUT_SUFFIX), ((img, 3, 0.0), "dora" + CUT_SUFFIX),
-               ((img, 4, 0.0), "background" + CUT_SUFFIX), ((img, 5, 0.0), "dora")]
+    grouped = [
+        ((img, 1, 0.0), "hand"),
+        ((img, 2, 0.0), "hand" + CUT_SUFFIX),
+        ((img, 3, 0.0), "dora" + CUT_SUFFIX),
+        ((img, 4, 0.0), "background" + CUT_SUFFIX),
+        ((img, 5, 0.0), "dora"),
+    ]
     plain = Counter(c for _, c, _ in weighted_training_crops(grouped, [], ClassifierRecipe()))
     assert plain == Counter({1: 1, 2: 1, 3: 1, 4: 1, 5: 1})
-    heavy = Counter(c for _, c, _ in weighted_training_crops(grouped, [], ClassifierRecipe(cut_weight=3, indicator_weight=2)))
+    heavy = Counter(
+        c for _, c, _ in weighted_training_crops(grouped, [], ClassifierRecipe(cut_weight=3, indicator_weight=2))
+    )
     assert heavy == Counter({1: 1, 2: 3, 3: 4, 4: 1, 5: 2})  # a cut indicator weighs as both
 
 
 def _crops(n: int) -> list[tuple[np.ndarray, int, float]]:
-    return [(np.random.default_rng(k).integers(0, 255, (128, 96, 3), dtype=np.uint8), k % 38,
-             float("nan") if k % 3 == 0 else 30.0 * k) for k in range(n)]
+    return [
+        (
+            np.random.default_rng(k).integers(0, 255, (128, 96, 3), dtype=np.uint8),
+            k % 38,
+            float("nan") if k % 3 == 0 else 30.0 * k,
+        )
+        for k in range(n)
+    ]
 
 
 def test_batches_made_here_draw_on_the_runs_generator_as_before() -> None:
-    from datasets.train_classifier import ClassifierRecipe, epoch_batches, orientation_target, to_tensor_batch
+    from paiscan.datasets.train_classifier import ClassifierRecipe, epoch_batches, orientation_target, to_tensor_batch
 
     crops, recipe = _crops(10), ClassifierRecipe(batch=4)
     order = [3, 1, 4, 0, 9, 2, 6, 5, 8, 7]
@@ -148,32 +167,41 @@ def test_batches_made_here_draw_on_the_runs_generator_as_before() -> None:
     assert len(batches) == 2
     rng = random.Random(7)  # the loop this replaced: one augment call per crop, in order
     for s, (x, y, t) in enumerate(batches):
-        idx = order[s * 4:(s + 1) * 4]
+        idx = order[s * 4 : (s + 1) * 4]
         views = [augment(crops[i][0], rng) for i in idx]
         assert np.array_equal(x, to_tensor_batch([v for v, _ in views]))
         assert y.tolist() == [crops[i][1] for i in idx]
         expected = np.stack([orientation_target(crops[i][2] + turn) for i, (_, turn) in zip(idx, views, strict=True)])
-        assert np.array_equal(np.isnan(t), np.isnan(expected)) and np.allclose(t[~np.isnan(t)], expected[~np.isnan(expected)])
+        assert np.array_equal(np.isnan(t), np.isnan(expected)) and np.allclose(
+            t[~np.isnan(t)], expected[~np.isnan(expected)]
+        )
 
 
 def test_batches_made_in_worker_processes_do_not_depend_on_how_many() -> None:
     pytest.importorskip("torch")
     from dataclasses import replace
 
-    from datasets.train_classifier import AugmentedViews, ClassifierRecipe, epoch_batches
+    from paiscan.datasets.train_classifier import AugmentedViews, ClassifierRecipe, epoch_batches
 
     crops, recipe = _crops(12), ClassifierRecipe(batch=4, seed=3)
     order = list(range(12))[::-1]
     made = {w: list(epoch_batches(crops, order, 3, replace(recipe, workers=w), 2, random.Random(0))) for w in (1, 2)}
     for (x1, y1, t1), (x2, y2, t2) in zip(made[1], made[2], strict=True):
-        assert np.array_equal(x1, x2) and np.array_equal(y1, y2) and np.array_equal(np.nan_to_num(t1), np.nan_to_num(t2))
-    assert [y.tolist() for _, y, _ in made[1]] == [[crops[i][1] for i in order[s * 4:(s + 1) * 4]] for s in range(3)]
+        assert (
+            np.array_equal(x1, x2) and np.array_equal(y1, y2) and np.array_equal(np.nan_to_num(t1), np.nan_to_num(t2))
+        )
+    assert [y.tolist() for _, y, _ in made[1]] == [[crops[i][1] for i in order[s * 4 : (s + 1) * 4]] for s in range(3)]
     views = AugmentedViews(crops, recipe.input_size, 3)
     assert not np.array_equal(views[(2, 0)][0], views[(3, 0)][0])  # another epoch, another view
 
 
 def test_a_bare_device_number_is_that_cuda_device() -> None:
-    from datasets.train_classifier import torch_device_name
+    from paiscan.datasets.train_classifier import torch_device_name
 
     assert [torch_device_name(d) for d in ("0", "1", "cuda", "cuda:1", "cpu")] == [
-        "cuda:0", "cuda:1", "cuda", "cuda:1", "cpu"]
+        "cuda:0",
+        "cuda:1",
+        "cuda",
+        "cuda:1",
+        "cpu",
+    ]

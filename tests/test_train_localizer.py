@@ -10,8 +10,8 @@ from typing import Any, ClassVar
 
 import pytest
 
-from datasets.realdata import split_of
-from datasets.train_localizer import LocalizerRecipe, build_two_class, train_localizer
+from paiscan.datasets.realdata import split_of
+from paiscan.datasets.train_localizer import LocalizerRecipe, build_two_class, train_localizer
 
 
 def _source(root: Path, names: list[str]) -> Path:
@@ -70,9 +70,14 @@ def test_a_gpu_recipe_reaches_the_trainer_and_export_can_wait(tmp_path: Path, mo
     src = _source(tmp_path / "src", [f"r{k}" for k in range(40)])
     recipe = LocalizerRecipe(device="0", batch=64, workers=14, cache=True, hours=0.075, lr0=0.001)
     result = train_localizer([src], tmp_path / "run", recipe, log=lambda _: None, export=False)
-    (_, kwargs), = [c for c in calls if c[0] == "train"]
+    ((_, kwargs),) = [c for c in calls if c[0] == "train"]
     assert (kwargs["device"], kwargs["batch"], kwargs["workers"], kwargs["cache"], kwargs["time"]) == (
-        "0", 64, 14, "ram", 0.075)
+        "0",
+        64,
+        14,
+        "ram",
+        0.075,
+    )
     assert kwargs["optimizer"] == "AdamW" and kwargs["lr0"] == 0.001
     assert [c[1]["device"] for c in calls if c[0] == "val"] == ["0"]
     assert json.loads((tmp_path / "run" / "metrics.json").read_text())["recall"] == result["recall"] == 0.93
@@ -81,12 +86,12 @@ def test_a_gpu_recipe_reaches_the_trainer_and_export_can_wait(tmp_path: Path, mo
     calls.clear()
     cpu = LocalizerRecipe()
     train_localizer([src], tmp_path / "cpu", cpu, log=lambda _: None, export=False)
-    (_, kwargs), = [c for c in calls if c[0] == "train"]
+    ((_, kwargs),) = [c for c in calls if c[0] == "train"]
     assert kwargs["device"] == "cpu" and kwargs["cache"] is False and "time" not in kwargs
 
 
 def test_a_finished_run_is_validated_not_trained_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import datasets.train_localizer as tl
+    import paiscan.datasets.train_localizer as tl
 
     calls = _fake_ultralytics(monkeypatch)
     src = _source(tmp_path / "src", [f"r{k}" for k in range(40)])

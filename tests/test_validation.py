@@ -4,8 +4,8 @@ from typing import Any
 
 import pytest
 
-from scoring import HandError, check_context, score_hand
-from scoring.errors import ERROR_CODES
+from paiscan.scoring import HandError, check_context, score_hand
+from paiscan.scoring.errors import ERROR_CODES
 
 BASE: dict[str, Any] = {"rules": "riichi", "hand": "123m456p789s1122z", "win_tile": "2z", "win": "tsumo"}
 
@@ -21,32 +21,63 @@ CASES: list[tuple[str, dict[str, Any], str, str | None]] = [
     ("honor 8z", with_(win_tile="8z"), "bad_tile", "win_tile"),
     ("face-down tile", with_(hand="123m456p789s112z?"), "face_down_tile", "hand"),
     ("five of a kind", with_(hand="1111m456p789s122z", win_tile="1m"), "too_many_of_kind", "win_tile"),
-    ("red five counts with fives", with_(hand="5550m456p789s112z", win_tile="5m"),
-     "too_many_of_kind", "win_tile"),
-    ("indicator makes a fifth", with_(hand="111m456p789s1122z", win_tile="2z", dora_indicators=["1m", "1m"]),
-     "too_many_of_kind", "dora_indicators"),
+    ("red five counts with fives", with_(hand="5550m456p789s112z", win_tile="5m"), "too_many_of_kind", "win_tile"),
+    (
+        "indicator makes a fifth",
+        with_(hand="111m456p789s1122z", win_tile="2z", dora_indicators=["1m", "1m"]),
+        "too_many_of_kind",
+        "dora_indicators",
+    ),
     ("too many red fives", with_(hand="00m456p789s11222z", win_tile="1z"), "too_many_red_fives", "hand"),
     ("tile count", with_(hand="123m456p789s112z"), "wrong_tile_count", "hand"),
     ("tile count with meld", with_(melds=[{"type": "pon", "tiles": "777p"}]), "wrong_tile_count", "hand"),
-    ("chi across suits", with_(hand="123m456p1122z", melds=[{"type": "chi", "tiles": "89m1p"}]), "bad_meld",
-     "melds[0].tiles"),
-    ("chi with honors", with_(hand="123m456p1122z", melds=[{"type": "chi", "tiles": "123z"}]), "bad_meld",
-     "melds[0].tiles"),
-    ("pon of unequal tiles", with_(hand="123m456p1122z", melds=[{"type": "pon", "tiles": "778p"}]), "bad_meld",
-     "melds[0].tiles"),
-    ("kan of three", with_(hand="123m456p1122z", melds=[{"type": "kan", "tiles": "777p"}]), "bad_meld",
-     "melds[0].tiles"),
-    ("unknown meld type", with_(hand="123m456p1122z", melds=[{"type": "pung", "tiles": "777p"}]), "bad_meld",
-     "melds[0].type"),
+    (
+        "chi across suits",
+        with_(hand="123m456p1122z", melds=[{"type": "chi", "tiles": "89m1p"}]),
+        "bad_meld",
+        "melds[0].tiles",
+    ),
+    (
+        "chi with honors",
+        with_(hand="123m456p1122z", melds=[{"type": "chi", "tiles": "123z"}]),
+        "bad_meld",
+        "melds[0].tiles",
+    ),
+    (
+        "pon of unequal tiles",
+        with_(hand="123m456p1122z", melds=[{"type": "pon", "tiles": "778p"}]),
+        "bad_meld",
+        "melds[0].tiles",
+    ),
+    (
+        "kan of three",
+        with_(hand="123m456p1122z", melds=[{"type": "kan", "tiles": "777p"}]),
+        "bad_meld",
+        "melds[0].tiles",
+    ),
+    (
+        "unknown meld type",
+        with_(hand="123m456p1122z", melds=[{"type": "pung", "tiles": "777p"}]),
+        "bad_meld",
+        "melds[0].type",
+    ),
     ("unknown flag", with_(flags=["richi"]), "unknown_flag", "flags[0]"),
     ("unknown option", with_(options={"open_tanyo": True}), "unknown_option", "options.open_tanyo"),
     ("bad option value", with_(options={"kazoe": "none"}), "bad_option", "options.kazoe"),
     ("bad option type", with_(options={"kiriage": "yes"}), "bad_option", "options.kiriage"),
     ("unknown ruleset", with_(rules="mcr"), "unknown_ruleset", "rules"),
-    ("riichi with open hand", with_(hand="123m456p1122z", melds=[{"type": "pon", "tiles": "777p"}],
-                                    flags=["riichi"]), "riichi_open_hand", "flags"),
-    ("ippatsu with open hand", with_(hand="123m456p1122z", melds=[{"type": "pon", "tiles": "777p"}],
-                                     flags=["ippatsu"]), "ippatsu_open_hand", "flags"),
+    (
+        "riichi with open hand",
+        with_(hand="123m456p1122z", melds=[{"type": "pon", "tiles": "777p"}], flags=["riichi"]),
+        "riichi_open_hand",
+        "flags",
+    ),
+    (
+        "ippatsu with open hand",
+        with_(hand="123m456p1122z", melds=[{"type": "pon", "tiles": "777p"}], flags=["ippatsu"]),
+        "ippatsu_open_hand",
+        "flags",
+    ),
     ("ippatsu without riichi", with_(flags=["ippatsu"]), "ippatsu_without_riichi", "flags"),
     ("tenhou for a non-dealer", with_(seat_wind="south", flags=["tenhou"]), "tenhou_not_dealer", "flags"),
     ("chiihou for the dealer", with_(flags=["chiihou"]), "chiihou_dealer", "flags"),
@@ -58,11 +89,23 @@ CASES: list[tuple[str, dict[str, Any], str, str | None]] = [
     ("rinshan without kan", with_(flags=["rinshan"]), "rinshan_without_kan", "flags"),
     ("chankan on tsumo", with_(flags=["chankan"]), "chankan_on_tsumo", "flags"),
     ("first-turn win after riichi", with_(flags=["tenhou", "riichi"]), "conflicting_flags", "flags"),
-    ("renhou on the last discard", with_(win="ron", seat_wind="south", flags=["renhou", "houtei"]),
-     "conflicting_flags", "flags"),
-    ("first-turn win with meld", with_(hand="123m456p1122z", seat_wind="south",
-                                       melds=[{"type": "kan", "tiles": "7777p", "open": False}],
-                                       flags=["chiihou"]), "first_turn_with_meld", "flags"),
+    (
+        "renhou on the last discard",
+        with_(win="ron", seat_wind="south", flags=["renhou", "houtei"]),
+        "conflicting_flags",
+        "flags",
+    ),
+    (
+        "first-turn win with meld",
+        with_(
+            hand="123m456p1122z",
+            seat_wind="south",
+            melds=[{"type": "kan", "tiles": "7777p", "open": False}],
+            flags=["chiihou"],
+        ),
+        "first_turn_with_meld",
+        "flags",
+    ),
     ("not a winning hand", with_(hand="123m456p789s1123z"), "not_a_winning_hand", "hand"),
     ("no yaku", with_(win="ron"), "no_yaku", "hand"),
     ("bad wind", with_(seat_wind="eastt"), "bad_field", "seat_wind"),
@@ -73,8 +116,12 @@ CASES: list[tuple[str, dict[str, Any], str, str | None]] = [
     ("bad win kind", with_(win="tsumo!"), "bad_field", "win"),
     ("two win tiles", with_(win_tile="2z3z"), "bad_field", "win_tile"),
     ("flags not a list", with_(flags="riichi"), "bad_field", "flags"),
-    ("chi from across", with_(hand="123m456p1122z", melds=[{"type": "chi", "tiles": "789s", "from": "across"}]),
-     "bad_meld", "melds[0].from"),
+    (
+        "chi from across",
+        with_(hand="123m456p1122z", melds=[{"type": "chi", "tiles": "789s", "from": "across"}]),
+        "bad_meld",
+        "melds[0].from",
+    ),
 ]
 
 
@@ -94,8 +141,12 @@ def test_every_core_code_is_exercised() -> None:
 
 
 def test_conflicting_flags() -> None:
-    data = with_(hand="123m456p789s1z", win_tile="1z", melds=[{"type": "kan", "tiles": "2222z", "open": False}],
-                 flags=["haitei", "rinshan"])
+    data = with_(
+        hand="123m456p789s1z",
+        win_tile="1z",
+        melds=[{"type": "kan", "tiles": "2222z", "open": False}],
+        flags=["haitei", "rinshan"],
+    )
     with pytest.raises(HandError) as info:
         score_hand(data)
     assert info.value.code == "conflicting_flags"
@@ -108,13 +159,27 @@ def test_valid_base_hand_scores() -> None:
 #: what a photo does not show: the fields of a Hand but its tiles
 TILE_FIELDS = ("hand", "melds", "win_tile", "dora_indicators", "nuki")
 #: the cases whose error needs the tiles (so a situation alone passes)
-NEEDS_TILES = {"bad_tile", "face_down_tile", "too_many_of_kind", "too_many_red_fives", "wrong_tile_count",
-               "bad_meld", "riichi_open_hand", "ippatsu_open_hand", "rinshan_without_kan",
-               "first_turn_with_meld", "not_a_winning_hand", "no_yaku"}
+NEEDS_TILES = {
+    "bad_tile",
+    "face_down_tile",
+    "too_many_of_kind",
+    "too_many_red_fives",
+    "wrong_tile_count",
+    "bad_meld",
+    "riichi_open_hand",
+    "ippatsu_open_hand",
+    "rinshan_without_kan",
+    "first_turn_with_meld",
+    "not_a_winning_hand",
+    "no_yaku",
+}
 
 
-@pytest.mark.parametrize(("data", "code", "field"), [c[1:] for c in CASES if isinstance(c[1], dict)],
-                         ids=[c[0] for c in CASES if isinstance(c[1], dict)])
+@pytest.mark.parametrize(
+    ("data", "code", "field"),
+    [c[1:] for c in CASES if isinstance(c[1], dict)],
+    ids=[c[0] for c in CASES if isinstance(c[1], dict)],
+)
 def test_check_context_finds_what_needs_no_tiles(data: dict[str, Any], code: str, field: str | None) -> None:
     """``check_context`` on a case's situation (its tile fields left out) raises the case's own error
     exactly when that error needs no tiles, so ``paiscan score`` can refuse before reading a photo."""
@@ -130,15 +195,19 @@ def test_check_context_finds_what_needs_no_tiles(data: dict[str, Any], code: str
     assert (info.value.code, info.value.field) == (code, field)
 
 
-@pytest.mark.parametrize(("rules", "situation", "code", "field"), [
-    ("totenko_balance", {"seat_wind": "north"}, "bad_field", "seat_wind"),
-    ("totenko_balance", {"flags": ["open_riichi_forced_deal_in"]}, "conflicting_flags", "flags"),
-    ("jun", {"seat_wind": "south", "dealer": True}, "bad_field", "dealer"),
-    ("boo", {"options": {"red_fives": {"m": 5}}}, "bad_option", "options.red_fives.m"),
-    ("wsom", {"options": {"limit": 0}}, "bad_option", "options.limit"),
-])
-def test_check_context_runs_each_rulesets_own_checks(rules: str, situation: dict[str, Any], code: str,
-                                                     field: str) -> None:
+@pytest.mark.parametrize(
+    ("rules", "situation", "code", "field"),
+    [
+        ("totenko_balance", {"seat_wind": "north"}, "bad_field", "seat_wind"),
+        ("totenko_balance", {"flags": ["open_riichi_forced_deal_in"]}, "conflicting_flags", "flags"),
+        ("jun", {"seat_wind": "south", "dealer": True}, "bad_field", "dealer"),
+        ("boo", {"options": {"red_fives": {"m": 5}}}, "bad_option", "options.red_fives.m"),
+        ("wsom", {"options": {"limit": 0}}, "bad_option", "options.limit"),
+    ],
+)
+def test_check_context_runs_each_rulesets_own_checks(
+    rules: str, situation: dict[str, Any], code: str, field: str
+) -> None:
     with pytest.raises(HandError) as info:
         check_context({"rules": rules, **situation})
     assert (info.value.code, info.value.field) == (code, field)
@@ -158,13 +227,16 @@ def test_chankan_needs_the_robbed_kind_unheld() -> None:
     check_context({"flags": ["chankan"], "win": "ron"})  # the situation alone is fine
 
 
-@pytest.mark.parametrize(("rules", "options", "field"), [
-    ("boo", {"yaku_han": {"riichi": 20000}}, "options.yaku_han.riichi"),  # 2^20000 stalled a worker
-    ("riichi", {"red_fives": {"m": -3}}, "options.red_fives.m"),
-    ("totenko_balance", {"point_value": 10**12}, "options.point_value"),
-    ("riichi", {"preset": []}, "options.preset"),
-    ("boo", {"preset": {}}, "options.preset"),
-])
+@pytest.mark.parametrize(
+    ("rules", "options", "field"),
+    [
+        ("boo", {"yaku_han": {"riichi": 20000}}, "options.yaku_han.riichi"),  # 2^20000 stalled a worker
+        ("riichi", {"red_fives": {"m": -3}}, "options.red_fives.m"),
+        ("totenko_balance", {"point_value": 10**12}, "options.point_value"),
+        ("riichi", {"preset": []}, "options.preset"),
+        ("boo", {"preset": {}}, "options.preset"),
+    ],
+)
 def test_option_values_out_of_range_are_refused(rules: str, options: dict[str, Any], field: str) -> None:
     with pytest.raises(HandError) as info:
         score_hand(with_(rules=rules, options=options, seat_wind="south", flags=["riichi"]))

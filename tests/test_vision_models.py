@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from vision.models import Letterbox, TileBox, crop_tile, cut_tile, cut_window, decode_yolo, face_angles
+from paiscan.vision.models import Letterbox, TileBox, crop_tile, cut_tile, cut_window, decode_yolo, face_angles
 
 
 def _gradient(h: int, w: int) -> np.ndarray:
@@ -21,9 +21,13 @@ def test_a_box_found_in_the_letterboxs_padding_is_no_tile() -> None:
     # a 200 x 100 photo in a 64 px input: 16 px of padding above and below the photo
     lb = Letterbox(scale=0.32, pad_x=0.0, pad_y=16.0, size=64)
     # centre x, centre y, width, height, then the two class scores; one box per column
-    boxes = np.array([[20.0, 30.0, 6.0, 8.0, 0.9, 0.0],    # on the photo
-                      [40.0, 52.0, 6.0, 4.0, 0.8, 0.0],    # in the padding below it: empty once clipped
-                      [50.0, 47.0, 6.0, 4.0, 0.7, 0.0]])   # reaching into the padding: clipped, kept
+    boxes = np.array(
+        [
+            [20.0, 30.0, 6.0, 8.0, 0.9, 0.0],  # on the photo
+            [40.0, 52.0, 6.0, 4.0, 0.8, 0.0],  # in the padding below it: empty once clipped
+            [50.0, 47.0, 6.0, 4.0, 0.7, 0.0],
+        ]
+    )  # reaching into the padding: clipped, kept
     tiles = decode_yolo(boxes.T[None], lb, image_size=(200, 100))
     assert [round(t.confidence, 1) for t in tiles] == [0.9, 0.7]
     assert all(t.box[3] <= 100 and t.box[2] > t.box[0] and t.box[3] > t.box[1] for t in tiles)
@@ -64,8 +68,9 @@ def test_crop_tile_resizes_and_survives_an_empty_box() -> None:
     assert crop_tile(img, (200, 200, 230, 240), (48, 64)).shape == (64, 48, 3)
 
 
-@pytest.mark.parametrize(("box", "turned"), [((10, 10, 40, 50), False), ((10, 10, 70, 40), True),
-                                             ((10, 10, 40, 40), False)])
+@pytest.mark.parametrize(
+    ("box", "turned"), [((10, 10, 40, 50), False), ((10, 10, 70, 40), True), ((10, 10, 40, 40), False)]
+)
 def test_cut_window_says_where_and_whether_cut_tile_turns(box: tuple[int, ...], turned: bool) -> None:
     img = _gradient(100, 120)
     xa, ya, xb, yb, t = cut_window(box, (0.06,) * 4, (120, 100))
@@ -74,9 +79,16 @@ def test_cut_window_says_where_and_whether_cut_tile_turns(box: tuple[int, ...], 
     assert crop.shape[:2] == ((xb - xa, yb - ya)[::-1] if not t else (xb - xa, yb - ya))
 
 
-@pytest.mark.parametrize(("crop_deg", "turned", "image_deg"), [
-    (0.0, False, 0.0), (180.0, False, 180.0), (90.0, False, 90.0), (-90.0, True, 180.0), (10.0, True, -80.0),
-])
+@pytest.mark.parametrize(
+    ("crop_deg", "turned", "image_deg"),
+    [
+        (0.0, False, 0.0),
+        (180.0, False, 180.0),
+        (90.0, False, 90.0),
+        (-90.0, True, 180.0),
+        (10.0, True, -80.0),
+    ],
+)
 def test_face_angles_undo_the_turn_of_the_crop(crop_deg: float, turned: bool, image_deg: float) -> None:
     a = np.radians(crop_deg)
     out = face_angles(np.array([[np.sin(a), np.cos(a), np.sin(2 * a), np.cos(2 * a)]]), [turned])
@@ -108,8 +120,14 @@ class _StubClassifier:
         self.axis_sure = axis_sure
         self.asked: list[float] = []
 
-    def classify(self, bgr: np.ndarray, boxes: list[tuple[float, ...]], recheck_below: float = 0.0, recheck_limit: int = 12,
-                 whole: Any = None) -> tuple[np.ndarray, np.ndarray]:
+    def classify(
+        self,
+        bgr: np.ndarray,
+        boxes: list[tuple[float, ...]],
+        recheck_below: float = 0.0,
+        recheck_limit: int = 12,
+        whole: Any = None,
+    ) -> tuple[np.ndarray, np.ndarray]:
         self.asked += [b[0] for b in boxes]
         self.whole = whole
         probs = np.full((len(boxes), 38), 0.01 / 37, np.float32)
@@ -119,13 +137,13 @@ class _StubClassifier:
 
 
 def _reader(classifier: _StubClassifier) -> object:
-    from vision.pipeline import PhotoReader, VisionSettings
+    from paiscan.vision.pipeline import PhotoReader, VisionSettings
 
     return PhotoReader(None, classifier, VisionSettings())  # type: ignore[arg-type]
 
 
 def test_a_classifier_that_reads_backs_decides_which_tiles_are_face_down() -> None:
-    from vision.models import TileBox
+    from paiscan.vision.models import TileBox
 
     tiles = [TileBox((0.0, 0, 40, 60), 0.9, False), TileBox((50.0, 0, 90, 60), 0.8, True)]
     stub = _StubClassifier(True, {0.0: 37, 50.0: 31})  # the localizer had them the other way round
@@ -139,13 +157,15 @@ def test_a_classifier_that_reads_backs_decides_which_tiles_are_face_down() -> No
 def test_a_face_whose_axis_the_classifier_cannot_tell_gets_no_angle() -> None:
     # a blank white dragon looks the same turned by 90°: its axis is a guess, so the layout must
     # judge the tile from its box rather than from that guess
-    from vision.models import TileBox
+    from paiscan.vision.models import TileBox
 
     tiles = [TileBox((0.0, 0, 40, 60), 0.9, False)]
     unsure = _reader(_StubClassifier(True, {0.0: 31}, axis_sure=0.2)).classify_tiles(  # type: ignore[attr-defined]
-        np.zeros((80, 100, 3), np.uint8), tiles)
+        np.zeros((80, 100, 3), np.uint8), tiles
+    )
     sure = _reader(_StubClassifier(True, {0.0: 31}, axis_sure=0.9)).classify_tiles(  # type: ignore[attr-defined]
-        np.zeros((80, 100, 3), np.uint8), tiles)
+        np.zeros((80, 100, 3), np.uint8), tiles
+    )
     assert unsure[0].cls == sure[0].cls == 31
     assert unsure[0].face_angle is None and sure[0].face_angle == 5.0
 
@@ -154,16 +174,17 @@ def test_a_face_whose_axis_the_classifier_cannot_tell_gets_no_angle() -> None:
 def test_a_round_faces_axis_needs_more_certainty(cls: int, has_angle: bool) -> None:
     # the one of circles (9) and the blank white dragon (31) look alike turned by 90°: an axis read
     # with 0.4 certainty is dropped for them, kept for a three of circles (11)
-    from vision.models import TileBox
+    from paiscan.vision.models import TileBox
 
     tiles = [TileBox((0.0, 0, 40, 60), 0.9, False)]
     dets = _reader(_StubClassifier(True, {0.0: cls}, axis_sure=0.4)).classify_tiles(  # type: ignore[attr-defined]
-        np.zeros((80, 100, 3), np.uint8), tiles)
+        np.zeros((80, 100, 3), np.uint8), tiles
+    )
     assert dets[0].cls == cls and (dets[0].face_angle is not None) == has_angle
 
 
 def test_an_older_classifier_leaves_face_down_tiles_to_the_localizer() -> None:
-    from vision.models import TileBox
+    from paiscan.vision.models import TileBox
 
     tiles = [TileBox((0.0, 0, 40, 60), 0.9, False), TileBox((50.0, 0, 90, 60), 0.8, True)]
     stub = _StubClassifier(False, {0.0: 4})
@@ -176,9 +197,9 @@ def test_an_older_classifier_leaves_face_down_tiles_to_the_localizer() -> None:
 def test_small_tiles_get_the_photo_decoded_again_larger_for_their_crops() -> None:
     import cv2
 
-    from vision.image import decode_image
-    from vision.models import TileBox
-    from vision.pipeline import PhotoReader, VisionSettings
+    from paiscan.vision.image import decode_image
+    from paiscan.vision.models import TileBox
+    from paiscan.vision.pipeline import PhotoReader, VisionSettings
 
     rng = np.random.default_rng(0)
     data = cv2.imencode(".jpg", (rng.random((1200, 1600, 3)) * 255).astype(np.uint8))[1].tobytes()
@@ -208,15 +229,19 @@ class _BlobLocalizer:
         self.calls += 1
         scale = self.size / max(bgr.shape[:2])
         n, _, stats, _ = cv2.connectedComponentsWithStats((bgr[:, :, 0] > 128).astype(np.uint8))
-        return [TileBox((float(x), float(y), float(x + w), float(y + h)), 0.9, False)
-                for x, y, w, h, _ in stats[1:n] if min(w, h) * scale >= self.min_px]
+        return [
+            TileBox((float(x), float(y), float(x + w), float(y + h)), 0.9, False)
+            for x, y, w, h, _ in stats[1:n]
+            if min(w, h) * scale >= self.min_px
+        ]
 
     def each(self, images: list[np.ndarray], floor: float | None = None) -> list[list[TileBox]]:
         return [self(bgr) for bgr in images]
 
-    def in_windows(self, bgr: np.ndarray, windows: list[tuple[int, int, int, int]],
-                   floor: float | None = None) -> list[TileBox]:
-        from vision.models import Localizer
+    def in_windows(
+        self, bgr: np.ndarray, windows: list[tuple[int, int, int, int]], floor: float | None = None
+    ) -> list[TileBox]:
+        from paiscan.vision.models import Localizer
 
         return Localizer.in_windows(self, bgr, windows, floor=floor)  # type: ignore[arg-type]
 
@@ -228,14 +253,22 @@ def _tiles_image(boxes: list[tuple[int, int, int, int]], size: tuple[int, int] =
     return img
 
 
-@pytest.mark.parametrize(("n", "w", "h", "x0", "y0", "dy"), [
-    (14, 16, 22, 100, 500, 0), (20, 12, 16, 40, 100, 35), (9, 22, 30, 900, 700, -20), (30, 10, 14, 5, 5, 30),
-])
+@pytest.mark.parametrize(
+    ("n", "w", "h", "x0", "y0", "dy"),
+    [
+        (14, 16, 22, 100, 500, 0),
+        (20, 12, 16, 40, 100, 35),
+        (9, 22, 30, 900, 700, -20),
+        (30, 10, 14, 5, 5, 30),
+    ],
+)
 def test_zoom_windows_show_every_tile_whole_in_one_window(n: int, w: int, h: int, x0: int, y0: int, dy: int) -> None:
-    from vision.models import zoom_windows
+    from paiscan.vision.models import zoom_windows
 
-    boxes = np.array([[x0 + i * (w + 4), y0 + (i * dy) // 4, x0 + i * (w + 4) + w, y0 + (i * dy) // 4 + h]
-                      for i in range(n)], dtype=float)
+    boxes = np.array(
+        [[x0 + i * (w + 4), y0 + (i * dy) // 4, x0 + i * (w + 4) + w, y0 + (i * dy) // 4 + h] for i in range(n)],
+        dtype=float,
+    )
     boxes = boxes[(boxes[:, 2] <= 1280) & (boxes[:, 3] <= 960)]
     windows = zoom_windows(boxes, (1280, 960), 384, 18.0, 28.0, max_windows=8)
     assert 1 <= len(windows) <= 8
@@ -247,14 +280,14 @@ def test_zoom_windows_show_every_tile_whole_in_one_window(n: int, w: int, h: int
 
 
 def test_zoom_windows_keep_to_the_window_budget() -> None:
-    from vision.models import zoom_windows
+    from paiscan.vision.models import zoom_windows
 
     grid = np.array([[x, y, x + 10, y + 14] for x in range(0, 1270, 40) for y in range(0, 940, 60)], dtype=float)
     assert len(zoom_windows(grid, (1280, 960), 384, 18.0, 28.0, max_windows=4)) <= 4
 
 
 def test_tiles_found_window_by_window_are_found_once_where_they_are() -> None:
-    from vision.models import zoom_windows
+    from paiscan.vision.models import zoom_windows
 
     truth = [(100 + 20 * i, 500, 116 + 20 * i, 522) for i in range(14)] + [(300, 420, 316, 442), (340, 430, 356, 452)]
     img = _tiles_image(truth)
@@ -266,7 +299,7 @@ def test_tiles_found_window_by_window_are_found_once_where_they_are() -> None:
 
 
 def test_small_tiles_are_looked_for_again_closer() -> None:
-    from vision.pipeline import PhotoReader, VisionSettings
+    from paiscan.vision.pipeline import PhotoReader, VisionSettings
 
     # large tiles (30 px: 9 px in the 384 px input, seen) and small ones between them (20 px: 6 px,
     # missed) along a row
@@ -298,7 +331,7 @@ class _CountingSession:
 
 
 def _classifier_over(session: _CountingSession) -> object:
-    from vision.models import Classifier
+    from paiscan.vision.models import Classifier
 
     clf = Classifier.__new__(Classifier)
     clf.session, clf.input_name, clf.batch, clf.width, clf.height = session, "x", 32, 24, 32
@@ -307,7 +340,7 @@ def _classifier_over(session: _CountingSession) -> object:
 
 
 def test_an_unsure_tile_is_read_again_from_more_crops_and_the_readings_averaged() -> None:
-    from vision.models import RECHECK_CROPS
+    from paiscan.vision.models import RECHECK_CROPS
 
     sure_three = np.full(38, -10.0, np.float32)
     sure_three[3] = 10.0  # every crop reads as class 3, surely
@@ -325,7 +358,7 @@ def test_an_unsure_tile_is_read_again_from_more_crops_and_the_readings_averaged(
 
 
 def test_an_unsure_tile_with_a_known_angle_is_also_read_upright() -> None:
-    from vision.models import RECHECK_CROPS, UPRIGHT_SCALES
+    from paiscan.vision.models import RECHECK_CROPS, UPRIGHT_SCALES
 
     sure_three = np.full(38, -10.0, np.float32)
     sure_three[3] = 10.0
@@ -344,7 +377,7 @@ def test_an_unsure_tile_with_a_known_angle_is_also_read_upright() -> None:
 
 
 def test_a_tile_the_frame_cuts_is_not_read_upright() -> None:
-    from vision.models import RECHECK_CROPS
+    from paiscan.vision.models import RECHECK_CROPS
 
     session = _CountingSession(np.zeros(38, np.float32))
     clf: Any = _classifier_over(session)
@@ -359,7 +392,7 @@ def test_a_tile_the_frame_cuts_is_not_read_upright() -> None:
 def test_a_tile_in_a_heap_is_not_read_upright(neighbours: int, turned: bool) -> None:
     """In a row a tile touches two others; in a heap or a pond more, and a wider turned cut holds
     more of them."""
-    from vision.models import RECHECK_CROPS, UPRIGHT_SCALES
+    from paiscan.vision.models import RECHECK_CROPS, UPRIGHT_SCALES
 
     session = _CountingSession(np.zeros(38, np.float32))
     clf: Any = _classifier_over(session)
@@ -368,8 +401,7 @@ def test_a_tile_in_a_heap_is_not_read_upright(neighbours: int, turned: bool) -> 
     probs = np.zeros((len(boxes), 38), np.float32)
     probs[0, 3] = 0.4
     probs[1:, 3] = 0.99
-    assert clf.recheck(np.full((100, 100, 3), 128, np.uint8), boxes, probs, below=0.7,
-                       angles=[45.0] * len(boxes)) == 1
+    assert clf.recheck(np.full((100, 100, 3), 128, np.uint8), boxes, probs, below=0.7, angles=[45.0] * len(boxes)) == 1
     assert session.shown == len(RECHECK_CROPS) + (len(UPRIGHT_SCALES) if turned else 0)
 
 
@@ -378,7 +410,7 @@ def test_upright_tile_turns_the_faces_top_up(angle: float) -> None:
     """A face whose top points at ``angle`` (a mark at its top end) comes out with the mark on top."""
     import cv2
 
-    from vision.models import upright_tile
+    from paiscan.vision.models import upright_tile
 
     face = np.zeros((40, 30, 3), np.uint8)
     face[4:12, 8:22] = 255  # the mark at the top
@@ -395,7 +427,7 @@ def test_upright_tile_turns_the_faces_top_up(angle: float) -> None:
 
 
 def test_only_the_least_sure_tiles_are_read_again_up_to_the_limit() -> None:
-    from vision.models import RECHECK_CROPS
+    from paiscan.vision.models import RECHECK_CROPS
 
     session = _CountingSession(np.zeros(38, np.float32))  # flat readings
     clf: Any = _classifier_over(session)
@@ -413,29 +445,33 @@ _ROW = [(10.0 + 40 * k, 100.0, 46.0 + 40 * k, 148.0) for k in range(4)]  # whole
 _LYING = [(10.0 + 52 * k, 100.0, 58.0 + 52 * k, 136.0) for k in range(4)]  # whole 48×36 tiles lying
 
 
-@pytest.mark.parametrize(("row", "box", "whole"), [
-    (_ROW, (170.0, 0.0, 206.0, 30.0), (170.0, -18.0, 206.0, 30.0)),  # its top cut: 48 tall again
-    (_ROW, (170.0, 280.0, 206.0, 300.0), (170.0, 280.0, 206.0, 328.0)),  # its bottom cut
-    (_ROW, (0.0, 100.0, 20.0, 148.0), (-16.0, 100.0, 20.0, 148.0)),  # its left side cut
-    (_ROW, (380.0, 100.0, 400.0, 148.0), (380.0, 100.0, 416.0, 148.0)),  # its right side cut
-    (_ROW, (170.0, 0.0, 206.0, 40.0), (170.0, -8.0, 206.0, 40.0)),  # longer than lying: stands
-    (_LYING, (0.0, 100.0, 40.0, 136.0), (-8.0, 100.0, 40.0, 136.0)),  # lies as its neighbours lie
-    (_LYING, (300.0, 0.0, 348.0, 20.0), (300.0, -16.0, 348.0, 20.0)),
-    (_ROW, (0.0, 0.0, 30.0, 30.0), None),  # cut on two sides: its size is not known
-    (_ROW, (170.0, 10.0, 206.0, 58.0), None),  # not cut
-    (_ROW, (170.0, 0.0, 206.0, 60.0), None),  # at the frame, but as long as a whole tile
-    ([], (170.0, 0.0, 206.0, 30.0), None),  # no whole tile beside it to size it by
-])
+@pytest.mark.parametrize(
+    ("row", "box", "whole"),
+    [
+        (_ROW, (170.0, 0.0, 206.0, 30.0), (170.0, -18.0, 206.0, 30.0)),  # its top cut: 48 tall again
+        (_ROW, (170.0, 280.0, 206.0, 300.0), (170.0, 280.0, 206.0, 328.0)),  # its bottom cut
+        (_ROW, (0.0, 100.0, 20.0, 148.0), (-16.0, 100.0, 20.0, 148.0)),  # its left side cut
+        (_ROW, (380.0, 100.0, 400.0, 148.0), (380.0, 100.0, 416.0, 148.0)),  # its right side cut
+        (_ROW, (170.0, 0.0, 206.0, 40.0), (170.0, -8.0, 206.0, 40.0)),  # longer than lying: stands
+        (_LYING, (0.0, 100.0, 40.0, 136.0), (-8.0, 100.0, 40.0, 136.0)),  # lies as its neighbours lie
+        (_LYING, (300.0, 0.0, 348.0, 20.0), (300.0, -16.0, 348.0, 20.0)),
+        (_ROW, (0.0, 0.0, 30.0, 30.0), None),  # cut on two sides: its size is not known
+        (_ROW, (170.0, 10.0, 206.0, 58.0), None),  # not cut
+        (_ROW, (170.0, 0.0, 206.0, 60.0), None),  # at the frame, but as long as a whole tile
+        ([], (170.0, 0.0, 206.0, 30.0), None),  # no whole tile beside it to size it by
+    ],
+)
 def test_a_tile_the_frame_cuts_gets_the_box_it_would_have_whole(
-        row: list[tuple[float, ...]], box: tuple[float, ...], whole: tuple[float, ...] | None) -> None:
-    from vision.models import whole_tile_box
+    row: list[tuple[float, ...]], box: tuple[float, ...], whole: tuple[float, ...] | None
+) -> None:
+    from paiscan.vision.models import whole_tile_box
 
     found = whole_tile_box([*row, box], len(row), (400, 300), 2.0)
     assert found == (None if whole is None else pytest.approx(whole))
 
 
 def test_a_whole_tile_is_cut_beyond_the_frame_with_the_edge_repeated() -> None:
-    from vision.models import cut_beyond
+    from paiscan.vision.models import cut_beyond
 
     img = np.zeros((100, 100, 3), np.uint8)
     img[:20, 40:70] = 200  # the visible bottom 20 px of a tile the top of the frame cuts
@@ -474,8 +510,8 @@ def test_a_cut_tile_is_read_too_from_its_whole_size_and_the_surer_reading_kept(w
 def test_the_reader_gives_the_classifier_the_whole_boxes_of_the_tiles_the_frame_cuts(on: bool) -> None:
     from dataclasses import replace
 
-    from vision.models import TileBox
-    from vision.pipeline import PhotoReader, VisionSettings
+    from paiscan.vision.models import TileBox
+    from paiscan.vision.pipeline import PhotoReader, VisionSettings
 
     tiles = [TileBox(b, 0.9, False) for b in _ROW] + [TileBox((170.0, 0.0, 206.0, 30.0), 0.9, False)]
     stub = _StubClassifier(True, {b[0]: 5 for b in _ROW} | {170.0: 6})
@@ -496,7 +532,7 @@ class _OneOutputSession(_CountingSession):
 
 
 def test_the_share_a_classifier_gives_not_a_tile_leaves_the_tile_doubtful() -> None:
-    from vision.models import NOT_A_TILE
+    from paiscan.vision.models import NOT_A_TILE
 
     felt = np.zeros(39, np.float32)
     felt[[NOT_A_TILE, 22]] = 4.0, 2.0  # mostly "no tile here", else 5s
@@ -519,8 +555,8 @@ def test_indicators_read_surely_are_read_again_and_the_hand_with_them(limit: int
 
     from test_layout_helpers import layout_boxes
 
-    from vision.pipeline import PhotoReader, VisionSettings
-    from vision.reading import read_hand
+    from paiscan.vision.pipeline import PhotoReader, VisionSettings
+    from paiscan.vision.reading import read_hand
 
     dets = layout_boxes("123m456p789s1122z 2z", extras=[("7m", 3.0, 3.2)])
     dets = [replace(d, topk=((d.cls, p),)) for d in dets]
@@ -547,8 +583,14 @@ class _AgainClassifier(_StubClassifier):
         super().__init__(True, {d.box[0]: d.cls for d in dets})
         self.again = again
 
-    def classify(self, bgr: np.ndarray, boxes: list[tuple[float, ...]], recheck_below: float = 0.0, recheck_limit: int = 12,
-                 whole: Any = None) -> tuple[np.ndarray, np.ndarray]:
+    def classify(
+        self,
+        bgr: np.ndarray,
+        boxes: list[tuple[float, ...]],
+        recheck_below: float = 0.0,
+        recheck_limit: int = 12,
+        whole: Any = None,
+    ) -> tuple[np.ndarray, np.ndarray]:
         probs, angles = super().classify(bgr, boxes, recheck_below, recheck_limit, whole)
         for i, b in enumerate(boxes):
             if b[0] in self.again:
@@ -558,8 +600,9 @@ class _AgainClassifier(_StubClassifier):
         return probs, angles
 
 
-@pytest.mark.parametrize(("limit", "again_as"), [(20, {0: 0.99}), (0, {0: 0.99}), (20, {1: 0.99}),
-                                                 (20, {1: 0.6, 0: 0.35})])
+@pytest.mark.parametrize(
+    ("limit", "again_as"), [(20, {0: 0.99}), (0, {0: 0.99}), (20, {1: 0.99}), (20, {1: 0.6, 0: 0.35})]
+)
 def test_a_hand_that_reads_valid_no_way_has_its_tiles_read_again(limit: int, again_as: dict[int, float]) -> None:
     # a chi's 1m read surely (0.9) as a 2m was never read again from more crops, and no reading
     # of the photo makes a winning hand: the hand row's tiles are all read again and the hand
@@ -569,13 +612,15 @@ def test_a_hand_that_reads_valid_no_way_has_its_tiles_read_again(limit: int, aga
 
     from test_layout_helpers import layout_boxes
 
-    from vision.pipeline import PhotoReader, VisionSettings
-    from vision.reading import read_hand
+    from paiscan.vision.pipeline import PhotoReader, VisionSettings
+    from paiscan.vision.reading import read_hand
 
     dets = layout_boxes("456m456p78s11z 9s 1'23m", extras=[("7m", 3.0, 3.2)])
     called = next(i for i, d in enumerate(dets) if d.cls == 0 and d.rotated)
-    dets = [replace(d, cls=1, topk=((1, 0.9),)) if i == called else replace(d, topk=((d.cls, 0.9),))
-            for i, d in enumerate(dets)]
+    dets = [
+        replace(d, cls=1, topk=((1, 0.9),)) if i == called else replace(d, topk=((d.cls, 0.9),))
+        for i, d in enumerate(dets)
+    ]
     reading = read_hand(dets)
     assert not reading.valid
     stub = _AgainClassifier(dets, {dets[called].box[0]: again_as})
@@ -623,13 +668,16 @@ def _added_kan_hand(missed: bool = True) -> tuple[list[Any], Any]:
 
 
 def test_the_localizer_s_faint_boxes_are_kept_apart_from_the_tiles() -> None:
-    from vision.image import DecodedImage
-    from vision.models import TileBox
-    from vision.pipeline import PhotoReader, VisionSettings
+    from paiscan.vision.image import DecodedImage
+    from paiscan.vision.models import TileBox
+    from paiscan.vision.pipeline import PhotoReader, VisionSettings
 
     sure, faint_box = TileBox((100.0, 100, 140, 156), 0.9, False), TileBox((200.0, 100, 240, 156), 0.35, False)
-    reader = PhotoReader(_FixedLocalizer([sure, faint_box]), _StubClassifier(True, {100.0: 5}),  # type: ignore[arg-type]
-                         VisionSettings(zoom_min_px=0))
+    reader = PhotoReader(
+        _FixedLocalizer([sure, faint_box]),
+        _StubClassifier(True, {100.0: 5}),  # type: ignore[arg-type]
+        VisionSettings(zoom_min_px=0),
+    )
     img = DecodedImage(np.zeros((300, 400, 3), np.uint8), "array", (400, 300), 1.0)
     faint: list[TileBox] = []
     _, dets = reader.detect_photo(img, faint=faint)
@@ -642,21 +690,25 @@ def test_the_localizer_s_faint_boxes_are_kept_apart_from_the_tiles() -> None:
     assert faint == []
 
 
-@pytest.mark.parametrize(("read_as", "where", "floor", "kan"), [
-    (13, "beyond", 0.3, True),  # read as the pon's kind: the added kan it is
-    (35, "beyond", 0.3, True),  # the red five of that kind too (the stacked tile may be the red one)
-    (33, "beyond", 0.3, False),  # another kind: a pond's tile beyond the called one, say
-    (37, "beyond", 0.3, False),  # a back
-    (13, "near", 0.3, False),  # on the player's side of the row: not where a stacked tile lies
-    (13, "beyond", 0.0, False),  # turned off
-])
+@pytest.mark.parametrize(
+    ("read_as", "where", "floor", "kan"),
+    [
+        (13, "beyond", 0.3, True),  # read as the pon's kind: the added kan it is
+        (35, "beyond", 0.3, True),  # the red five of that kind too (the stacked tile may be the red one)
+        (33, "beyond", 0.3, False),  # another kind: a pond's tile beyond the called one, say
+        (37, "beyond", 0.3, False),  # a back
+        (13, "near", 0.3, False),  # on the player's side of the row: not where a stacked tile lies
+        (13, "beyond", 0.0, False),  # turned off
+    ],
+)
 def test_a_stacked_tile_the_localizer_found_only_faintly_makes_the_pon_an_added_kan(
-        read_as: int, where: str, floor: float, kan: bool) -> None:
+    read_as: int, where: str, floor: float, kan: bool
+) -> None:
     from dataclasses import replace
 
-    from vision.models import TileBox
-    from vision.pipeline import PhotoReader, VisionSettings, bare_pons
-    from vision.reading import read_hand
+    from paiscan.vision.models import TileBox
+    from paiscan.vision.pipeline import PhotoReader, VisionSettings, bare_pons
+    from paiscan.vision.reading import read_hand
 
     dets, stacked = _added_kan_hand()
     reading = read_hand(dets)
@@ -682,9 +734,9 @@ def test_a_stacked_tile_the_localizer_found_only_faintly_makes_the_pon_an_added_
 
 
 def test_no_faint_box_near_a_pon_leaves_the_reading_alone() -> None:
-    from vision.models import TileBox
-    from vision.pipeline import PhotoReader, VisionSettings
-    from vision.reading import read_hand
+    from paiscan.vision.models import TileBox
+    from paiscan.vision.pipeline import PhotoReader, VisionSettings
+    from paiscan.vision.reading import read_hand
 
     dets, _ = _added_kan_hand()
     reading = read_hand(dets)

@@ -24,13 +24,20 @@ if CHROMIUM is None:
 
 expect = playwright_sync.expect
 
-from service.app import create_app  # noqa: E402
-from service.demo import DemoReader, demo_photo  # noqa: E402
-from service.settings import ServiceSettings  # noqa: E402
+from paiscan.service.app import create_app  # noqa: E402
+from paiscan.service.demo import DemoReader, demo_photo  # noqa: E402
+from paiscan.service.settings import ServiceSettings  # noqa: E402
 
 BUILD = Path(__file__).resolve().parents[1] / "build"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 PHONE = {"width": 390, "height": 844}
 
 
@@ -181,7 +188,7 @@ def with_faces(dets: list[dict[str, Any]], faces: list[str], p: float) -> list[d
 
 
 class PipelineShapedReader(DemoReader):
-    """Answers in the shape vision.reading gives: roles, corrections, a win-tile ambiguity with the
+    """Answers in the shape paiscan.vision.reading gives: roles, corrections, a win-tile ambiguity with the
     detections of its candidates, and an alternative reading."""
 
     def read(self, image: Any, rules: str = "riichi", context: dict[str, Any] | None = None) -> Any:
@@ -191,13 +198,24 @@ class PipelineShapedReader(DemoReader):
         for d, face in zip(dets, faces, strict=True):
             d["topk"].append(["0p" if face == "5p" else face, 0.05])
         dets[4]["topk"] = [["5p", 0.5], ["0p", 0.45]]
-        out = {**base, "detections": dets,
-               "hand": {"hand": "234m406p678s2234s", "melds": [], "win_tile": "5s", "dora_indicators": [],
-                        "nuki": ""},
-               "corrections": [{"index": 4, "read": "5p", "as": "0p", "probability": 0.45}],
-               "ambiguities": [{"kind": "win_tile", "indices": [13, 9], "candidates": ["5s", "2s"]}],
-               "alternatives": [{"hand": "234m456p678s2234s", "melds": [], "win_tile": "5s", "dora_indicators": [],
-                                 "nuki": "", "score_total": 2900, "status": "scored"}]}
+        out = {
+            **base,
+            "detections": dets,
+            "hand": {"hand": "234m406p678s2234s", "melds": [], "win_tile": "5s", "dora_indicators": [], "nuki": ""},
+            "corrections": [{"index": 4, "read": "5p", "as": "0p", "probability": 0.45}],
+            "ambiguities": [{"kind": "win_tile", "indices": [13, 9], "candidates": ["5s", "2s"]}],
+            "alternatives": [
+                {
+                    "hand": "234m456p678s2234s",
+                    "melds": [],
+                    "win_tile": "5s",
+                    "dora_indicators": [],
+                    "nuki": "",
+                    "score_total": 2900,
+                    "status": "scored",
+                }
+            ],
+        }
 
         return Answer(out)
 
@@ -232,7 +250,7 @@ def test_reader_corrections_and_win_tile_question(browser: Any, tmp_path: Path) 
         expect(page.locator("#questions .same-score")).to_have_count(0)
         two_s.click()
         page.wait_for_selector('#score[data-total="3900"]')  # tanki on 2s: no pinfu, 40 fu
-        assert page.locator('#hand-tiles .group.win .tile').get_attribute("data-face") == "2s"
+        assert page.locator("#hand-tiles .group.win .tile").get_attribute("data-face") == "2s"
         assert page.locator('#boxes .box[data-index="9"]').get_attribute("class").split().count("role-win") == 1
         page.locator("#questions details.alternatives summary").click()
         page.locator("#questions .choice", has_text="→ 2,900").click()  # the other reading
@@ -248,11 +266,14 @@ class SameScoreWinReader(DemoReader):
         base = super().read(image, rules, context).to_dict()
         faces = ["2m", "3m", "4m", "4p", "5p", "6p", "6s", "7s", "8s", "5z", "5z", "5z", "9s", "9s"]
         dets = with_faces(base["detections"], faces, 0.95)
-        out = {**base, "detections": dets,
-               "hand": {"hand": "234m456p678s9s555z", "melds": [], "win_tile": "9s", "dora_indicators": [],
-                        "nuki": ""},
-               "corrections": [], "alternatives": [],
-               "ambiguities": [{"kind": "win_tile", "indices": [13, 0], "candidates": ["9s", "2m"]}]}
+        out = {
+            **base,
+            "detections": dets,
+            "hand": {"hand": "234m456p678s9s555z", "melds": [], "win_tile": "9s", "dora_indicators": [], "nuki": ""},
+            "corrections": [],
+            "alternatives": [],
+            "ambiguities": [{"kind": "win_tile", "indices": [13, 0], "candidates": ["9s", "2m"]}],
+        }
 
         return Answer(out)
 
@@ -265,7 +286,9 @@ def test_a_win_tile_question_that_changes_nothing_says_so(browser: Any, tmp_path
         expect(prices).to_have_count(2)
         expect(prices.nth(0)).to_have_text(f"{int(total):,}")
         expect(prices.nth(1)).to_have_text(f"{int(total):,}")
-        expect(page.locator("#questions .choice").nth(1)).to_have_attribute("aria-label", f"2 characters: {int(total):,} points")
+        expect(page.locator("#questions .choice").nth(1)).to_have_attribute(
+            "aria-label", f"2 characters: {int(total):,} points"
+        )
         expect(page.locator("#questions .same-score")).to_have_count(1)
         page.locator("#questions").screenshot(path=str(BUILD / "web-win-prices.png"))
         page.locator("#questions .choice:has(.tile[data-face='2m'])").click()  # answered: no longer priced
@@ -283,8 +306,13 @@ class LeftOutTileReader(PipelineShapedReader):
         extra = {**out["detections"][13], "class": "1m", "topk": [["1m", 0.3]], "role": "other", "confidence": 0.2}
         x1, y1, x2, y2 = extra["box"]
         extra["box"] = [x2 + 4, y1, x2 + 4 + (x2 - x1), y2]
-        out = {**out, "detections": [*out["detections"], extra], "corrections": [],
-               "ambiguities": [{"kind": "role", "index": 14, "candidates": ["other", "dora"]}], "alternatives": []}
+        out = {
+            **out,
+            "detections": [*out["detections"], extra],
+            "corrections": [],
+            "ambiguities": [{"kind": "role", "index": 14, "candidates": ["other", "dora"]}],
+            "alternatives": [],
+        }
 
         return Answer(out)
 
@@ -295,21 +323,23 @@ def test_a_tile_left_out_can_be_made_the_indicator(browser: Any, tmp_path: Path)
         page.wait_for_selector('#score[data-total="5800"]')  # tanyao pinfu aka, 30 fu
         indicator = page.locator("#questions .choice", has_text="dora indicator")
         expect(indicator.locator(".price")).to_have_text("11,600")  # priced before it is answered
-        expect(page.locator("#questions .choice", has_text="not part of the hand").locator(".price")).to_have_text("5,800")
+        expect(page.locator("#questions .choice", has_text="not part of the hand").locator(".price")).to_have_text(
+            "5,800"
+        )
         indicator.click()
         page.wait_for_selector('#score[data-total="11600"]')  # indicator 1m: dora 2m, one more han
         assert page.locator('#boxes .box[data-index="14"]').get_attribute("class").split().count("role-dora") == 1
 
 
 class RealReadingReader(DemoReader):
-    """The demo photo answered with the real reading (:func:`vision.reading.read_hand`) of
+    """The demo photo answered with the real reading (:func:`paiscan.vision.reading.read_hand`) of
     :meth:`detections`, hand-built as tests/test_layout_helpers lays tiles out."""
 
     def detections(self) -> list[Any]:
         raise NotImplementedError
 
     def read(self, image: Any, rules: str = "riichi", context: dict[str, Any] | None = None) -> Any:
-        from vision.reading import read_hand
+        from paiscan.vision.reading import read_hand
 
         base = super().read(image, rules, context).to_dict()
         reading = read_hand(self.detections(), rules, context).to_dict()
@@ -333,17 +363,20 @@ class PonOrAddedKanReader(RealReadingReader):
 
 
 def test_a_pon_asked_about_as_an_added_kan_becomes_one(browser: Any, tmp_path: Path) -> None:
-    from scoring import score_hand
+    from paiscan.scoring import score_hand
 
     with uploaded(browser, PonOrAddedKanReader(), tmp_path) as page:
         page.wait_for_selector("#score[data-total]:not([data-total=''])")
-        context = {"win": page.locator("input[name=win]:checked").get_attribute("value"),
-                   "seat_wind": page.locator("#seat-wind").input_value(),
-                   "round_wind": page.locator("#round-wind").input_value()}
+        context = {
+            "win": page.locator("input[name=win]:checked").get_attribute("value"),
+            "seat_wind": page.locator("#seat-wind").input_value(),
+            "round_wind": page.locator("#round-wind").input_value(),
+        }
         hand = {"rules": "riichi", "hand": "123m456p78s11z", "win_tile": "9s", **context}
         pon = score_hand({**hand, "melds": [{"type": "pon", "tiles": "555z", "from": "left"}]}).total
-        kan = score_hand({**hand, "melds": [{"type": "kan", "tiles": "5555z", "open": True, "added": True,
-                                             "from": "left"}]}).total
+        kan = score_hand(
+            {**hand, "melds": [{"type": "kan", "tiles": "5555z", "open": True, "added": True, "from": "left"}]}
+        ).total
         assert pon != kan
         expect(page.locator("#score")).to_have_attribute("data-total", str(pon))
         # each answer priced with the context as it stands
@@ -409,9 +442,16 @@ class NoHandReader(DemoReader):
     def read(self, image: Any, rules: str = "riichi", context: dict[str, Any] | None = None) -> Any:
         class Result:
             def to_dict(self) -> dict[str, Any]:
-                return {"detections": [], "hand": None, "alternatives": [], "ambiguities": [],
-                        "problems": [{"code": "no_hand_row", "message": "no row of tiles found"}],
-                        "timings_ms": {"total": 5.0}, "image": {"width": 320, "height": 200}}
+                return {
+                    "detections": [],
+                    "hand": None,
+                    "alternatives": [],
+                    "ambiguities": [],
+                    "problems": [{"code": "no_hand_row", "message": "no row of tiles found"}],
+                    "timings_ms": {"total": 5.0},
+                    "image": {"width": 320, "height": 200},
+                }
+
         return Result()
 
 

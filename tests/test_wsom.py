@@ -12,10 +12,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from spec_vectors import compare, hand_vectors, shared_dir, yaku_id, yaku_value
 
-from scoring import HandError, score_hand
-from scoring.registry import get_ruleset
-from scoring.rulesets.wsom import PATTERNS, series_key
-from scoring.tiles import YAOCHUU, format_tiles
+from paiscan.scoring import HandError, score_hand
+from paiscan.scoring.registry import get_ruleset
+from paiscan.scoring.rulesets.wsom import PATTERNS, series_key
+from paiscan.scoring.tiles import YAOCHUU, format_tiles
 
 SPEC = "wsom"
 VECTORS = hand_vectors(SPEC)
@@ -67,8 +67,9 @@ def check(score: dict[str, Any], expect: dict[str, Any]) -> list[str]:
         got = sorted(p["amount"] for p in score["payments"])
         if got != sorted(amounts):
             problems.append(f"payments: got {got}, want {sorted(amounts)}")
-        if discarder is not None and [p["amount"] for p in score["payments"]
-                                      if p["from"] == "discarder"] != [discarder]:
+        if discarder is not None and [p["amount"] for p in score["payments"] if p["from"] == "discarder"] != [
+            discarder
+        ]:
             problems.append(f"discarder pays {score['payments']}, want {discarder}")
     elif pays is not None:
         expect["payments"] = pays
@@ -96,8 +97,7 @@ def test_vector(vector: dict[str, Any]) -> None:
 VARIANTS = [(v, i, var) for v in VECTORS for i, var in enumerate(v.get("variants") or [])]
 
 
-@pytest.mark.parametrize(("vector", "index", "variant"), VARIANTS,
-                         ids=[f"{v['id']}-v{i}" for v, i, _ in VARIANTS])
+@pytest.mark.parametrize(("vector", "index", "variant"), VARIANTS, ids=[f"{v['id']}-v{i}" for v, i, _ in VARIANTS])
 def test_variant(vector: dict[str, Any], index: int, variant: dict[str, Any]) -> None:
     data = dict(vector["input"])
     for key in INPUT_KEYS & set(variant):
@@ -142,8 +142,7 @@ def test_describe_lists_patterns_with_series() -> None:
     assert series["four_concealed_triplets"] == "4.2.3"
     assert "chicken_hand" in series
     names = {o["name"] for o in info["options"]}
-    assert names == {"pattern_values", "limit", "par", "seven_pairs_identical_pairs",
-                     "kongs_concealed_only"}
+    assert names == {"pattern_values", "limit", "par", "seven_pairs_identical_pairs", "kongs_concealed_only"}
 
 
 # ---------------------------------------------------------------- patterns the vectors do not reach
@@ -156,79 +155,195 @@ def _h(hand: str, win_tile: str, win: str = "ron", melds: str = "", **extra: Any
             out.append({"type": "kan", "tiles": tiles, "open": False})
         else:
             out.append({"type": kind_, "tiles": tiles})
-    return {"rules": "wsom", "hand": hand, "win_tile": win_tile, "win": win, "melds": out,
-            "seat_wind": extra.pop("seat_wind", "south"), **extra}
+    return {
+        "rules": "wsom",
+        "hand": hand,
+        "win_tile": win_tile,
+        "win": win,
+        "melds": out,
+        "seat_wind": extra.pop("seat_wind", "south"),
+        **extra,
+    }
 
 
 # (case, hand, counted patterns with points, base, limit, total) — arithmetic in the comments
 PATTERN_CASES = [
     # 5 + 5 + 40 = 50 > 25: discarder 50 + 2 × 25 = 100
-    ("nine_tile_straight", _h("123456789m234p5s", "5s"),
-     {"all_sequences": 5, "concealed_hand": 5, "nine_tile_straight": 40}, 50, None, 150),
+    (
+        "nine_tile_straight",
+        _h("123456789m234p5s", "5s"),
+        {"all_sequences": 5, "concealed_hand": 5, "nine_tile_straight": 40},
+        50,
+        None,
+        150,
+    ),
     # 90 + 5 + 5 + 40 = 140: discarder 140 + 2 × 115 = 370
-    ("pure_one_suit", _h("123456789m2345m", "5m"),
-     {"pure_one_suit": 90, "all_sequences": 5, "concealed_hand": 5, "nine_tile_straight": 40},
-     140, None, 420),
+    (
+        "pure_one_suit",
+        _h("123456789m2345m", "5m"),
+        {"pure_one_suit": 90, "all_sequences": 5, "concealed_hand": 5, "nine_tile_straight": 40},
+        140,
+        None,
+        420,
+    ),
     # 100 + 5 (555s 666s concealed) = 105: discarder 105 + 2 × 80 = 265
-    ("three_consecutive_triplets", _h("555666s789m1z", "1z", melds="pon 444s"),
-     {"three_consecutive_triplets": 100, "two_concealed_triplets": 5}, 105, None, 315),
+    (
+        "three_consecutive_triplets",
+        _h("555666s789m1z", "1z", melds="pon 444s"),
+        {"three_consecutive_triplets": 100, "two_concealed_triplets": 5},
+        105,
+        None,
+        315,
+    ),
     # 200 + 30 + 5 = 235: discarder 235 + 2 × 210 = 655
-    ("four_consecutive_triplets", _h("444555p9s", "9s", melds="pon 222p, pon 333p"),
-     {"four_consecutive_triplets": 200, "all_triplets": 30, "two_concealed_triplets": 5}, 235,
-     None, 705),
+    (
+        "four_consecutive_triplets",
+        _h("444555p9s", "9s", melds="pon 222p, pon 333p"),
+        {"four_consecutive_triplets": 200, "all_triplets": 30, "two_concealed_triplets": 5},
+        235,
+        None,
+        705,
+    ),
     # freedom of count: 123s×3 reads as sequences, 120 + 5 + 5 + 40 = 170 beats 100 + 30 + 5 = 135
-    ("three_identical_sequences", _h("111222333s789m5z", "5z"),
-     {"three_identical_sequences": 120, "all_sequences": 5, "concealed_hand": 5,
-      "mixed_lesser_terminals": 40}, 170, None, 510),
+    (
+        "three_identical_sequences",
+        _h("111222333s789m5z", "5z"),
+        {"three_identical_sequences": 120, "all_sequences": 5, "concealed_hand": 5, "mixed_lesser_terminals": 40},
+        170,
+        None,
+        510,
+    ),
     # 両般高 60 + 5 + 5 + 5 = 75 beats 七対子 30 + 5; discarder 75 + 2 × 50 = 175
-    ("two_identical_sequences_twice", _h("223344m223344p5s", "5s"),
-     {"two_identical_sequences_twice": 60, "all_sequences": 5, "concealed_hand": 5,
-      "no_terminals": 5}, 75, None, 225),
+    (
+        "two_identical_sequences_twice",
+        _h("223344m223344p5s", "5s"),
+        {"two_identical_sequences_twice": 60, "all_sequences": 5, "concealed_hand": 5, "no_terminals": 5},
+        75,
+        None,
+        225,
+    ),
     # 四同順 480 is a limit pattern: 480 alone; discarder 480 + 2 × 455 = 1390
-    ("four_identical_sequences", _h("222233334444m5p", "5p"),
-     {"four_identical_sequences": 480}, 480, "limit_pattern", 1440),
+    (
+        "four_identical_sequences",
+        _h("222233334444m5p", "5p"),
+        {"four_identical_sequences": 480},
+        480,
+        "limit_pattern",
+        1440,
+    ),
     # 30: discarder 30 + 2 × 5 = 40
-    ("small_three_similar_triplets", _h("123m456p7s", "7s", melds="pon 777m, pon 777p"),
-     {"small_three_similar_triplets": 30}, 30, None, 90),
+    (
+        "small_three_similar_triplets",
+        _h("123m456p7s", "7s", melds="pon 777m, pon 777p"),
+        {"small_three_similar_triplets": 30},
+        30,
+        None,
+        90,
+    ),
     # 120 + 5 = 125: discarder 125 + 2 × 100 = 325
-    ("three_similar_triplets", _h("333s456m8p", "8p", melds="pon 333m, pon 333p"),
-     {"three_similar_triplets": 120, "no_terminals": 5}, 125, None, 375),
+    (
+        "three_similar_triplets",
+        _h("333s456m8p", "8p", melds="pon 333m, pon 333p"),
+        {"three_similar_triplets": 120, "no_terminals": 5},
+        125,
+        None,
+        375,
+    ),
     # north seat: E, S are no value honors; 30 + 40 = 70
-    ("small_three_winds", _h("33z456m78m", "9m", melds="pon 111z, pon 222z", seat_wind="north"),
-     {"small_three_winds": 30, "mixed_one_suit": 40}, 70, None, 210),
+    (
+        "small_three_winds",
+        _h("33z456m78m", "9m", melds="pon 111z, pon 222z", seat_wind="north"),
+        {"small_three_winds": 30, "mixed_one_suit": 40},
+        70,
+        None,
+        210,
+    ),
     # 120 + 40 = 160: discarder 160 + 2 × 135 = 430
-    ("big_three_winds", _h("456m9m", "9m", melds="pon 111z, pon 222z, pon 333z", seat_wind="north"),
-     {"big_three_winds": 120, "mixed_one_suit": 40}, 160, None, 480),
+    (
+        "big_three_winds",
+        _h("456m9m", "9m", melds="pon 111z, pon 222z, pon 333z", seat_wind="north"),
+        {"big_three_winds": 120, "mixed_one_suit": 40},
+        160,
+        None,
+        480,
+    ),
     # 小四喜 320 is a limit pattern: 320 alone; discarder 320 + 2 × 295 = 910
-    ("small_four_winds", _h("44z12p", "3p", melds="pon 111z, pon 222z, pon 333z", seat_wind="north"),
-     {"small_four_winds": 320}, 320, "limit_pattern", 960),
+    (
+        "small_four_winds",
+        _h("44z12p", "3p", melds="pon 111z, pon 222z, pon 333z", seat_wind="north"),
+        {"small_four_winds": 320},
+        320,
+        "limit_pattern",
+        960,
+    ),
     # tsumo: 50 + 5 = 55 from each
-    ("pure_lesser_terminals", _h("123m789m123p999s1p", "1p", "tsumo"),
-     {"pure_lesser_terminals": 50, "concealed_hand": 5}, 55, None, 165),
-    ("pure_greater_terminals", _h("111m999m111p999p1s", "1s", "tsumo"),
-     {"pure_greater_terminals": 400}, 400, "limit_pattern", 1200),
+    (
+        "pure_lesser_terminals",
+        _h("123m789m123p999s1p", "1p", "tsumo"),
+        {"pure_lesser_terminals": 50, "concealed_hand": 5},
+        55,
+        None,
+        165,
+    ),
+    (
+        "pure_greater_terminals",
+        _h("111m999m111p999p1s", "1s", "tsumo"),
+        {"pure_greater_terminals": 400},
+        400,
+        "limit_pattern",
+        1200,
+    ),
     # one concealed triplet (the closed kan): 120; discarder 120 + 2 × 95 = 310
-    ("three_kongs", _h("678p5z", "5z", melds="kan 2222m, ankan 3333p, kan 4444s"),
-     {"three_kongs": 120}, 120, None, 360),
-    ("four_kongs", _h("7z", "7z", melds="kan 2222m, ankan 3333p, kan 4444s, kan 6666s"),
-     {"four_kongs": 480}, 480, "limit_pattern", 1440),
+    (
+        "three_kongs",
+        _h("678p5z", "5z", melds="kan 2222m, ankan 3333p, kan 4444s"),
+        {"three_kongs": 120},
+        120,
+        None,
+        360,
+    ),
+    (
+        "four_kongs",
+        _h("7z", "7z", melds="kan 2222m, ankan 3333p, kan 4444s, kan 6666s"),
+        {"four_kongs": 480},
+        480,
+        "limit_pattern",
+        1440,
+    ),
     # 15 + 10 = 25 = par: everybody pays 25
-    ("robbing_kong", _h("234m567p34s678s55s", "2s", flags=["chankan"]),
-     {"robbing_kong": 10, "all_sequences": 5, "concealed_hand": 5, "no_terminals": 5}, 25, None, 75),
+    (
+        "robbing_kong",
+        _h("234m567p34s678s55s", "2s", flags=["chankan"]),
+        {"robbing_kong": 10, "all_sequences": 5, "concealed_hand": 5, "no_terminals": 5},
+        25,
+        None,
+        75,
+    ),
     # tsumo: 777z and the closed kan concealed: 20 + 10 + 5 + 10 = 45 from each
-    ("win_on_kong", _h("456m22s77z", "7z", "tsumo", melds="kan 8888p, ankan 3333s", flags=["rinshan"]),
-     {"two_kongs": 20, "value_honor": 10, "two_concealed_triplets": 5, "win_on_kong": 10}, 45, None,
-     135),
+    (
+        "win_on_kong",
+        _h("456m22s77z", "7z", "tsumo", melds="kan 8888p, ankan 3333s", flags=["rinshan"]),
+        {"two_kongs": 20, "value_honor": 10, "two_concealed_triplets": 5, "win_on_kong": 10},
+        45,
+        None,
+        135,
+    ),
     # WSOM-S1 + 10 = 80: discarder 80 + 2 × 55 = 190
-    ("final_discard", _h("222s55s88s", "8s", melds="pon 111z, pon 333z", flags=["houtei"]),
-     {"mixed_one_suit": 40, "all_triplets": 30, "final_discard": 10}, 80, None, 240),
+    (
+        "final_discard",
+        _h("222s55s88s", "8s", melds="pon 111z, pon 333z", flags=["houtei"]),
+        {"mixed_one_suit": 40, "all_triplets": 30, "final_discard": 10},
+        80,
+        None,
+        240,
+    ),
 ]
 
 
-@pytest.mark.parametrize(("data", "counted", "base", "limit", "total"),
-                         [c[1:] for c in PATTERN_CASES], ids=[c[0] for c in PATTERN_CASES])
-def test_pattern_case(data: dict[str, Any], counted: dict[str, int], base: int, limit: str | None,
-                      total: int) -> None:
+@pytest.mark.parametrize(
+    ("data", "counted", "base", "limit", "total"), [c[1:] for c in PATTERN_CASES], ids=[c[0] for c in PATTERN_CASES]
+)
+def test_pattern_case(data: dict[str, Any], counted: dict[str, int], base: int, limit: str | None, total: int) -> None:
     s = score_hand(data)
     got: Counter[str] = Counter()
     for y in s.yaku:
@@ -282,13 +397,16 @@ def test_pattern_values_override() -> None:
     assert base - cheaper == 10
 
 
-@pytest.mark.parametrize(("options", "field"), [
-    ({"pattern_values": {"no_such_pattern": 5}}, "options.pattern_values.no_such_pattern"),
-    ({"pattern_values": {"seven_pairs": 0}}, "options.pattern_values.seven_pairs"),
-    ({"limit": 0}, "options.limit"),
-    ({"par": -1}, "options.par"),
-    ({"par": "25"}, "options.par"),
-])
+@pytest.mark.parametrize(
+    ("options", "field"),
+    [
+        ({"pattern_values": {"no_such_pattern": 5}}, "options.pattern_values.no_such_pattern"),
+        ({"pattern_values": {"seven_pairs": 0}}, "options.pattern_values.seven_pairs"),
+        ({"limit": 0}, "options.limit"),
+        ({"par": -1}, "options.par"),
+        ({"par": "25"}, "options.par"),
+    ],
+)
 def test_bad_options(options: dict[str, Any], field: str) -> None:
     with pytest.raises(HandError) as err:
         score_hand(S1, options=options)
@@ -367,8 +485,11 @@ def standard_hands(draw: st.DrawFn) -> dict[str, Any]:
     concealed: list[int] = []
     melds: list[dict[str, Any]] = []
     for _ in range(4):
-        options = [("seq", k) for k in palette if k < 27 and k % 9 <= 6 and k + 2 in palette
-                   and all(left[k + i] for i in range(3))]
+        options = [
+            ("seq", k)
+            for k in palette
+            if k < 27 and k % 9 <= 6 and k + 2 in palette and all(left[k + i] for i in range(3))
+        ]
         options += [("trip", k) for k in palette if left[k] >= 3]
         options += [("kan", k) for k in palette if left[k] == 4]
         if not options:
@@ -405,7 +526,7 @@ def special_hands(draw: st.DrawFn) -> dict[str, Any]:
 
 def _holds_another(hand: dict[str, Any]) -> bool:
     """The hand holds another tile of the winning tile's kind (so no kan of it was robbed)."""
-    from scoring.tiles import kind, parse_tiles
+    from paiscan.scoring.tiles import kind, parse_tiles
 
     win = kind(parse_tiles(hand["win_tile"])[0])
     held = [*parse_tiles(hand["hand"]), *(t for m in hand["melds"] for t in parse_tiles(m["tiles"]))]
@@ -433,8 +554,7 @@ def _situation(draw: st.DrawFn, hand: dict[str, Any]) -> dict[str, Any]:
             flags += ["renhou", "dealer_first_discard_ron"]
     elif chance == "immunity" and not tsumo:
         flags.append("ron_paid_as_tsumo")
-    return {"rules": "wsom", **hand, "win": "tsumo" if tsumo else "ron", "seat_wind": seat,
-            "flags": flags}
+    return {"rules": "wsom", **hand, "win": "tsumo" if tsumo else "ron", "seat_wind": seat, "flags": flags}
 
 
 #: Patterns the seed says always come with others ("…が必ず複合する").

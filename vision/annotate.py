@@ -8,8 +8,14 @@ from typing import Any
 import cv2
 import numpy as np
 
-ROLE_COLORS = {"hand": (60, 200, 60), "win": (0, 0, 255), "meld": (255, 140, 0), "dora": (255, 0, 255),
-               "nuki": (0, 200, 255), "other": (160, 160, 160)}
+ROLE_COLORS = {
+    "hand": (60, 200, 60),
+    "win": (0, 0, 255),
+    "meld": (255, 140, 0),
+    "dora": (255, 0, 255),
+    "nuki": (0, 200, 255),
+    "other": (160, 160, 160),
+}
 
 
 def annotate(bgr: np.ndarray, result: dict[str, Any], max_side: int = 1600) -> np.ndarray:
@@ -27,13 +33,21 @@ def annotate(bgr: np.ndarray, result: dict[str, Any], max_side: int = 1600) -> n
         color = ROLE_COLORS.get(det.get("role", "hand"), ROLE_COLORS["other"])
         cv2.rectangle(img, (x1, y1), (x2, y2), color, thick)
         label = det["class"]
-        cv2.putText(img, label, (x1, max(10, y1 - 3)), cv2.FONT_HERSHEY_SIMPLEX, 0.4 * thick, color, thick,
-                    cv2.LINE_AA)
+        cv2.putText(img, label, (x1, max(10, y1 - 3)), cv2.FONT_HERSHEY_SIMPLEX, 0.4 * thick, color, thick, cv2.LINE_AA)
     summary = summary_line(result.get("hand") or {})
-    cv2.putText(img, summary, (8, img.shape[0] - 10), cv2.FONT_HERSHEY_SIMPLEX, 0.5 * thick, (255, 255, 255),
-                thick + 1, cv2.LINE_AA)
-    cv2.putText(img, summary, (8, img.shape[0] - 10), cv2.FONT_HERSHEY_SIMPLEX, 0.5 * thick, (0, 0, 0), thick,
-                cv2.LINE_AA)
+    cv2.putText(
+        img,
+        summary,
+        (8, img.shape[0] - 10),
+        cv2.FONT_HERSHEY_SIMPLEX,
+        0.5 * thick,
+        (255, 255, 255),
+        thick + 1,
+        cv2.LINE_AA,
+    )
+    cv2.putText(
+        img, summary, (8, img.shape[0] - 10), cv2.FONT_HERSHEY_SIMPLEX, 0.5 * thick, (0, 0, 0), thick, cv2.LINE_AA
+    )
     return img
 
 
@@ -49,9 +63,13 @@ def summary_line(hand: dict[str, Any]) -> str:
     'hand -  win -  dora -'
     """
     melds = " ".join(m.get("tiles", "") + ("" if m.get("open", True) else "(closed)") for m in hand.get("melds") or [])
-    parts = [f"hand {hand.get('hand') or '-'}", *([f"melds {melds}"] if melds else []),
-             f"win {hand.get('win_tile') or '-'}", f"dora {' '.join(hand.get('dora_indicators') or []) or '-'}",
-             *([f"nuki {hand['nuki']}"] if hand.get("nuki") else [])]
+    parts = [
+        f"hand {hand.get('hand') or '-'}",
+        *([f"melds {melds}"] if melds else []),
+        f"win {hand.get('win_tile') or '-'}",
+        f"dora {' '.join(hand.get('dora_indicators') or []) or '-'}",
+        *([f"nuki {hand['nuki']}"] if hand.get("nuki") else []),
+    ]
     return "  ".join(parts)
 
 
@@ -72,7 +90,7 @@ def annotate_file(photo: Path, result: dict[str, Any], out: Path) -> None:
     Raises ``ValueError`` for an ending OpenCV cannot write and ``OSError`` when ``out`` cannot be
     written; an existing ``out`` is then left as it was.
     """
-    from vision.image import read_image_file
+    from paiscan.vision.image import read_image_file
 
     suffix = out.suffix.lower()
     wrong = wrong_ending(out)

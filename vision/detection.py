@@ -1,7 +1,7 @@
 """One detected tile: what the detector saw, before any reading of the hand.
 
 A :class:`Detection` is the localizer's box plus the classifier's verdict, in image pixels, with
-classes numbered as the contract's detection classes (``0..37``, equal to :mod:`scoring.tiles`
+classes numbered as the contract's detection classes (``0..37``, equal to :mod:`paiscan.scoring.tiles`
 tile ids: ``37`` is a face-down tile).
 
 >>> d = Detection(4, 0.9, (10.0, 20.0, 40.0, 60.0), topk=((4, 0.9), (34, 0.08)))
@@ -20,7 +20,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from scoring.tiles import BACK, N_CLASSES, parse_tiles, tile_name
+from paiscan.scoring.tiles import BACK, N_CLASSES, parse_tiles, tile_name
 
 Box = tuple[float, float, float, float]
 
@@ -157,9 +157,16 @@ class Detection:
         x1, y1, x2, y2 = (float(v) for v in data["box"])
         topk = tuple((tile_id(c), float(p)) for c, p in data.get("topk", []))
         angle = data.get("face_angle")
-        return cls(cid, float(data.get("confidence", 1.0)), (x1, y1, x2, y2), bool(data.get("rotated", False)),
-                   topk, None if angle is None else float(angle), float(data.get("face_sure", 0.0)),
-                   bool(data.get("cut", False)))
+        return cls(
+            cid,
+            float(data.get("confidence", 1.0)),
+            (x1, y1, x2, y2),
+            bool(data.get("rotated", False)),
+            topk,
+            None if angle is None else float(angle),
+            float(data.get("face_sure", 0.0)),
+            bool(data.get("cut", False)),
+        )
 
 
 __all__ = ["ROUND_FACES", "Box", "Detection"]

@@ -87,8 +87,9 @@ def decode_image(data: bytes, max_pixels: int = DEFAULT_MAX_PIXELS, max_side: in
             img = Image.open(io.BytesIO(data))
             w, h = img.size
             if w * h > max_pixels:
-                raise ImageError("too_many_pixels",
-                                 f"the image has {w}×{h} = {w * h} pixels; the limit is {max_pixels}")
+                raise ImageError(
+                    "too_many_pixels", f"the image has {w}×{h} = {w * h} pixels; the limit is {max_pixels}"
+                )
             scale = 1.0
             if fmt == "jpeg" and max_side and max(w, h) > max_side:
                 img.draft("RGB", (max(1, w * max_side // max(w, h)), max(1, h * max_side // max(w, h))))

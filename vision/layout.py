@@ -1,7 +1,7 @@
 """The geometry of a shown hand: rows, groups, melds, the winning tile and the tiles apart.
 
 :func:`analyse_layout` turns detections into a :class:`Layout` without judging tile identities
-beyond what the ruleset sets aside (that is :mod:`vision.reading`'s job, with the scoring core as
+beyond what the ruleset sets aside (that is :mod:`paiscan.vision.reading`'s job, with the scoring core as
 arbiter). Everything is measured in *row coordinates* and *tile widths*, so the rules hold for a
 skewed or rotated photo and under mild perspective:
 
@@ -38,7 +38,7 @@ skewed or rotated photo and under mild perspective:
    ``from``; a stacked or doubled sideways pair: added kan; back–face–face–back: closed kan), whose
    tile count fits (``13 - 3·melds`` concealed), each with a geometric cost (see ``*_COST``).
 
->>> from vision.detection import Detection
+>>> from paiscan.vision.detection import Detection
 >>> dets = [Detection(c, 0.99, (i * 30.0, 0.0, i * 30.0 + 28.0, 40.0)) for i, c in enumerate(range(3))]
 >>> lay = analyse_layout(dets)
 >>> [t.det for t in lay.rows[0].tiles], lay.rows[0].oriented_by
@@ -49,7 +49,6 @@ from __future__ import annotations
 
 import itertools
 import math
-import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cache, lru_cache
@@ -57,11 +56,11 @@ from typing import Any, Literal
 
 import numpy as np
 
-from scoring.engine import Ruleset
-from scoring.errors import HandError
-from scoring.registry import get_ruleset
-from scoring.tiles import BACK, kind
-from vision.detection import ROUND_FACES, Detection, iou
+from paiscan.scoring.engine import Ruleset
+from paiscan.scoring.errors import HandError
+from paiscan.scoring.registry import get_ruleset
+from paiscan.scoring.tiles import BACK, kind
+from paiscan.vision.detection import ROUND_FACES, Detection, iou
 
 # ---------------------------------------------------------------------------------- thresholds
 #: half-width of a row band, in tile sizes (sqrt of box area): sideways tiles sit ~0.15 off
@@ -116,7 +115,7 @@ BOX_SAYS_SIDEWAYS = 0.3
 #:   it (fresh render 990017/94: a cut 2p's face read 98° off made a call mark, and the concealed
 #:   tiles a meld). On 4,600 selection and fresh renders 5 more read exactly and none fewer (half
 #:   of ``UNSURE_MARGIN`` alike); two refused before read wrong, each through a tile read under
-#:   0.15 likely, which the reading now asks about (``vision.reading.UNLIKELY_CLASS_P``);
+#:   0.15 likely, which the reading now asks about (``paiscan.vision.reading.UNLIKELY_CLASS_P``);
 #: - a face whose axis the classifier often guesses (``ROUND_FACES``: a blank white dragon, a one
 #:   of circles): 4 more read exactly, none fewer, and one refused before read silently wrong
 #:   (selection 990011/851: an added kan of white dragons, its stacked tile missed, read as a pon);
@@ -413,8 +412,17 @@ CLOSED_KAN_INNER_BACKS_COST = 0.3  # face–back–back–face
 EXCLUDE_COST = 1.0  # a lone group at a row end is an indicator, not part of the hand
 END_GROUPS_EXCLUDED = 2  # ... and the next group in too (indicators, then gari beyond them)
 #: a row read from the end its orientation cue did not choose, by cue
-FLIP_COST = {"faces": 2.0, "stacked": 1.5, "melds": 1.5, "melds_weak": 0.3, "win_gap": 0.8, "weak_gap": 0.3,
-             "apart": 0.1, "default": 0.1, "flipped": 0.1}
+FLIP_COST = {
+    "faces": 2.0,
+    "stacked": 1.5,
+    "melds": 1.5,
+    "melds_weak": 0.3,
+    "win_gap": 0.8,
+    "weak_gap": 0.3,
+    "apart": 0.1,
+    "default": 0.1,
+    "flipped": 0.1,
+}
 MARKED_EXCLUDE_COST = 0.5  # ... and it lies sideways
 SET_ASIDE_EXCLUDE_COST = 0.1  # a group of set-aside tiles (gari) at a row end
 
@@ -566,8 +574,12 @@ class Structure:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "concealed": list(self.concealed), "win": self.win, "melds": [m.to_dict() for m in self.melds],
-            "excluded": list(self.excluded), "cost": round(self.cost, 3), "win_rule": self.win_rule,
+            "concealed": list(self.concealed),
+            "win": self.win,
+            "melds": [m.to_dict() for m in self.melds],
+            "excluded": list(self.excluded),
+            "cost": round(self.cost, 3),
+            "win_rule": self.win_rule,
             "count_ok": self.count_ok,
         }
 
@@ -626,9 +638,12 @@ class HandRow:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "row": self.row.to_dict(), "n_structures": len(self.structures),
+            "row": self.row.to_dict(),
+            "n_structures": len(self.structures),
             "structure": (self.structures[0] if self.structures else self.best_effort).to_dict(),
-            "apart": list(self.apart), "set_aside": list(self.set_aside), "unused": list(self.unused),
+            "apart": list(self.apart),
+            "set_aside": list(self.set_aside),
+            "unused": list(self.unused),
             "prior": round(self.prior, 2),
         }
 
@@ -651,24 +666,20 @@ class Layout:
         return self.candidates[0] if self.candidates else None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"rows": [r.to_dict() for r in self.rows], "candidates": [c.to_dict() for c in self.candidates],
-                "set_aside_kinds": sorted(self.set_aside_kinds)}
+        return {
+            "rows": [r.to_dict() for r in self.rows],
+            "candidates": [c.to_dict() for c in self.candidates],
+            "set_aside_kinds": sorted(self.set_aside_kinds),
+        }
 
 
 # ---------------------------------------------------------------------------------- ruleset facts
 def set_aside_kinds(rules: str) -> frozenset[int]:
-    """Tile kinds the ruleset sets aside when shown (Totenko: every manzu, 1m 5m 9m).
-
-    A ruleset declares them as a ``nuki_kinds`` attribute, or as ``GARI_KINDS`` in its module.
-    """
+    """Tile kinds the ruleset sets aside when shown (Totenko: 1m 5m 9m): its ``set_aside_kinds``."""
     try:
-        rs = get_ruleset(rules)
+        return get_ruleset(rules).set_aside_kinds
     except HandError:
         return frozenset()
-    declared: Iterable[int] | None = getattr(rs, "nuki_kinds", None)
-    if declared is None:
-        declared = getattr(sys.modules.get(type(rs).__module__), "GARI_KINDS", None)
-    return frozenset(int(k) for k in declared or ())
 
 
 @lru_cache(maxsize=64)
@@ -841,16 +852,28 @@ def _local_axis_offsets(angles: np.ndarray, u: np.ndarray, normal_offsets: np.nd
     support = near.sum(2) + SELF_VOTE * (_axis_gap(neigh, a[:, None]) <= AXIS_CLUSTER_DEG) - 1e-3 * to_normal[idx]
     members = near[np.arange(len(a)), np.argmax(np.where(known, support, -np.inf), axis=1)]
     doubled = np.radians(2.0 * np.nan_to_num(neigh))
-    ref = np.degrees(np.arctan2(np.where(members, np.sin(doubled), 0.0).sum(1),
-                                np.where(members, np.cos(doubled), 0.0).sum(1))) / 2.0
+    ref = (
+        np.degrees(
+            np.arctan2(np.where(members, np.sin(doubled), 0.0).sum(1), np.where(members, np.cos(doubled), 0.0).sum(1))
+        )
+        / 2.0
+    )
     out = np.full(len(a), np.nan)
     enough = ~np.isnan(a) & (known.sum(1) >= MIN_FACE_NEIGHBOURS)
     out[order] = np.where(enough, _axis_gap(np.nan_to_num(a), ref), np.nan)
     return out
 
 
-def _side_margins(along: np.ndarray, across: np.ndarray, flags: np.ndarray, degenerate: bool, refs: np.ndarray,
-                  angles: np.ndarray, direction: np.ndarray, u: np.ndarray | None = None) -> np.ndarray:
+def _side_margins(
+    along: np.ndarray,
+    across: np.ndarray,
+    flags: np.ndarray,
+    degenerate: bool,
+    refs: np.ndarray,
+    angles: np.ndarray,
+    direction: np.ndarray,
+    u: np.ndarray | None = None,
+) -> np.ndarray:
     """How sideways each tile is (positive: sideways), against its upright reference ratio
     ``refs`` from the box, or from the face's angle (degrees, NaN: unknown) where it is known:
     against its neighbours' faces along the row (``u``), else against the row's normal; a face
@@ -865,8 +888,9 @@ def _side_margins(along: np.ndarray, across: np.ndarray, flags: np.ndarray, dege
     else:
         margin = np.log(np.maximum(ratio, 1e-6) / refs) - math.log(SIDEWAYS_RATIO)
         maybe = (ratio > SIDEWAYS_FLAG_BAND * refs) & flags_rel
-        margin = np.where((margin <= 0) & maybe, np.maximum(margin + math.log(SIDEWAYS_RATIO / SIDEWAYS_FLAG_BAND),
-                                                            1e-3), margin)
+        margin = np.where(
+            (margin <= 0) & maybe, np.maximum(margin + math.log(SIDEWAYS_RATIO / SIDEWAYS_FLAG_BAND), 1e-3), margin
+        )
         margin = np.where(ratio > SIDEWAYS_MIN_RATIO, margin, np.minimum(margin, -1e-3))
     known = ~np.isnan(angles)
     if known.any():
@@ -909,10 +933,17 @@ def _geo(dets: Sequence[Detection]) -> _Geo:
     w, h = boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1]
     pts = np.stack([(boxes[:, 0] + boxes[:, 2]) / 2, (boxes[:, 1] + boxes[:, 3]) / 2], axis=1)
     angles = np.array([np.nan if d.face_angle is None or d.cls == BACK else d.face_angle for d in dets], dtype=float)
-    return _Geo(tuple(dets), pts, w, h, np.sqrt(w * h), np.array([d.rotated for d in dets], dtype=bool),
-                np.array([d.cls == BACK for d in dets], dtype=bool), angles,
-                np.array([d.face_sure * (SAME_UPSIDE_DOWN_SURE if d.cls in TOP_DOUBTED else 1.0)
-                          for d in dets], dtype=float))
+    return _Geo(
+        tuple(dets),
+        pts,
+        w,
+        h,
+        np.sqrt(w * h),
+        np.array([d.rotated for d in dets], dtype=bool),
+        np.array([d.cls == BACK for d in dets], dtype=bool),
+        angles,
+        np.array([d.face_sure * (SAME_UPSIDE_DOWN_SURE if d.cls in TOP_DOUBTED else 1.0) for d in dets], dtype=float),
+    )
 
 
 def _line_key(line: _Line) -> tuple[Any, ...]:
@@ -942,16 +973,29 @@ def _measure_row(g: _Geo, line: _Line) -> tuple[list[RowTile], float, bool]:
     u, v = rel @ d, rel @ up
     along, across, degenerate = _extents(g.w[idx], g.h[idx], d)
     refs = _local_refs(along / across, u)
-    margins = np.where(g.backs[idx], -math.inf, _side_margins(along, across, g.flags[idx], degenerate, refs,
-                                                              g.angles[idx], d, u))
+    margins = np.where(
+        g.backs[idx], -math.inf, _side_margins(along, across, g.flags[idx], degenerate, refs, g.angles[idx], d, u)
+    )
     unsure = np.array([g.dets[j].cut or g.dets[j].cls in ROUND_FACES for j in idx], dtype=bool)
     margins = np.where(unsure & np.isfinite(margins), np.clip(margins, -GUESSED_MARGIN, GUESSED_MARGIN), margins)
     side = _sideways(margins)
     order = np.argsort(u)
-    tiles = [RowTile(int(idx[i]), float(u[i]), float(v[i]), float(along[i]), float(across[i]), bool(side[i]),
-                     bool(g.backs[idx[i]]), line.stacked.get(int(idx[i])), ref_ratio=float(refs[i]),
-                     side_margin=float(margins[i]), doubtful=g.dets[idx[i]].confidence < DOUBTFUL_END_CONF)
-             for i in order]
+    tiles = [
+        RowTile(
+            int(idx[i]),
+            float(u[i]),
+            float(v[i]),
+            float(along[i]),
+            float(across[i]),
+            bool(side[i]),
+            bool(g.backs[idx[i]]),
+            line.stacked.get(int(idx[i])),
+            ref_ratio=float(refs[i]),
+            side_margin=float(margins[i]),
+            doubtful=g.dets[idx[i]].confidence < DOUBTFUL_END_CONF,
+        )
+        for i in order
+    ]
     widths = [t.width for t in tiles]
     return tiles, float(np.median(widths)) if widths else 1.0, degenerate
 
@@ -999,8 +1043,9 @@ def _attach_stacked(g: _Geo, line: _Line, pool: list[int], spare: set[int] | Non
         refs = np.full(len(idx), base.ref_ratio)
         side = _sideways(_side_margins(along, across, g.flags[idx], degenerate, refs, g.angles[idx], d))
         if not degenerate and round_faces.any():  # a round face's axis is a guess: its box may say sideways
-            by_box = _sideways(_side_margins(along, across, g.flags[idx], degenerate, refs,
-                                             np.full(len(idx), np.nan), d))
+            by_box = _sideways(
+                _side_margins(along, across, g.flags[idx], degenerate, refs, np.full(len(idx), np.nan), d)
+            )
             side |= by_box & round_faces
         depth = _depth_near(g, tiles, base, up)
         best, best_dist = None, math.inf
@@ -1030,8 +1075,9 @@ def _detach_stacked(g: _Geo, line: _Line) -> None:
     five 4z). On 4,600 selection and fresh renders 4 more read exactly and none fewer."""
     tiles, _, _ = _row_tiles(g, line, gaps=True)
     paired = _overlapping_pairs(g, tiles)
-    side = [t for k, t in enumerate(tiles)
-            if not t.back and (t.sideways or k in paired or _turned_as_next(g, tiles, k))]
+    side = [
+        t for k, t in enumerate(tiles) if not t.back and (t.sideways or k in paired or _turned_as_next(g, tiles, k))
+    ]
     if len(side) < 2:
         return
     d = line.direction
@@ -1044,8 +1090,9 @@ def _detach_stacked(g: _Geo, line: _Line) -> None:
         if a.det in taken or b.det in taken:
             continue
         base, top = sorted((a, b), key=lambda t: abs(t.v - ref_v))
-        if not _lies_on(g, base, top.det, abs(top.u - base.u), abs(top.v - base.v), d,
-                        _depth_near(g, upright, base, up)):
+        if not _lies_on(
+            g, base, top.det, abs(top.u - base.u), abs(top.v - base.v), d, _depth_near(g, upright, base, up)
+        ):
             continue
         line.members.remove(top.det)
         line.stacked[base.det] = top.det
@@ -1078,28 +1125,43 @@ def _turned_as_next(g: _Geo, tiles: Sequence[RowTile], k: int) -> bool:
     """Tile ``k``'s face lies within ``STACK_AXIS_DEG`` of the axis of a sideways face-up tile next
     to it in the row: a stacked tile turned as its base, whatever its own sideways judgement (a
     tile among several sideways ones is judged against their axis: fresh render 990015/267)."""
-    return any(0 <= n < len(tiles) and tiles[n].sideways and not tiles[n].back
-               and _same_axis(g, tiles[k].det, tiles[n].det) for n in (k - 1, k + 1))
+    return any(
+        0 <= n < len(tiles) and tiles[n].sideways and not tiles[n].back and _same_axis(g, tiles[k].det, tiles[n].det)
+        for n in (k - 1, k + 1)
+    )
 
 
-def _lies_on(g: _Geo, base: RowTile, j: int, du: float, dv: float, direction: np.ndarray,
-             depth: np.ndarray | None, v_min: float = STACK_V_MIN) -> bool:
+def _lies_on(
+    g: _Geo,
+    base: RowTile,
+    j: int,
+    du: float,
+    dv: float,
+    direction: np.ndarray,
+    depth: np.ndarray | None,
+    v_min: float = STACK_V_MIN,
+) -> bool:
     """Tile ``j`` lies stacked on ``base``: ``du`` along the row (measured across the table's
     ``depth`` where known, see ``STACK_DEPTH_NEAR``) within ``STACK_U_TOL`` of the base, ``dv``
     across it ``v_min`` to ``STACK_V_MAX``, of a size and a kind that may match."""
     if depth is not None:
         off = g.pts[j] - g.pts[base.det]
         du = abs(float(np.linalg.solve(np.column_stack([direction, depth]), off)[0]))
-    return (du <= STACK_U_TOL * base.along and v_min * base.across <= dv <= STACK_V_MAX * base.across
-            and SIZE_RATIO[0] <= g.size[j] / g.size[base.det] <= SIZE_RATIO[1]
-            and _may_match(g.dets[base.det], g.dets[j]))
+    return (
+        du <= STACK_U_TOL * base.along
+        and v_min * base.across <= dv <= STACK_V_MAX * base.across
+        and SIZE_RATIO[0] <= g.size[j] / g.size[base.det] <= SIZE_RATIO[1]
+        and _may_match(g.dets[base.det], g.dets[j])
+    )
 
 
 def _depth_near(g: _Geo, tiles: Sequence[RowTile], base: RowTile, up: np.ndarray) -> np.ndarray | None:
     """The table's depth near ``base`` in the image (a unit vector on ``up``'s side), from the faces
     of the upright tiles nearest it (``STACK_DEPTH_NEAR``); None where they do not say."""
-    near = sorted((t for t in tiles if not t.sideways and not t.back and not np.isnan(g.angles[t.det])),
-                  key=lambda t: abs(t.u - base.u))[:STACK_DEPTH_NEAR]
+    near = sorted(
+        (t for t in tiles if not t.sideways and not t.back and not np.isnan(g.angles[t.det])),
+        key=lambda t: abs(t.u - base.u),
+    )[:STACK_DEPTH_NEAR]
     if len(near) < 2:
         return None
     top = np.mean([_face_top(float(g.angles[t.det])) for t in near], axis=0)
@@ -1123,16 +1185,17 @@ def _may_match(a: Detection, b: Detection) -> bool:
     >>> _may_match(one, red), _may_match(one, other)
     (True, False)
     """
-    return bool({kind(c) for c, _ in a.candidates()[:STACK_TOPK] if c != BACK}
-                & {kind(c) for c, _ in b.candidates()[:STACK_TOPK] if c != BACK})
+    return bool(
+        {kind(c) for c, _ in a.candidates()[:STACK_TOPK] if c != BACK}
+        & {kind(c) for c, _ in b.candidates()[:STACK_TOPK] if c != BACK}
+    )
 
 
 def _closed_kans_only(run: Sequence[RowTile]) -> bool:
     """The run splits into closed kans (back–face–face–back or face–back–back–face)."""
     if not run or len(run) % 4:
         return False
-    return all([t.back for t in run[k:k + 4]] in CLOSED_KAN_BACKS
-               for k in range(0, len(run), 4))
+    return all([t.back for t in run[k : k + 4]] in CLOSED_KAN_BACKS for k in range(0, len(run), 4))
 
 
 def _wall_like(run: Sequence[RowTile]) -> bool:
@@ -1140,9 +1203,13 @@ def _wall_like(run: Sequence[RowTile]) -> bool:
     side, no stacked tile, no call mark (a sideways tile among ``MELD_MIN_FACES`` face-up ones),
     and not a split into closed kans."""
     backs = [t.back for t in run]
-    return (sum(backs) > DEAD_WALL_BACKS and any(a and b for a, b in itertools.pairwise(backs))
-            and not any(t.stacked is not None for t in run) and not _closed_kans_only(run)
-            and not any(_surely_sideways(t) and _face_up_run(backs, k) >= MELD_MIN_FACES for k, t in enumerate(run)))
+    return (
+        sum(backs) > DEAD_WALL_BACKS
+        and any(a and b for a, b in itertools.pairwise(backs))
+        and not any(t.stacked is not None for t in run)
+        and not _closed_kans_only(run)
+        and not any(_surely_sideways(t) and _face_up_run(backs, k) >= MELD_MIN_FACES for k, t in enumerate(run))
+    )
 
 
 def _face_up_run(backs: Sequence[bool], k: int) -> int:
@@ -1160,7 +1227,7 @@ def _face_up_run(backs: Sequence[bool], k: int) -> int:
 
 def _between_backs(backs: Sequence[bool], k: int) -> bool:
     """A face-down tile lies on each side of position ``k`` (not necessarily next to it)."""
-    return any(backs[:k]) and any(backs[k + 1:])
+    return any(backs[:k]) and any(backs[k + 1 :])
 
 
 def _surely_sideways(t: RowTile) -> bool:
@@ -1178,7 +1245,7 @@ def _wall_tail(run: Sequence[RowTile]) -> int:
     for k in range(1, len(run) - DEAD_WALL_MIN_TILES + 1):
         if not run[k].back or not _wall_like(run[k:]) or not _closed_kans_in(run[:k]):
             continue
-        if len(run) - k >= 4 and [x.back for x in run[k:k + 4]] == CLOSED_KAN_BACKS[0]:
+        if len(run) - k >= 4 and [x.back for x in run[k : k + 4]] == CLOSED_KAN_BACKS[0]:
             continue  # a closed kan (back–face–face–back) starts here
         gap = run[k].gap_before
         if gap > best_gap:
@@ -1192,8 +1259,7 @@ def _closed_kans_in(run: Sequence[RowTile]) -> bool:
     backs = [t.back for t in run]
     ok = [True] + [False] * len(run)  # ok[k]: the first k tiles split so
     for k in range(1, len(run) + 1):
-        ok[k] = (ok[k - 1] and not backs[k - 1]) or (
-            k >= 4 and ok[k - 4] and backs[k - 4:k] in CLOSED_KAN_BACKS)
+        ok[k] = (ok[k - 1] and not backs[k - 1]) or (k >= 4 and ok[k - 4] and backs[k - 4 : k] in CLOSED_KAN_BACKS)
     return ok[-1]
 
 
@@ -1223,7 +1289,7 @@ def _split_dead_wall(g: _Geo, line: _Line, aside: Sequence[bool] = ()) -> list[_
         while k + 1 < len(inward) and all(t.back for t in inward[k]):
             k += 1
         # the end's tiles from the hand outward
-        ordered = [t for r in reversed(inward[:k + 1]) for t in (r if end else r[::-1])]
+        ordered = [t for r in reversed(inward[: k + 1]) for t in (r if end else r[::-1])]
         start = _wall_tail(ordered)
         led = start > 0 and not any(t.back for t in ordered[:WALL_LEAD_FACES])
         parted = k + 1 < len(inward) and _wall_like(ordered) and not led  # a gap parts them from the rest
@@ -1255,8 +1321,12 @@ def _pond_run(g: _Geo, run: list[RowTile]) -> list[RowTile]:
 
     def odd(r: RowTile) -> bool:
         a = float(g.angles[r.det])
-        return (not r.back and not np.isnan(a) and bool(g.sure[r.det] >= TURNED_SURE)
-                and POND_ODD_AXIS[0] <= float(_axis_gap(a, axis)) <= POND_ODD_AXIS[1])
+        return (
+            not r.back
+            and not np.isnan(a)
+            and bool(g.sure[r.det] >= TURNED_SURE)
+            and POND_ODD_AXIS[0] <= float(_axis_gap(a, axis)) <= POND_ODD_AXIS[1]
+        )
 
     a, b = 0, len(run)
     if odd(run[0]):
@@ -1326,7 +1396,7 @@ def _duplicates(dets: Sequence[Detection]) -> set[int]:
         if i in out:
             continue
         ax1, ay1, ax2, ay2 = dets[i].box
-        for j in order[k + 1:]:
+        for j in order[k + 1 :]:
             bx1, by1, bx2, by2 = dets[j].box
             iw, ih = min(ax2, bx2) - max(ax1, bx1), min(ay2, by2) - max(ay1, by1)
             if iw <= 0 or ih <= 0:
@@ -1353,8 +1423,9 @@ def _extract_lines(g: _Geo, skip: set[int], aside: Sequence[bool] = ()) -> tuple
         lines.extend(walls)
         if walls:  # the line found again without the wall (see _found_again)
             walled = {j for w in walls for j in w.members}
-            unwalled = [j for j in pool_before
-                        if j not in walled and j not in line.stacked.values() and j not in released]
+            unwalled = [
+                j for j in pool_before if j not in walled and j not in line.stacked.values() and j not in released
+            ]
             again = _found_again(g, line, unwalled)
             if again is not None:  # its tiles, along the first line's direction (measured on more tiles)
                 pool[:] = unwalled
@@ -1407,8 +1478,11 @@ def _joins(g: _Geo, line: _Line, dets: Sequence[int]) -> bool:
     inside = (u > u_line.min()) & (u < u_line.max())
     clear = np.abs(u[:, None] - u_line[None, :]).min(axis=1) > 0.5 * unit
     if inside.any() and not inside.all():  # some fill holes near an end, the rest go on past it
-        return (_across_within(g, idx[inside], d, line.point) and bool(np.all(clear[inside]))
-                and _joins(g, line, [int(j) for j in idx[~inside]]))
+        return (
+            _across_within(g, idx[inside], d, line.point)
+            and bool(np.all(clear[inside]))
+            and _joins(g, line, [int(j) for j in idx[~inside]])
+        )
     on_line = _across_within(g, idx, d, line.point)
     beyond = max(float(u.min() - u_line.max()), float(u_line.min() - u.max()))
     if 0.0 < beyond <= MERGE_GAP * unit + unit:
@@ -1439,8 +1513,7 @@ def _merge_continuations(g: _Geo, lines: list[_Line], rest: list[int]) -> tuple[
     pons, now exactly; nothing else moved on 4,600)."""
 
     def walled(line: _Line) -> bool:
-        return (sum(g.backs[m] for m in line.members) > DEAD_WALL_BACKS
-                and not _closed_kans_in(_row_tiles(g, line)[0]))
+        return sum(g.backs[m] for m in line.members) > DEAD_WALL_BACKS and not _closed_kans_in(_row_tiles(g, line)[0])
 
     lines = sorted(lines, key=lambda ln: -len(ln.members))
     merged: list[_Line] = []
@@ -1460,9 +1533,9 @@ def _merge_continuations(g: _Geo, lines: list[_Line], rest: list[int]) -> tuple[
                     # a longer one's is measured on the tiles it kept: the direction it was found with may be a
                     # released tile's, as in selection render 990012/797, whose first three concealed tiles made a
                     # line at 6° with a pond tile and could not rejoin the hand at 35°)
-                    if (len(other.members) >= MIN_ROW_TILES
-                            and abs(float(line.direction @ _principal(g.pts[other.members])[0]))
-                            < math.cos(math.radians(20))):
+                    if len(other.members) >= MIN_ROW_TILES and abs(
+                        float(line.direction @ _principal(g.pts[other.members])[0])
+                    ) < math.cos(math.radians(20)):
                         continue
                     if _joins(g, line, other.members):
                         line.members.extend(other.members)
@@ -1481,8 +1554,13 @@ def _merge_continuations(g: _Geo, lines: list[_Line], rest: list[int]) -> tuple[
     return merged, rest
 
 
-def _orient(tiles: list[RowTile], direction: np.ndarray, cue_v: Sequence[float],
-            stacked_v: Sequence[float] = (), faces_v: Sequence[float] = ()) -> tuple[list[RowTile], np.ndarray, str]:
+def _orient(
+    tiles: list[RowTile],
+    direction: np.ndarray,
+    cue_v: Sequence[float],
+    stacked_v: Sequence[float] = (),
+    faces_v: Sequence[float] = (),
+) -> tuple[list[RowTile], np.ndarray, str]:
     """Flip the row so that it runs from the player's left to right; also says what decided.
 
     ``faces_v``: each upright face's vote, its certainty times the cosine of its top to the row's
@@ -1624,14 +1702,14 @@ def _end_options(row: Row, top_aside: Sequence[bool], left: bool, loose: bool = 
     ends = row.tiles if left else row.tiles[::-1]
     if not loose:  # end tiles read doubtfully (a cut indicator, felt) may always be left out
         k = 0
-        while (k < MAX_EXCLUDED and len(row.tiles) - k > HAND_MIN_TILES and ends[k].doubtful
-               and ends[k].stacked is None):
+        while k < MAX_EXCLUDED and len(row.tiles) - k > HAND_MIN_TILES and ends[k].doubtful and ends[k].stacked is None:
             k += 1
             opts.append((k, DOUBTFUL_EXCLUDE_COST))
     if loose:
         for k in range(1, MAX_EXCLUDED + 1):
             if len(row.tiles) - k < HAND_MIN_TILES or any(
-                    t.stacked is not None or (t.sideways and not t.doubtful) for t in ends[:k]):
+                t.stacked is not None or (t.sideways and not t.doubtful) for t in ends[:k]
+            ):
                 break
             doubtful = all(t.doubtful for t in ends[:k])
             opts.append((k, DOUBTFUL_EXCLUDE_COST if doubtful else EXCLUDE_COST + LOOSE_EXCLUDE_COST))
@@ -1651,8 +1729,9 @@ def _end_options(row: Row, top_aside: Sequence[bool], left: bool, loose: bool = 
     return sorted(best.items())
 
 
-def _end_group_cost(row: Row, top_aside: Sequence[bool], groups: Sequence[Sequence[int]], depth: int,
-                    left: bool) -> float | None:
+def _end_group_cost(
+    row: Row, top_aside: Sequence[bool], groups: Sequence[Sequence[int]], depth: int, left: bool
+) -> float | None:
     """The cost of leaving the group ``depth`` groups in from one end out of the hand (its gap is
     the one on its hand side), or ``None`` when it cannot be left out."""
     g = groups[depth] if left else groups[-1 - depth]
@@ -1665,8 +1744,9 @@ def _end_group_cost(row: Row, top_aside: Sequence[bool], groups: Sequence[Sequen
         return None
     if all(top_aside[p] for p in g):
         return SET_ASIDE_EXCLUDE_COST
-    if len(g) <= MAX_EXCLUDED and gap >= min(EXCLUDE_OPTION_GAP, max(EXCLUDE_MIN_GAP,
-                                                                      row.split_gap + EXCLUDE_GAP_OVER_SPLIT)):
+    if len(g) <= MAX_EXCLUDED and gap >= min(
+        EXCLUDE_OPTION_GAP, max(EXCLUDE_MIN_GAP, row.split_gap + EXCLUDE_GAP_OVER_SPLIT)
+    ):
         return EXCLUDE_COST + EXCLUDE_SHORT_GAP_COST * max(0.0, EXCLUDE_OPTION_GAP - gap)
     return None
 
@@ -1705,15 +1785,24 @@ def _structures(row: Row, top_aside: Sequence[bool], loose: bool = False) -> lis
                         continue
                     prefix = det[a:m]
                     touch = HAND_TOUCHES_MELD_COST if m < e and m > a and not row.split_after(m - 1) else 0.0
-                    touch += INNER_GAP_COST * sum(1 for q in range(a + 1, m - 2)
-                                                  if row.tiles[q + 1].gap_before >= row.split_gap + INNER_GAP_OVER)
+                    touch += INNER_GAP_COST * sum(
+                        1 for q in range(a + 1, m - 2) if row.tiles[q + 1].gap_before >= row.split_gap + INNER_GAP_OVER
+                    )
                     for melds, pc in _partitions(row, m, e):
                         k = len(melds)
                         base = ca + cb + pc + touch
                         if win_after:
                             if len(prefix) == 13 - 3 * k and k:
-                                add(Structure(tuple(prefix), det[e], melds, excluded, base + WIN_AFTER_MELDS_COST,
-                                              "after_melds"))
+                                add(
+                                    Structure(
+                                        tuple(prefix),
+                                        det[e],
+                                        melds,
+                                        excluded,
+                                        base + WIN_AFTER_MELDS_COST,
+                                        "after_melds",
+                                    )
+                                )
                             continue
                         if len(prefix) != 14 - 3 * k:
                             continue
@@ -1727,13 +1816,22 @@ def _structures(row: Row, top_aside: Sequence[bool], loose: bool = False) -> lis
                             if gap_win and i == m - 1:
                                 add(Structure(rest, det[i], melds, excluded, base, "gap"))
                             elif gap_win:
-                                add(Structure(rest, det[i], melds, excluded, base + WIN_AGAINST_GAP_COST,
-                                              "against_gap"))
+                                add(
+                                    Structure(rest, det[i], melds, excluded, base + WIN_AGAINST_GAP_COST, "against_gap")
+                                )
                             elif weak_win and i == m - 1:
                                 add(Structure(rest, det[i], melds, excluded, base, "weak_gap"))
                             elif weak_win:
-                                add(Structure(rest, det[i], melds, excluded, base + WIN_AGAINST_WEAK_GAP_COST,
-                                              "against_weak_gap"))
+                                add(
+                                    Structure(
+                                        rest,
+                                        det[i],
+                                        melds,
+                                        excluded,
+                                        base + WIN_AGAINST_WEAK_GAP_COST,
+                                        "against_weak_gap",
+                                    )
+                                )
                             else:
                                 c = NO_GAP_LAST_COST if i == m - 1 else NO_GAP_OTHER_COST
                                 c += WIN_AGAINST_GAP_COST if lone_first else 0.0
@@ -1767,8 +1865,11 @@ def _sideways_variants(row: Row) -> list[tuple[Row, float]]:
     # call: a closed kan's face seen steeply (fresh render 990015/916 had no reading left). At the
     # row's end it may still be a call whose other tiles were missed: it stays as judged
     backs = [t.back for t in row.tiles]
-    lone = [p for p, t in enumerate(row.tiles) if t.sideways and _between_backs(backs, p)
-            and _face_up_run(backs, p) < MELD_MIN_FACES]
+    lone = [
+        p
+        for p, t in enumerate(row.tiles)
+        if t.sideways and _between_backs(backs, p) and _face_up_run(backs, p) < MELD_MIN_FACES
+    ]
     if lone:
         row = _retiled(row, [replace(t, sideways=False) if p in lone else t for p, t in enumerate(row.tiles)])
     unsure: list[tuple[float, int]] = []
@@ -1815,27 +1916,42 @@ def _row_structures(row: Row, top_aside: Sequence[bool], loose: bool) -> list[St
         for variant, vcost in _sideways_variants(kept):
             for oriented, ocost in ((variant, 0.0), (variant.flipped(), FLIP_COST[row.oriented_by])):
                 aside = kept_aside if ocost == 0.0 else kept_aside[::-1]
-                found.extend(replace(st, cost=st.cost + kcost + vcost + ocost, excluded=(*st.excluded, *dropped))
-                             for st in _structures(oriented, aside, loose))
+                found.extend(
+                    replace(st, cost=st.cost + kcost + vcost + ocost, excluded=(*st.excluded, *dropped))
+                    for st in _structures(oriented, aside, loose)
+                )
     return found
 
 
-def _inner_doubtful_variants(row: Row, top_aside: Sequence[bool]
-                             ) -> list[tuple[Row, float, tuple[int, ...], Sequence[bool]]]:
+def _inner_doubtful_variants(
+    row: Row, top_aside: Sequence[bool]
+) -> list[tuple[Row, float, tuple[int, ...], Sequence[bool]]]:
     """The row, and the row without its doubtful face-up tile that overlaps a neighbour inside it
     (the first, if several) at ``DOUBTFUL_EXCLUDE_COST``: a box on the felt squeezed
     between two groups (selection render 990011/694: between the winning tile and a pon, so the
     count fitted only with a concealed tile taken for an indicator). Each with its cost, the
     detections left out and the set-aside flags of its tiles."""
     tiles = row.tiles
-    inner = [p for p in range(1, len(tiles) - 1)
-             if tiles[p].doubtful and not tiles[p].back and tiles[p].stacked is None and not tiles[p].sideways
-             and (tiles[p].gap_before < 0 or tiles[p + 1].gap_before < 0)]
+    inner = [
+        p
+        for p in range(1, len(tiles) - 1)
+        if tiles[p].doubtful
+        and not tiles[p].back
+        and tiles[p].stacked is None
+        and not tiles[p].sideways
+        and (tiles[p].gap_before < 0 or tiles[p + 1].gap_before < 0)
+    ]
     out: list[tuple[Row, float, tuple[int, ...], Sequence[bool]]] = [(row, 0.0, (), top_aside)]
     if inner and len(tiles) > HAND_MIN_TILES:
         p = inner[0]
-        out.append((_retiled(row, [t for q, t in enumerate(tiles) if q != p]), DOUBTFUL_EXCLUDE_COST,
-                    (tiles[p].det,), [a for q, a in enumerate(top_aside) if q != p]))
+        out.append(
+            (
+                _retiled(row, [t for q, t in enumerate(tiles) if q != p]),
+                DOUBTFUL_EXCLUDE_COST,
+                (tiles[p].det,),
+                [a for q, a in enumerate(top_aside) if q != p],
+            )
+        )
     return out
 
 
@@ -1876,7 +1992,7 @@ def _best_effort(row: Row) -> Structure:
                 leftovers.append(det[g.pop(0)])
         leftovers.extend(det[p] for p in g)
     prefix = [det[p] for g in groups[:first] for p in g]
-    after = [det[p] for g in groups[last + 1:] for p in g] if last >= 0 else []
+    after = [det[p] for g in groups[last + 1 :] for p in g] if last >= 0 else []
     win: int | None = None
     rule = "guess"
     if last >= 0 and len(groups) > last + 1 and len(groups[last + 1]) == 1:
@@ -1908,8 +2024,9 @@ def _clusters(g: _Geo, idx: Sequence[int], unit: float) -> tuple[tuple[int, ...]
     return tuple(tuple(v) for v in out.values())
 
 
-def _join_set_aside(g: _Geo, groups: Sequence[tuple[int, ...]], is_aside: Sequence[bool],
-                    unit: float) -> list[tuple[int, ...]]:
+def _join_set_aside(
+    g: _Geo, groups: Sequence[tuple[int, ...]], is_aside: Sequence[bool], unit: float
+) -> list[tuple[int, ...]]:
     """``groups`` with the clusters of set-aside tiles only that touch within ``unit`` joined,
     where the joined ones lie in one line (``GARI_JOIN_SPREAD``)."""
     aside = [grp for grp in groups if all(is_aside[j] for j in grp)]
@@ -1944,10 +2061,16 @@ def _one_set(max_indicators: int) -> int:
     return max(1, max_indicators // 2)
 
 
-def split_apart(groups: Iterable[Sequence[int]], cls_of: Mapping[int, int], aside_kinds: frozenset[int],
-                max_indicators: int | None = None, walled: frozenset[int] = frozenset(),
-                along: Mapping[int, float] | None = None, indicator_shown: bool = True,
-                hand_middle: float | None = None) -> tuple[tuple[int, ...], tuple[int, ...]]:
+def split_apart(
+    groups: Iterable[Sequence[int]],
+    cls_of: Mapping[int, int],
+    aside_kinds: frozenset[int],
+    max_indicators: int | None = None,
+    walled: frozenset[int] = frozenset(),
+    along: Mapping[int, float] | None = None,
+    indicator_shown: bool = True,
+    hand_middle: float | None = None,
+) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """Tiles apart as (dora indicators, set-aside tiles), by cluster, nearest cluster first: a
     cluster of set-aside kinds only (Totenko's manzu) is set aside, unless it lies in a dead wall
     (``walled``: players flip the indicator in place); in a cluster with any other tile they are
@@ -1992,21 +2115,29 @@ def split_apart(groups: Iterable[Sequence[int]], cls_of: Mapping[int, int], asid
             continue
         if clusters == 0:  # one more than the rules allow still reads as indicators (and is seen)
             fits = len(faces) < BACKGROUND_ROW_TILES and (
-                max_indicators is None or len(faces) <= max_indicators
-                or (len(faces) == max_indicators + 1 and len(faces) <= OVER_LIMIT_MAX_FACES))
+                max_indicators is None
+                or len(faces) <= max_indicators
+                or (len(faces) == max_indicators + 1 and len(faces) <= OVER_LIMIT_MAX_FACES)
+            )
         else:  # ... and a further one no larger than one set of indicators
             fits = max_indicators is None or (
-                len(dora) + len(faces) <= max_indicators and len(faces) <= _one_set(max_indicators))
+                len(dora) + len(faces) <= max_indicators and len(faces) <= _one_set(max_indicators)
+            )
         if fits:
             dora.extend(faces)
             clusters += 1
+
     def mean_along(grp: Sequence[int]) -> float:
         return float(np.mean([(along or {}).get(d, 0.0) for d in grp]))
 
     if not dora and aside and indicator_shown:
         first = min(aside, key=mean_along)
-        lone_left = len(aside) == 1 and along is not None and hand_middle is not None and (
-            all(d in along for d in first) and mean_along(first) < hand_middle)
+        lone_left = (
+            len(aside) == 1
+            and along is not None
+            and hand_middle is not None
+            and (all(d in along for d in first) and mean_along(first) < hand_middle)
+        )
         if (len(aside) > 1 or lone_left) and (max_indicators is None or len(first) <= _one_set(max_indicators)):
             dora = first
             aside.remove(first)
@@ -2048,23 +2179,34 @@ def _peel_upright(g: _Geo, group: Sequence[int], row: Row) -> list[tuple[int, ..
     hand = list(row.dets)
     middle = np.mean(g.pts[rest], axis=0)
     gap_to_hand = float(np.min(np.linalg.norm(g.pts[hand] - middle, axis=1)))
-    if any(_nearest(g, hand, (j,)) >= gap_to_hand or _nearest(g, rest, (j,)) < PEEL_MIN_GAP * row.unit
-           for j in upright):
+    if any(
+        _nearest(g, hand, (j,)) >= gap_to_hand or _nearest(g, rest, (j,)) < PEEL_MIN_GAP * row.unit for j in upright
+    ):
         return [tuple(group)]
     return [*_clusters(g, upright, row.unit), tuple(rest)]
 
 
-def _pond_like(g: _Geo, group: Sequence[int], row: Row, background: Sequence[set[int]], strays: set[int],
-               med_size: float, walled: set[int], is_aside: Sequence[bool],
-               doubtful: frozenset[int] = frozenset()) -> bool:
+def _pond_like(
+    g: _Geo,
+    group: Sequence[int],
+    row: Row,
+    background: Sequence[set[int]],
+    strays: set[int],
+    med_size: float,
+    walled: set[int],
+    is_aside: Sequence[bool],
+    doubtful: frozenset[int] = frozenset(),
+) -> bool:
     """A cluster apart that is someone's discards, not indicators (none of it in a dead wall or set
     aside): turned away, in rows, beside a background line, touching stray tiles, or running on
     into doubtful ones in its line."""
     return not any(j in walled or is_aside[j] for j in group) and (
-        _turned_away(g, group, row) or _in_rows(g, group)
+        _turned_away(g, group, row)
+        or _in_rows(g, group)
         or _beside_background(g, group, background, row, med_size)
         or _touches(g, group, strays, row.unit, med_size)
-        or _line_into_doubtful(g, group, doubtful, row.unit))
+        or _line_into_doubtful(g, group, doubtful, row.unit)
+    )
 
 
 def _line_into_doubtful(g: _Geo, group: Sequence[int], doubtful: frozenset[int], unit: float) -> bool:
@@ -2157,8 +2299,9 @@ def _nearest(g: _Geo, a: Iterable[int], b: Iterable[int], ref_size: float | None
     return float(np.min(dist))
 
 
-def _beside_background(g: _Geo, group: Sequence[int], background: Sequence[set[int]], row: Row,
-                       ref_size: float | None = None) -> bool:
+def _beside_background(
+    g: _Geo, group: Sequence[int], background: Sequence[set[int]], row: Row, ref_size: float | None = None
+) -> bool:
     """A tile of ``group`` touches a background line's (``CLUSTER_UNITS``) and its faces do not
     look the other way (a line whose faces disagree, ``FACES_DISAGREE``, looks no way), or they
     do but look away from the hand's too (upside down to ``row``'s: fresh render 990015/267, a
@@ -2177,8 +2320,13 @@ def _beside_background(g: _Geo, group: Sequence[int], background: Sequence[set[i
         if _past_row_pitch(g, group, bg):
             continue
         theirs = _mean_top(g, bg)
-        if (top is None or theirs is None or float(np.linalg.norm(theirs)) < FACES_DISAGREE
-                or float(top @ theirs) > 0 or upside_down):
+        if (
+            top is None
+            or theirs is None
+            or float(np.linalg.norm(theirs)) < FACES_DISAGREE
+            or float(top @ theirs) > 0
+            or upside_down
+        ):
             return True
     return False
 
@@ -2228,8 +2376,9 @@ def _touches(g: _Geo, group: Sequence[int], strays: set[int], unit: float, ref_s
     return bool(strays) and _nearest(g, strays, group, ref_size) <= CLUSTER_UNITS * unit
 
 
-def _cut_by_the_edge(g: _Geo, inside: list[int], outside: list[int], unit: float,
-                     admits: Callable[[int], bool]) -> list[int]:
+def _cut_by_the_edge(
+    g: _Geo, inside: list[int], outside: list[int], unit: float, admits: Callable[[int], bool]
+) -> list[int]:
     """The tiles of ``outside`` (that ``admits``) completing a cluster (touching: ``CLUSTER_UNITS``)
     of ``inside`` that holds ``EDGE_CUT_INSIDE`` of them or more and ``EDGE_CUT_MAX`` tiles in all:
     a set of indicators the near zone's edge cuts."""
@@ -2243,8 +2392,9 @@ def _cut_by_the_edge(g: _Geo, inside: list[int], outside: list[int], unit: float
     return out
 
 
-def _take_near(g: _Geo, pool: list[int], into: list[int], reach: list[int], within: float,
-               admits: Callable[[int], bool]) -> None:
+def _take_near(
+    g: _Geo, pool: list[int], into: list[int], reach: list[int], within: float, admits: Callable[[int], bool]
+) -> None:
     """Move tiles from ``pool`` to ``into`` while one lies within ``within`` pixels of ``reach``
     (which grows with them) and ``admits`` it."""
     grew = bool(reach)
@@ -2301,10 +2451,10 @@ def _wall_part(run: list[RowTile], aside: Sequence[bool]) -> list[RowTile]:
     backs = [k for k, r in enumerate(run) if r.back]
     if not backs:
         return run
-    end = next((k for k in range(backs[-1] + 1, len(run))
-                if run[k].gap_before >= WALL_FACE_GAP or all(aside[k:])), len(run))
-    start = next((k for k in range(backs[0], 0, -1)
-                  if run[k].gap_before >= WALL_FACE_GAP or all(aside[:k])), 0)
+    end = next(
+        (k for k in range(backs[-1] + 1, len(run)) if run[k].gap_before >= WALL_FACE_GAP or all(aside[k:])), len(run)
+    )
+    start = next((k for k in range(backs[0], 0, -1) if run[k].gap_before >= WALL_FACE_GAP or all(aside[:k])), 0)
     return run[start:end]
 
 
@@ -2329,8 +2479,11 @@ def _extend_wall(g: _Geo, wall: _DeadWall, skip: set[int]) -> _DeadWall:
         while len(chain) < WALL_STEP_MAX:
             rel = g.pts - g.pts[at]
             along, across = rel @ step, np.abs(rel @ normal)
-            ok = ((along >= WALL_STEP_ALONG[0] * pitch) & (along <= WALL_STEP_ALONG[1] * pitch)
-                  & (across <= WALL_STEP_ACROSS * size))
+            ok = (
+                (along >= WALL_STEP_ALONG[0] * pitch)
+                & (along <= WALL_STEP_ALONG[1] * pitch)
+                & (across <= WALL_STEP_ACROSS * size)
+            )
             nxt = [j for j in np.flatnonzero(ok).tolist() if j not in taken and j not in chain]
             if not nxt:
                 break
@@ -2338,7 +2491,7 @@ def _extend_wall(g: _Geo, wall: _DeadWall, skip: set[int]) -> _DeadWall:
             chain.append(at)
         backs = [k for k, j in enumerate(chain) if g.backs[j]]
         if backs:
-            chain = chain[:backs[-1] + 1]
+            chain = chain[: backs[-1] + 1]
             faces |= {j for j in chain if not g.backs[j]}
             tiles += chain
             taken |= set(chain)
@@ -2362,8 +2515,14 @@ def second_boxes_on(dets: Sequence[Detection], tiles: Sequence[int]) -> list[int
     ``tiles`` and read as the same kind: on a pon, the fourth tile of a kan whose boxes overlap, in
     the photo, as one tile's two boxes do (selection render 990011/460, a 3s kan at 40°)."""
     kinds = {kind(dets[i].cls) for i in tiles if dets[i].cls != BACK}
-    return [j for j in sorted(_duplicates(dets)) if j not in tiles and dets[j].cls != BACK
-            and kind(dets[j].cls) in kinds and any(_overlap(dets[j], dets[i]) for i in tiles)]
+    return [
+        j
+        for j in sorted(_duplicates(dets))
+        if j not in tiles
+        and dets[j].cls != BACK
+        and kind(dets[j].cls) in kinds
+        and any(_overlap(dets[j], dets[i]) for i in tiles)
+    ]
 
 
 def row_duplicates(dets: Sequence[Detection], row: Row) -> frozenset[int]:
@@ -2392,10 +2551,15 @@ def row_duplicates(dets: Sequence[Detection], row: Row) -> frozenset[int]:
     for j in candidates:
         rel = g.pts[j] - point
         along = float(rel @ d)
-        if (abs(float(rel @ normal)) <= ROW_REFINE_TOL * size
-                and u.min() - READMIT_BEYOND * row.unit <= along <= u.max() + READMIT_BEYOND * row.unit
-                and (not any(dets[i].cls == dets[j].cls and _overlap(dets[i], dets[j]) for i in inside)
-                     or _in_a_hole(u, along, pitch) or _past_an_end(u, along, pitch))):
+        if (
+            abs(float(rel @ normal)) <= ROW_REFINE_TOL * size
+            and u.min() - READMIT_BEYOND * row.unit <= along <= u.max() + READMIT_BEYOND * row.unit
+            and (
+                not any(dets[i].cls == dets[j].cls and _overlap(dets[i], dets[j]) for i in inside)
+                or _in_a_hole(u, along, pitch)
+                or _past_an_end(u, along, pitch)
+            )
+        ):
             out.add(j)
     return frozenset(out)
 
@@ -2429,14 +2593,18 @@ def _in_a_hole(u: np.ndarray, along: float, pitch: float) -> bool:
 
 
 # ---------------------------------------------------------------------------------- entry point
-def analyse_layout(dets: Sequence[Detection], rules: str = "riichi", readmit: frozenset[int] = frozenset(),
-                   drop: frozenset[int] = frozenset()) -> Layout:
+def analyse_layout(
+    dets: Sequence[Detection],
+    rules: str = "riichi",
+    readmit: frozenset[int] = frozenset(),
+    drop: frozenset[int] = frozenset(),
+) -> Layout:
     """Rows, groups, melds, winning-tile candidates and tiles apart, from geometry alone.
 
     The ruleset only says which tile kinds are set aside (by the detections' top class).
     ``readmit``: detections to take as tiles though they overlap a surer one (see
     :func:`row_duplicates`). ``drop``: detections to take for no tile (see
-    :func:`vision.reading.read_hand`: a face-down box among the concealed tiles).
+    :func:`paiscan.vision.reading.read_hand`: a face-down box among the concealed tiles).
     """
     dets = tuple(dets)
     aside_kinds = set_aside_kinds(rules)
@@ -2461,7 +2629,8 @@ def analyse_layout(dets: Sequence[Detection], rules: str = "riichi", readmit: fr
         return out
 
     background = [  # (face-down tiles do not count: a dead wall is a line of backs with the indicators)
-        part for line in lines
+        part
+        for line in lines
         if sum(not g.backs[i] for i in line.members) >= BACKGROUND_ROW_TILES
         and not all(is_aside[i] for i in line.members)
         and (part := background_part(line))
@@ -2479,8 +2648,11 @@ def analyse_layout(dets: Sequence[Detection], rules: str = "riichi", readmit: fr
     for i in order:
         line = lines[i]
         mine = set(line_dets(line))
-        dups = duplicates | {j for j in range(len(dets)) if j not in mine and any(
-            _share_inside(dets[j], dets[m]) >= APART_OVER_ROW_TILE for m in mine)}
+        dups = duplicates | {
+            j
+            for j in range(len(dets))
+            if j not in mine and any(_share_inside(dets[j], dets[m]) >= APART_OVER_ROW_TILE for m in mine)
+        }
         med_size = float(np.median(g.size[line.members]))
         first = _make_row(g, line, (), orient=False)
         apart: list[int] = []
@@ -2492,9 +2664,13 @@ def analyse_layout(dets: Sequence[Detection], rules: str = "riichi", readmit: fr
 
         def may_lie_apart(j: int, mine: set[int] = mine, med_size: float = med_size, dups: set[int] = dups) -> bool:
             """A face-up tile of the hand's size, sure enough, in no other line of discards."""
-            return (dets[j].cls != BACK and j not in dups and not _doubtful(dets[j])
-                    and not any(j in bg for bg in background if not bg & mine)
-                    and SIZE_RATIO[0] <= g.size[j] / med_size <= SIZE_RATIO[1])
+            return (
+                dets[j].cls != BACK
+                and j not in dups
+                and not _doubtful(dets[j])
+                and not any(j in bg for bg in background if not bg & mine)
+                and SIZE_RATIO[0] <= g.size[j] / med_size <= SIZE_RATIO[1]
+            )
 
         for j in range(len(dets)):
             if j not in mine:
@@ -2510,8 +2686,9 @@ def analyse_layout(dets: Sequence[Detection], rules: str = "riichi", readmit: fr
                 reach += wall.tiles
         # gari lie by the melds, or beyond the indicators: set-aside tiles as near what was taken join
         # it, unless they touch other face-up tiles left out (the edge of someone's discards)
-        discards = {j for j in unused if dets[j].cls != BACK and not is_aside[j] and j not in dups
-                    and not _doubtful(dets[j])}
+        discards = {
+            j for j in unused if dets[j].cls != BACK and not is_aside[j] and j not in dups and not _doubtful(dets[j])
+        }
 
         def gari(j: int, discards: set[int] = discards, unit: float = first.unit) -> bool:
             return is_aside[j] and may_lie_apart(j) and not _touches(g, (j,), discards, unit)
@@ -2527,22 +2704,40 @@ def analyse_layout(dets: Sequence[Detection], rules: str = "riichi", readmit: fr
             structures = _merge(_row_structures(row, top_aside, True))
         n = len(row.tiles)
         count_fit = 1.0 if 13 <= n <= 22 else 0.6
-        parts = [part for grp in _clusters(g, apart, row.unit) for part in _peel_upright(g, grp, row)
-                 for part in _split_near_line(g, part, line, row)]
-        groups = tuple(sorted(_join_set_aside(g, parts, is_aside, max(row.unit, GARI_JOIN_SIZE * med_size)),
-                              key=lambda grp: _nearest(g, line.members, grp)))  # nearest the hand first
+        parts = [
+            part
+            for grp in _clusters(g, apart, row.unit)
+            for part in _peel_upright(g, grp, row)
+            for part in _split_near_line(g, part, line, row)
+        ]
+        groups = tuple(
+            sorted(
+                _join_set_aside(g, parts, is_aside, max(row.unit, GARI_JOIN_SIZE * med_size)),
+                key=lambda grp: _nearest(g, line.members, grp),
+            )
+        )  # nearest the hand first
         others = [bg for bg in background if not bg & mine]
-        strays = {j for j in unused if j not in mine and j not in dups and j not in walled
-                  and dets[j].cls != BACK and not _doubtful(dets[j])
-                  and not any(j in bg for bg in others)}
-        doubtful = frozenset(j for j in range(len(dets)) if j not in mine and j not in dups and j not in walled
-                             and _doubtful(dets[j]))
-        ponds = [grp for grp in groups
-                 if _pond_like(g, grp, row, others, strays, med_size, walled, is_aside, doubtful)]
+        strays = {
+            j
+            for j in unused
+            if j not in mine
+            and j not in dups
+            and j not in walled
+            and dets[j].cls != BACK
+            and not _doubtful(dets[j])
+            and not any(j in bg for bg in others)
+        }
+        doubtful = frozenset(
+            j for j in range(len(dets)) if j not in mine and j not in dups and j not in walled and _doubtful(dets[j])
+        )
+        ponds = [grp for grp in groups if _pond_like(g, grp, row, others, strays, med_size, walled, is_aside, doubtful)]
         if ponds and len(ponds) == len(groups):  # no indicator in view: perhaps laid against a pond
-            near_parts = [nearest_line for grp in ponds if (nearest_line := _near_line(g, grp, line))
-                          and not _pond_like(g, nearest_line, row, others, strays, med_size, walled, is_aside,
-                                             doubtful)]
+            near_parts = [
+                nearest_line
+                for grp in ponds
+                if (nearest_line := _near_line(g, grp, line))
+                and not _pond_like(g, nearest_line, row, others, strays, med_size, walled, is_aside, doubtful)
+            ]
             taken = {j for part in near_parts for j in part}
             ponds = [rest for grp in ponds if (rest := tuple(j for j in grp if j not in taken))]
             groups = tuple(sorted(near_parts, key=lambda grp: _nearest(g, line.members, grp)))
@@ -2554,9 +2749,12 @@ def analyse_layout(dets: Sequence[Detection], rules: str = "riichi", readmit: fr
         # cut by the photo's edge look like a wall: fresh render 990015/867 lost its sure indicator)
         if any(j in walled and not _doubtful(dets[j]) for grp in groups for j in grp):
             # ... its face-up tiles, not the discards touching it, and the tiles set aside
-            keep = [kept for grp in groups
-                    if (kept := tuple(j for j in grp if j in walled or is_aside[j]))
-                    and (any(j in walled for j in grp) or len(kept) == len(grp))]
+            keep = [
+                kept
+                for grp in groups
+                if (kept := tuple(j for j in grp if j in walled or is_aside[j]))
+                and (any(j in walled for j in grp) or len(kept) == len(grp))
+            ]
             kept_tiles = {j for grp in keep for j in grp}
             unused += [j for grp in groups for j in grp if j not in kept_tiles]
             apart = [j for j in apart if j in kept_tiles]
@@ -2565,16 +2763,38 @@ def analyse_layout(dets: Sequence[Detection], rules: str = "riichi", readmit: fr
         wall_apart = frozenset(j for j in apart if j in walled)
         direction = np.array(row.direction)
         along = {j: float((g.pts[j] - line.point) @ direction) for j in (*row.dets, *apart)}
-        candidates.append(HandRow(
-            row, tuple(structures), _best_effort(row), tuple(apart), tuple(unused), med_size * count_fit,
-            groups, split_apart(groups, top, aside_kinds, walled=wall_apart, along=along)[1], wall_apart,
-            tuple(along.items()), tuple(top_aside), loose,
-        ))
+        candidates.append(
+            HandRow(
+                row,
+                tuple(structures),
+                _best_effort(row),
+                tuple(apart),
+                tuple(unused),
+                med_size * count_fit,
+                groups,
+                split_apart(groups, top, aside_kinds, walled=wall_apart, along=along)[1],
+                wall_apart,
+                tuple(along.items()),
+                tuple(top_aside),
+                loose,
+            )
+        )
     candidates.sort(key=lambda c: -c.prior)
     return Layout(dets, rules, tuple(rows), tuple(candidates), aside_kinds)
 
 
 __all__ = [
-    "HandRow", "Layout", "MeldShape", "Row", "RowTile", "Structure", "analyse_layout", "loose_structures",
-    "max_indicators", "row_duplicates", "second_boxes_on", "set_aside_kinds", "split_apart",
+    "HandRow",
+    "Layout",
+    "MeldShape",
+    "Row",
+    "RowTile",
+    "Structure",
+    "analyse_layout",
+    "loose_structures",
+    "max_indicators",
+    "row_duplicates",
+    "second_boxes_on",
+    "set_aside_kinds",
+    "split_apart",
 ]

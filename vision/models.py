@@ -28,9 +28,10 @@ from typing import Any
 import cv2
 import numpy as np
 
-from scoring.tiles import BACK, N_CLASSES
+from paiscan.models import MODELS_DIR
+from paiscan.scoring.tiles import BACK, N_CLASSES
 
-MODELS_DIR = Path(__file__).resolve().parents[1] / "models"
+__all__ = ["MODELS_DIR"]
 N_FACE_CLASSES = 37
 #: the classifier's output for a crop that shows no tile (felt, a rack's edge, a floorboard), in
 #: models that have it (their ``classes`` metadata lists it): never a contract id. Its share is
@@ -68,7 +69,7 @@ def letterbox(bgr: np.ndarray, size: int, fill: int = 114) -> tuple[np.ndarray, 
     resized = cv2.resize(bgr, (nw, nh), interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR)
     pad_x, pad_y = (size - nw) // 2, (size - nh) // 2
     canvas = np.full((size, size, 3), fill, np.uint8)
-    canvas[pad_y:pad_y + nh, pad_x:pad_x + nw] = resized
+    canvas[pad_y : pad_y + nh, pad_x : pad_x + nw] = resized
     x = cv2.dnn.blobFromImage(canvas, 1.0 / 255.0, swapRB=True)  # NCHW RGB float32, one pass
     return x, Letterbox(scale, float(pad_x), float(pad_y), size)
 
@@ -109,8 +110,14 @@ class TileBox:
 MIN_BOX_PX = 1.0
 
 
-def decode_yolo(output: np.ndarray, lb: Letterbox, conf: float = 0.25, iou: float = 0.6,
-                image_size: tuple[int, int] | None = None, max_det: int = 300) -> list[TileBox]:
+def decode_yolo(
+    output: np.ndarray,
+    lb: Letterbox,
+    conf: float = 0.25,
+    iou: float = 0.6,
+    image_size: tuple[int, int] | None = None,
+    max_det: int = 300,
+) -> list[TileBox]:
     """Turn a YOLO (v8/11 export) output ``[1, 4 + C, N]`` into tiles in image pixels."""
     pred = output[0].T  # [N, 4 + C]
     scores = pred[:, 4:]
@@ -120,8 +127,15 @@ def decode_yolo(output: np.ndarray, lb: Letterbox, conf: float = 0.25, iou: floa
     if not mask.any():
         return []
     pred, cls, best = pred[mask], cls[mask], best[mask]
-    xyxy = np.stack([pred[:, 0] - pred[:, 2] / 2, pred[:, 1] - pred[:, 3] / 2,
-                     pred[:, 0] + pred[:, 2] / 2, pred[:, 1] + pred[:, 3] / 2], 1)
+    xyxy = np.stack(
+        [
+            pred[:, 0] - pred[:, 2] / 2,
+            pred[:, 1] - pred[:, 3] / 2,
+            pred[:, 0] + pred[:, 2] / 2,
+            pred[:, 1] + pred[:, 3] / 2,
+        ],
+        1,
+    )
     keep = nms(xyxy, best, iou)[:max_det]  # class-agnostic: a tile is face up or down, not both
     boxes = lb.to_image(xyxy[keep])
     if image_size is not None:
@@ -130,15 +144,25 @@ def decode_yolo(output: np.ndarray, lb: Letterbox, conf: float = 0.25, iou: floa
         boxes[:, [1, 3]] = boxes[:, [1, 3]].clip(0, h)
     # a box found in the letterbox's padding is empty once clipped to the photo: no tile
     seen = (boxes[:, 2] - boxes[:, 0] >= MIN_BOX_PX) & (boxes[:, 3] - boxes[:, 1] >= MIN_BOX_PX)
-    return [TileBox((float(b[0]), float(b[1]), float(b[2]), float(b[3])), float(best[k]), bool(cls[k] == 1))
-            for b, k, ok in zip(boxes, keep, seen, strict=True) if ok]
+    return [
+        TileBox((float(b[0]), float(b[1]), float(b[2]), float(b[3])), float(best[k]), bool(cls[k] == 1))
+        for b, k, ok in zip(boxes, keep, seen, strict=True)
+        if ok
+    ]
 
 
 Window = tuple[int, int, int, int]
 
 
-def zoom_windows(boxes: np.ndarray, image_size: tuple[int, int], input_size: int, min_px: float, target_px: float,
-                 max_windows: int = 8, min_gain: float = 1.25) -> list[Window]:
+def zoom_windows(
+    boxes: np.ndarray,
+    image_size: tuple[int, int],
+    input_size: int,
+    min_px: float,
+    target_px: float,
+    max_windows: int = 8,
+    min_gain: float = 1.25,
+) -> list[Window]:
     """Square windows (``x1, y1, x2, y2`` in image pixels) to localize again, closer, when the
     tiles found look smaller than ``min_px`` (median short side) in the localizer's input; none
     when they do not, or when the windows would not enlarge them by ``min_gain``.
@@ -190,8 +214,11 @@ def _window(box: Sequence[float], margins: Sequence[float]) -> tuple[float, floa
     return x1 - bw * margins[0], y1 - bh * margins[1], x2 + bw * margins[2] + 1, y2 + bh * margins[3] + 1
 
 
-def cut_window(box: Sequence[float], margins: tuple[float, float, float, float], image_size: tuple[int, int],
-               ) -> tuple[int, int, int, int, bool]:
+def cut_window(
+    box: Sequence[float],
+    margins: tuple[float, float, float, float],
+    image_size: tuple[int, int],
+) -> tuple[int, int, int, int, bool]:
     """Where :func:`cut_tile` cuts (``xa, ya, xb, yb``, clipped to ``image_size`` = (w, h)) and
     whether it turns the crop clockwise (a landscape window)."""
     w, h = image_size
@@ -200,8 +227,9 @@ def cut_window(box: Sequence[float], margins: tuple[float, float, float, float],
     return xa, ya, xb, yb, (xb - xa) > (yb - ya) * 1.15 and xb > xa and yb > ya
 
 
-def cut_tile(bgr: np.ndarray, box: Sequence[float],
-             margins: tuple[float, float, float, float] = (0.06, 0.06, 0.06, 0.06)) -> np.ndarray:
+def cut_tile(
+    bgr: np.ndarray, box: Sequence[float], margins: tuple[float, float, float, float] = (0.06, 0.06, 0.06, 0.06)
+) -> np.ndarray:
     """The tile cut from the image at full resolution, its box widened by ``margins`` (fractions of
     the box: left, top, right, bottom), turned clockwise when the box is landscape.
 
@@ -245,7 +273,13 @@ CROP_MARGIN = 0.06
 #: the crops an unsure tile is read again from: (margin, shift along x, shift along y), shifts in
 #: shares of the box's width and height
 RECHECK_CROPS: tuple[tuple[float, float, float], ...] = (
-    (0.02, 0.0, 0.0), (0.10, 0.0, 0.0), (0.06, 0.04, 0.0), (0.06, -0.04, 0.0), (0.06, 0.0, 0.04), (0.06, 0.0, -0.04))
+    (0.02, 0.0, 0.0),
+    (0.10, 0.0, 0.0),
+    (0.06, 0.04, 0.0),
+    (0.06, -0.04, 0.0),
+    (0.06, 0.0, 0.04),
+    (0.06, 0.0, -0.04),
+)
 
 
 #: a face's width over its height, to size a turned tile from its box (:func:`upright_tile`)
@@ -270,8 +304,11 @@ def _batch(tiles: Sequence[np.ndarray]) -> np.ndarray:
 def _touching(boxes: Sequence[Sequence[float]], i: int) -> int:
     """How many other boxes overlap box ``i``."""
     x1, y1, x2, y2 = boxes[i]
-    return sum(1 for j, (a1, b1, a2, b2) in enumerate(boxes)
-               if j != i and min(x2, a2) > max(x1, a1) and min(y2, b2) > max(y1, b1))
+    return sum(
+        1
+        for j, (a1, b1, a2, b2) in enumerate(boxes)
+        if j != i and min(x2, a2) > max(x1, a1) and min(y2, b2) > max(y1, b1)
+    )
 
 
 def inside_frame(box: Sequence[float], shape: tuple[int, ...], edge: float) -> bool:
@@ -284,8 +321,14 @@ def inside_frame(box: Sequence[float], shape: tuple[int, ...], edge: float) -> b
     return x1 >= edge and y1 >= edge and x2 <= shape[1] - edge and y2 <= shape[0] - edge
 
 
-def upright_tile(bgr: np.ndarray, box: Sequence[float], angle_deg: float, size: tuple[int, int],
-                 scale: float = 1.35, margin: float = CROP_MARGIN) -> np.ndarray:
+def upright_tile(
+    bgr: np.ndarray,
+    box: Sequence[float],
+    angle_deg: float,
+    size: tuple[int, int],
+    scale: float = 1.35,
+    margin: float = CROP_MARGIN,
+) -> np.ndarray:
     """The tile turned so that its face's top (``angle_deg``: 0 = up, clockwise positive) points
     up, cut at ``size`` = (width, height), the classifier's input: a tile at 45° fills its box's
     corners with felt and neighbours, and reads better turned upright.
@@ -308,8 +351,9 @@ def upright_tile(bgr: np.ndarray, box: Sequence[float], angle_deg: float, size: 
     turn = cv2.getRotationMatrix2D((cx, cy), angle_deg, 1.0)  # counter-clockwise by the face's angle
     turn[0, 2] += cut_w / 2 - cx
     turn[1, 2] += cut_h / 2 - cy
-    out = cv2.warpAffine(bgr, turn, (max(2, round(cut_w)), max(2, round(cut_h))), flags=cv2.INTER_LINEAR,
-                         borderMode=cv2.BORDER_REPLICATE)
+    out = cv2.warpAffine(
+        bgr, turn, (max(2, round(cut_w)), max(2, round(cut_h))), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
+    )
     return cv2.resize(out, size, interpolation=cv2.INTER_AREA)
 
 
@@ -317,8 +361,12 @@ def upright_tile(bgr: np.ndarray, box: Sequence[float], angle_deg: float, size: 
 WHOLE_NEIGHBOURS = 4
 
 
-def whole_tile_box(boxes: Sequence[Sequence[float]], i: int, image_size: tuple[int, int], edge: float,
-                   ) -> tuple[float, float, float, float] | None:
+def whole_tile_box(
+    boxes: Sequence[Sequence[float]],
+    i: int,
+    image_size: tuple[int, int],
+    edge: float,
+) -> tuple[float, float, float, float] | None:
     """The box tile ``i`` would have whole, when the frame (``image_size`` = (w, h)) cuts it on
     one side only (its box within ``edge`` pixels of that side): the cut side lengthened beyond
     the frame to the long-to-short ratio of its nearest whole neighbours. A tile the frame cuts
@@ -341,8 +389,7 @@ def whole_tile_box(boxes: Sequence[Sequence[float]], i: int, image_size: tuple[i
         return None
     whole.sort(key=lambda b: ((b[0] + b[2]) / 2 - cx) ** 2 + ((b[1] + b[3]) / 2 - cy) ** 2)
     near = whole[:WHOLE_NEIGHBOURS]
-    ratio = float(np.median([max(b[2] - b[0], b[3] - b[1]) / max(1e-6, min(b[2] - b[0], b[3] - b[1]))
-                             for b in near]))
+    ratio = float(np.median([max(b[2] - b[0], b[3] - b[1]) / max(1e-6, min(b[2] - b[0], b[3] - b[1])) for b in near]))
     near_lies = (near[0][2] - near[0][0]) > (near[0][3] - near[0][1]) * 1.15
     bw, bh = x2 - x1, y2 - y1
     if cut_x:  # its height is whole: the width it would have standing, or lying
@@ -363,7 +410,7 @@ def cut_beyond(bgr: np.ndarray, box: Sequence[float], margin: float = CROP_MARGI
     frame's edge pixels (repeated), so the tile keeps its shape and its face its place."""
     xa, ya, xb, yb = (math.floor(v) for v in _window(box, (margin,) * 4))
     h, w = bgr.shape[:2]
-    inner = bgr[max(0, ya):min(h, yb), max(0, xa):min(w, xb)]
+    inner = bgr[max(0, ya) : min(h, yb), max(0, xa) : min(w, xb)]
     if inner.size == 0:
         return inner
     crop = cv2.copyMakeBorder(inner, max(0, -ya), max(0, yb - h), max(0, -xa), max(0, xb - w), cv2.BORDER_REPLICATE)
@@ -425,15 +472,18 @@ class Localizer:
         inputs = [letterbox(bgr, self.size) for bgr in images]
         if self.batched and len(inputs) > 1:
             (out,) = self.session.run(None, {self.input_name: np.concatenate([x for x, _ in inputs])})
-            outs = [out[i:i + 1] for i in range(len(inputs))]
+            outs = [out[i : i + 1] for i in range(len(inputs))]
         else:
             outs = [self.session.run(None, {self.input_name: x})[0] for x, _ in inputs]
         conf = self.conf if floor is None else min(floor, self.conf)
-        return [decode_yolo(o, lb, conf, self.iou, image_size=(bgr.shape[1], bgr.shape[0]))
-                for o, (_, lb), bgr in zip(outs, inputs, images, strict=True)]
+        return [
+            decode_yolo(o, lb, conf, self.iou, image_size=(bgr.shape[1], bgr.shape[0]))
+            for o, (_, lb), bgr in zip(outs, inputs, images, strict=True)
+        ]
 
-    def in_windows(self, bgr: np.ndarray, windows: Sequence[Window], edge: float = 2.0,
-                   floor: float | None = None) -> list[TileBox]:
+    def in_windows(
+        self, bgr: np.ndarray, windows: Sequence[Window], edge: float = 2.0, floor: float | None = None
+    ) -> list[TileBox]:
         """The tiles of ``bgr`` found window by window (see :func:`zoom_windows`), in image pixels.
         A box touching a window's edge inside the photo is a cut tile and is dropped (the overlap
         shows it whole in a neighbour); the rest are merged by non-maximum suppression."""
@@ -443,8 +493,12 @@ class Localizer:
         for (xa, ya, xb, yb), tiles in zip(windows, seen, strict=True):
             for t in tiles:
                 bx = t.box
-                if ((bx[0] <= edge and xa > 0) or (bx[1] <= edge and ya > 0)
-                        or (bx[2] >= xb - xa - edge and xb < w) or (bx[3] >= yb - ya - edge and yb < h)):
+                if (
+                    (bx[0] <= edge and xa > 0)
+                    or (bx[1] <= edge and ya > 0)
+                    or (bx[2] >= xb - xa - edge and xb < w)
+                    or (bx[3] >= yb - ya - edge and yb < h)
+                ):
                     continue
                 found.append(TileBox((bx[0] + xa, bx[1] + ya, bx[2] + xa, bx[3] + ya), t.confidence, t.face_down))
         if not found:
@@ -466,8 +520,9 @@ class Classifier:
         meta = self.session.get_modelmeta().custom_metadata_map
         self.classes: list[int] = json.loads(meta["classes"]) if "classes" in meta else list(range(N_FACE_CLASSES))
 
-    def crops(self, bgr: np.ndarray, boxes: Sequence[Sequence[float]],
-              margins: Sequence[float] | None = None) -> np.ndarray:
+    def crops(
+        self, bgr: np.ndarray, boxes: Sequence[Sequence[float]], margins: Sequence[float] | None = None
+    ) -> np.ndarray:
         if not boxes:
             return np.zeros((0, 3, self.height, self.width), np.float32)
         ms = margins if margins is not None else [CROP_MARGIN] * len(boxes)
@@ -475,10 +530,17 @@ class Classifier:
         return _batch(tiles)
 
     def _logits(self, x: np.ndarray) -> list[list[np.ndarray]]:
-        return [self.session.run(None, {self.input_name: x[i:i + self.batch]}) for i in range(0, len(x), self.batch)]
+        return [self.session.run(None, {self.input_name: x[i : i + self.batch]}) for i in range(0, len(x), self.batch)]
 
-    def recheck(self, bgr: np.ndarray, boxes: Sequence[Sequence[float]], probs: np.ndarray, below: float,
-                limit: int = 12, angles: Sequence[float] | np.ndarray | None = None) -> int:
+    def recheck(
+        self,
+        bgr: np.ndarray,
+        boxes: Sequence[Sequence[float]],
+        probs: np.ndarray,
+        below: float,
+        limit: int = 12,
+        angles: Sequence[float] | np.ndarray | None = None,
+    ) -> int:
         """Read again, from :data:`RECHECK_CROPS` (the crop a little wider, tighter and shifted,
         as the training's crops were jittered), the tiles whose best class is under ``below`` (the
         ``limit`` least sure of them: a tray of unfamiliar tiles must not cost seconds), and
@@ -502,16 +564,23 @@ class Classifier:
         x = self.crops(bgr, shifted, margins)
         # a tile the frame cuts is not turned: its box is not the tile's, and the cut would fill
         # the missing part with the edge's pixels
-        inside = [] if angles is None else [i for i in low if inside_frame(boxes[i], bgr.shape, 1.0)
-                                            and _touching(boxes, i) < CROWDED_TOUCHING]
+        inside = (
+            []
+            if angles is None
+            else [i for i in low if inside_frame(boxes[i], bgr.shape, 1.0) and _touching(boxes, i) < CROWDED_TOUCHING]
+        )
         if angles is not None and inside:
-            turned = [upright_tile(bgr, boxes[i], float(angles[i]), (self.width, self.height), scale)
-                      for i in inside for scale in UPRIGHT_SCALES]
+            turned = [
+                upright_tile(bgr, boxes[i], float(angles[i]), (self.width, self.height), scale)
+                for i in inside
+                for scale in UPRIGHT_SCALES
+            ]
             x = np.concatenate([x, _batch(turned)])
         p = softmax(np.concatenate([r[0] for r in self._logits(x)]))
-        boxed = p[:len(shifted)].reshape(len(low), len(RECHECK_CROPS), p.shape[1])
-        upright = dict(zip(inside, p[len(shifted):].reshape(len(inside), len(UPRIGHT_SCALES), p.shape[1]),
-                           strict=True))
+        boxed = p[: len(shifted)].reshape(len(low), len(RECHECK_CROPS), p.shape[1])
+        upright = dict(
+            zip(inside, p[len(shifted) :].reshape(len(inside), len(UPRIGHT_SCALES), p.shape[1]), strict=True)
+        )
         for n, i in enumerate(low):
             mean = (probs[i, self.classes] + boxed[n].sum(0)) / (1 + len(RECHECK_CROPS))
             probs[i, self.classes] = (mean + upright[i].mean(0)) / 2 if i in upright else mean
@@ -534,9 +603,14 @@ class Classifier:
     def has_orientation(self) -> bool:
         return len(self.session.get_outputs()) > 1
 
-    def classify(self, bgr: np.ndarray, boxes: Sequence[Sequence[float]], recheck_below: float = 0.0,
-                 recheck_limit: int = 12, whole: Sequence[Sequence[float] | None] | None = None,
-                 ) -> tuple[np.ndarray, np.ndarray | None]:
+    def classify(
+        self,
+        bgr: np.ndarray,
+        boxes: Sequence[Sequence[float]],
+        recheck_below: float = 0.0,
+        recheck_limit: int = 12,
+        whole: Sequence[Sequence[float] | None] | None = None,
+    ) -> tuple[np.ndarray, np.ndarray | None]:
         """Class probabilities ``[N, 38]`` by contract id and, when the model has the output, the
         faces' angles ``[N, 3]`` (see :func:`face_angles`), else ``None``. Up to ``recheck_limit``
         tiles read with less than ``recheck_below`` are read again from more crops (:meth:`recheck`).
@@ -556,8 +630,7 @@ class Classifier:
             turned = [cut_window(b, (CROP_MARGIN,) * 4, size)[4] for b in boxes]
             angles = face_angles(np.concatenate([r[1] for r in runs]), turned)
         if recheck_below > 0:
-            self.recheck(bgr, boxes, probs, recheck_below, recheck_limit,
-                         None if angles is None else angles[:, 0])
+            self.recheck(bgr, boxes, probs, recheck_below, recheck_limit, None if angles is None else angles[:, 0])
         if whole is not None:
             self.read_whole(bgr, whole, probs)
         return np.ascontiguousarray(probs[:, :N_CLASSES]), angles

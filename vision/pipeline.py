@@ -14,11 +14,11 @@ from typing import Any
 
 import numpy as np
 
-from scoring.tiles import BACK, kind
-from vision.detection import ROUND_FACES, Detection, iou
-from vision.image import DecodedImage, decode_image, redecode
-from vision.models import MODELS_DIR, Classifier, Localizer, TileBox, inside_frame, whole_tile_box, zoom_windows
-from vision.reading import Reading, read_hand
+from paiscan.scoring.tiles import BACK, kind
+from paiscan.vision.detection import ROUND_FACES, Detection, iou
+from paiscan.vision.image import DecodedImage, decode_image, redecode
+from paiscan.vision.models import MODELS_DIR, Classifier, Localizer, TileBox, inside_frame, whole_tile_box, zoom_windows
+from paiscan.vision.reading import Reading, read_hand
 
 #: the roles of the hand row's tiles: those read again when no reading of the photo is valid
 HAND_ROLES = frozenset({"hand", "win", "meld"})
@@ -31,6 +31,7 @@ class ModelsMissing(RuntimeError):
 #: a box nearer the photo's frame than this share of its longer side (5 px at 1,280) may hold a tile
 #: the frame cuts (``Detection.cut``): the localizer's box for one often stops a pixel or two short
 FRAME_EDGE_SHARE = 0.004
+
 
 def _topk(p: np.ndarray, k: int) -> tuple[tuple[int, float], ...]:
     """The ``k`` likeliest classes of probabilities ``p`` over 0, with theirs, best first."""
@@ -46,7 +47,7 @@ class VisionSettings:
     classifier_path: Path = MODELS_DIR / "classifier.onnx"
     #: onnxruntime intra-op threads per session. On the 2-core machine two read a 12 MP photo in
     #: p50 ~80 ms against ~90 with one (their idle workers sleep, see
-    #: :func:`vision.models.make_session`); a server reading several photos at once gets ~10 %
+    #: :func:`paiscan.vision.models.make_session`); a server reading several photos at once gets ~10 %
     #: more photos a second with one (``benchmarks/load_service.py``: 10.0 against 9.0 at 4 in flight)
     threads: int = 2
     #: localizer confidence threshold (0.45 gave the best exact-structure rate on the selection
@@ -69,7 +70,7 @@ class VisionSettings:
     #: of accuracy, to 0.4× (32 px) 1.7 points (``benchmarks/eval_classifier.py --by-size``)
     min_tile_px: int = 36
     #: when the tiles' median short side would be under this many pixels in the localizer's input,
-    #: the localizer looks again through windows over the tiles (:func:`vision.models.zoom_windows`)
+    #: the localizer looks again through windows over the tiles (:func:`paiscan.vision.models.zoom_windows`)
     #: that show a median tile ``zoom_target_px`` short; 0 turns it off. Chosen on the selection
     #: renders (seeds 990003, 990004): 410 hands of 500 read exactly against 397 without; raised
     #: from 18 to 20 on the selection and fresh renders (990011-990019): 4,447 of 4,600 read
@@ -108,7 +109,7 @@ class VisionSettings:
     recheck_refused_limit: int = 20
     #: a tile the frame cuts on one side is read too from a crop of the size it would have whole,
     #: the part beyond the frame filled with the edge's pixels, and the surer reading kept
-    #: (:meth:`vision.models.Classifier.read_whole`): its face then keeps its shape and place. On
+    #: (:meth:`paiscan.vision.models.Classifier.read_whole`): its face then keeps its shape and place. On
     #: the selection and fresh renders 2,538 and 1,955 hands read exactly against 2,537 and 1,951,
     #: none more silently wrong (the two readings averaged read 2,537 and 1,950, one more silently
     #: wrong); about a millisecond a cut tile
@@ -139,8 +140,9 @@ class VisionSettings:
         """The same settings with both models read from ``models_dir`` (``None``: unchanged)."""
         if models_dir is None:
             return self
-        return replace(self, localizer_path=models_dir / "localizer.onnx",
-                       classifier_path=models_dir / "classifier.onnx")
+        return replace(
+            self, localizer_path=models_dir / "localizer.onnx", classifier_path=models_dir / "classifier.onnx"
+        )
 
 
 @dataclass(frozen=True)
@@ -173,8 +175,10 @@ GREY_NOTE = "the photo has no colour: red fives read as plain fives (check them)
 #: are said to be small: the renders the models learn from show them 40 px or more (the smallest
 #: median of 400 selection renders), and a photo shrunk to 15 % of its size misread them silently
 SMALL_TILE_PX = 24
-SMALL_NOTE = ("the hand's tiles are only about {px} px across in this photo: a photo from closer, or not "
-              "made smaller, reads them surer")
+SMALL_NOTE = (
+    "the hand's tiles are only about {px} px across in this photo: a photo from closer, or not "
+    "made smaller, reads them surer"
+)
 
 
 def bare_pons(reading: Reading) -> list[tuple[int, int]]:
@@ -230,8 +234,11 @@ def small_tiles_px(dets: Sequence[Detection], roles: Sequence[str], scale: float
     >>> small_tiles_px(row, ["hand", "win"], 1.0), small_tiles_px(row, ["hand", "win"], 0.25)
     (10, None)
     """
-    sides = [min(d.box[2] - d.box[0], d.box[3] - d.box[1]) / (scale or 1.0)
-             for d, role in zip(dets, roles, strict=True) if role in ("hand", "win", "meld")]
+    sides = [
+        min(d.box[2] - d.box[0], d.box[3] - d.box[1]) / (scale or 1.0)
+        for d, role in zip(dets, roles, strict=True)
+        if role in ("hand", "win", "meld")
+    ]
     if not sides:
         return None
     px = float(np.median(sides))
@@ -250,9 +257,11 @@ class PhotoReader:
         for p in (settings.localizer_path, settings.classifier_path):
             if not Path(p).is_file():
                 raise ModelsMissing(f"model file {p} is missing")
-        return cls(Localizer(Path(settings.localizer_path), settings.threads, settings.localizer_conf,
-                             settings.localizer_iou),
-                   Classifier(Path(settings.classifier_path), settings.threads), settings)
+        return cls(
+            Localizer(Path(settings.localizer_path), settings.threads, settings.localizer_conf, settings.localizer_iou),
+            Classifier(Path(settings.classifier_path), settings.threads),
+            settings,
+        )
 
     def warm(self) -> None:
         """Run each model once so the first request does not pay for lazy initialisation."""
@@ -267,8 +276,9 @@ class PhotoReader:
         """The tiles of an image already in memory (nothing to decode again larger)."""
         return self.detect_photo(DecodedImage(bgr, "array", (bgr.shape[1], bgr.shape[0]), 1.0), timings)[1]
 
-    def detect_photo(self, decoded: DecodedImage, timings: dict[str, float] | None = None,
-                     faint: list[TileBox] | None = None) -> tuple[DecodedImage, list[Detection]]:
+    def detect_photo(
+        self, decoded: DecodedImage, timings: dict[str, float] | None = None, faint: list[TileBox] | None = None
+    ) -> tuple[DecodedImage, list[Detection]]:
         """Localize, decode again larger if the tiles are small (:meth:`sharpen`), classify; the
         photo as the detections' boxes refer to it, and the detections. ``faint``: a list to put
         the localizer's boxes under its threshold in (down to :attr:`VisionSettings.stacked_floor`;
@@ -300,8 +310,9 @@ class PhotoReader:
         read_all = self.classifier.has_back
         shown = [t for t in tiles if read_all or not t.face_down]
         boxes = [t.box for t in shown]
-        probs, angles = self.classifier.classify(bgr, boxes, self.settings.recheck_below,
-                                                 self.settings.recheck_limit, self._whole_boxes(bgr, boxes))
+        probs, angles = self.classifier.classify(
+            bgr, boxes, self.settings.recheck_below, self.settings.recheck_limit, self._whole_boxes(bgr, boxes)
+        )
         dets: list[Detection] = []
         k = self.settings.topk
         row_iter = iter(range(len(shown)))
@@ -323,20 +334,21 @@ class PhotoReader:
             dets.append(Detection(best, float(p[best]) * t.confidence, t.box, rotated, topk, angle, sure, cut))
         return dets
 
-    def _whole_boxes(self, bgr: np.ndarray, boxes: Sequence[Sequence[float]],
-                     which: Sequence[int] | None = None) -> list[Sequence[float] | None] | None:
+    def _whole_boxes(
+        self, bgr: np.ndarray, boxes: Sequence[Sequence[float]], which: Sequence[int] | None = None
+    ) -> list[Sequence[float] | None] | None:
         """Per box of ``which`` (default: all), the box its tile would have whole where the frame
-        cuts it (:func:`vision.models.whole_tile_box`, its neighbours among ``boxes``), else
+        cuts it (:func:`paiscan.vision.models.whole_tile_box`, its neighbours among ``boxes``), else
         ``None``; ``None`` in all when :attr:`VisionSettings.read_cut_whole` is off."""
         if not self.settings.read_cut_whole:
             return None
         size = (bgr.shape[1], bgr.shape[0])
         edge = FRAME_EDGE_SHARE * max(size)
-        return [whole_tile_box(boxes, i, size, edge)
-                for i in (range(len(boxes)) if which is None else which)]
+        return [whole_tile_box(boxes, i, size, edge) for i in (range(len(boxes)) if which is None else which)]
 
-    def _read_again(self, bgr: np.ndarray, dets: list[Detection], which: Sequence[int],
-                    new_best: bool = True) -> list[Detection]:
+    def _read_again(
+        self, bgr: np.ndarray, dets: list[Detection], which: Sequence[int], new_best: bool = True
+    ) -> list[Detection]:
         """``dets`` with the tiles ``which`` read again from more crops (each of them, see
         :meth:`Classifier.recheck`): a new list where a tile's reading changed (its best class,
         or with ``new_best`` false its alternatives' likelihoods too), else ``dets`` itself (the
@@ -344,8 +356,13 @@ class PhotoReader:
         its confidence."""
         if not which:
             return dets
-        probs, _ = self.classifier.classify(bgr, [dets[i].box for i in which], 1.0 + 1e-6, len(which),
-                                            self._whole_boxes(bgr, [d.box for d in dets], which))
+        probs, _ = self.classifier.classify(
+            bgr,
+            [dets[i].box for i in which],
+            1.0 + 1e-6,
+            len(which),
+            self._whole_boxes(bgr, [d.box for d in dets], which),
+        )
         out = list(dets)
         changed = False
         for i, p in zip(which, probs, strict=True):
@@ -362,12 +379,24 @@ class PhotoReader:
         read again, see :attr:`VisionSettings.recheck_roles_limit`) read again from more crops: a new
         list where one changed its best class, else ``dets`` itself (the hand need not be read again)."""
         s = self.settings
-        sure = [i for i, role in enumerate(reading.roles()) if role in ("dora", "nuki") and dets[i].cls != BACK
-                and dets[i].topk and s.recheck_below <= dets[i].topk[0][1] < s.recheck_roles_below]
-        return self._read_again(bgr, dets, sure[:s.recheck_roles_limit])
+        sure = [
+            i
+            for i, role in enumerate(reading.roles())
+            if role in ("dora", "nuki")
+            and dets[i].cls != BACK
+            and dets[i].topk
+            and s.recheck_below <= dets[i].topk[0][1] < s.recheck_roles_below
+        ]
+        return self._read_again(bgr, dets, sure[: s.recheck_roles_limit])
 
-    def read_refused_again(self, bgr: np.ndarray, dets: list[Detection], reading: Reading, rules: str = "riichi",
-                           context: dict[str, Any] | None = None) -> tuple[list[Detection], Reading]:
+    def read_refused_again(
+        self,
+        bgr: np.ndarray,
+        dets: list[Detection],
+        reading: Reading,
+        rules: str = "riichi",
+        context: dict[str, Any] | None = None,
+    ) -> tuple[list[Detection], Reading]:
         """When ``reading`` is not valid, the detections and reading with the face-up tiles of its
         hand row read surely at first read again from more crops (the least sure first,
         :attr:`VisionSettings.recheck_refused_limit` at most), kept when the hand then reads valid;
@@ -378,16 +407,28 @@ class PhotoReader:
         if reading.valid or s.recheck_refused_limit <= 0:
             return dets, reading
         roles = reading.roles()
-        sure = sorted((i for i, d in enumerate(dets) if d.cls != BACK and d.topk and roles[i] in HAND_ROLES
-                       and d.topk[0][1] >= s.recheck_below), key=lambda i: dets[i].topk[0][1])
-        again = self._read_again(bgr, dets, sorted(sure[:s.recheck_refused_limit]), new_best=False)
+        sure = sorted(
+            (
+                i
+                for i, d in enumerate(dets)
+                if d.cls != BACK and d.topk and roles[i] in HAND_ROLES and d.topk[0][1] >= s.recheck_below
+            ),
+            key=lambda i: dets[i].topk[0][1],
+        )
+        again = self._read_again(bgr, dets, sorted(sure[: s.recheck_refused_limit]), new_best=False)
         if again is dets:
             return dets, reading
         second = read_hand(again, rules=rules, context=context)
         return (again, second) if second.valid else (dets, reading)
 
-    def read_roles_again(self, bgr: np.ndarray, dets: list[Detection], reading: Reading, rules: str = "riichi",
-                         context: dict[str, Any] | None = None) -> tuple[list[Detection], Reading]:
+    def read_roles_again(
+        self,
+        bgr: np.ndarray,
+        dets: list[Detection],
+        reading: Reading,
+        rules: str = "riichi",
+        context: dict[str, Any] | None = None,
+    ) -> tuple[list[Detection], Reading]:
         """The detections and reading after :meth:`reread_roles`: the hand read again only where
         an indicator's or gari's class changed, else both as they were."""
         again = self.reread_roles(bgr, dets, reading)
@@ -395,9 +436,15 @@ class PhotoReader:
             return dets, reading
         return again, read_hand(again, rules=rules, context=context)
 
-    def find_stacked(self, bgr: np.ndarray, dets: list[Detection], reading: Reading, faint: Sequence[TileBox],
-                     rules: str = "riichi", context: dict[str, Any] | None = None,
-                     ) -> tuple[list[Detection], Reading]:
+    def find_stacked(
+        self,
+        bgr: np.ndarray,
+        dets: list[Detection],
+        reading: Reading,
+        faint: Sequence[TileBox],
+        rules: str = "riichi",
+        context: dict[str, Any] | None = None,
+    ) -> tuple[list[Detection], Reading]:
         """The detections and reading with a missed stacked tile found: for each pon of the best
         reading whose called tile carries none, the ``faint`` boxes (under the localizer's
         threshold, overlapping no detection) that lie beside the called tile away from the player
@@ -416,8 +463,11 @@ class PhotoReader:
         if not picks:
             return dets, reading
         found = self.classify_tiles(bgr, [t for t, _ in picks])
-        added = [d for d, (_, k) in zip(found, picks, strict=True)
-                 if sum(p for c, p in d.topk if c != BACK and kind(c) == k) >= self.settings.stacked_p]
+        added = [
+            d
+            for d, (_, k) in zip(found, picks, strict=True)
+            if sum(p for c, p in d.topk if c != BACK and kind(c) == k) >= self.settings.stacked_p
+        ]
         if not added:
             return dets, reading
         again = [*dets, *added[:1]]
@@ -425,8 +475,9 @@ class PhotoReader:
         taken = second.best is not None and any(d == len(dets) and role == "meld" for d, role in second.best.roles)
         return (again, second) if second.valid and taken else (dets, reading)
 
-    def sharpen(self, decoded: DecodedImage, tiles: Sequence[TileBox],
-                timings: dict[str, float] | None = None) -> tuple[DecodedImage, list[TileBox]]:
+    def sharpen(
+        self, decoded: DecodedImage, tiles: Sequence[TileBox], timings: dict[str, float] | None = None
+    ) -> tuple[DecodedImage, list[TileBox]]:
         """The photo decoded again larger (and the tiles' boxes in it) when its tiles are smaller
         than :attr:`VisionSettings.min_tile_px`; else the same."""
         if not tiles or not decoded.source:
@@ -445,8 +496,9 @@ class PhotoReader:
         conf = self.localizer.conf
         return [t for t in found if t.confidence >= conf], [t for t in found if t.confidence < conf]
 
-    def zoom(self, bgr: np.ndarray, tiles: list[TileBox], timings: dict[str, float] | None = None,
-             floor: float | None = None) -> list[TileBox]:
+    def zoom(
+        self, bgr: np.ndarray, tiles: list[TileBox], timings: dict[str, float] | None = None, floor: float | None = None
+    ) -> list[TileBox]:
         """The tiles found again through closer windows when they are small in the localizer's
         input (:attr:`VisionSettings.zoom_min_px`); else ``tiles`` itself. Small tiles are where the
         localizer misses tiles, merges a stacked pair into one box or cuts a tile's box short.
@@ -454,9 +506,14 @@ class PhotoReader:
         s = self.settings
         if s.zoom_min_px <= 0:
             return tiles
-        windows = zoom_windows(np.array([t.box for t in tiles], dtype=float).reshape(-1, 4),
-                               (bgr.shape[1], bgr.shape[0]), self.localizer.size, s.zoom_min_px,
-                               s.zoom_target_px, s.zoom_max_windows)
+        windows = zoom_windows(
+            np.array([t.box for t in tiles], dtype=float).reshape(-1, 4),
+            (bgr.shape[1], bgr.shape[0]),
+            self.localizer.size,
+            s.zoom_min_px,
+            s.zoom_target_px,
+            s.zoom_max_windows,
+        )
         if not windows:
             return tiles
         t0 = time.perf_counter()

@@ -2,10 +2,10 @@
 the scoring core.
 
 :func:`read_hand` takes every way the geometry allows to read the hand row
-(:func:`vision.layout.analyse_layout`) and every plausible class of each tile (its top-k), and
+(:func:`paiscan.vision.layout.analyse_layout`) and every plausible class of each tile (its top-k), and
 looks at the combinations best first. A combination's **cost** adds the geometry's cost (a
 winning tile without a visible gap, melds touching, ...) and, per tile read as another class than
-the top one, ``ln(p_top / p_alt)``. Each distinct hand is handed to :func:`scoring.score_hand`
+the top one, ``ln(p_top / p_alt)``. Each distinct hand is handed to :func:`paiscan.scoring.score_hand`
 with the caller's context (win, winds, flags ...):
 
 * it is **valid** when the scoring succeeds, or fails only with ``no_yaku``: the photo shows the
@@ -16,7 +16,7 @@ with the caller's context (win, winds, flags ...):
   of unequal suits, a manzu in a Totenko hand ...) rules the combination out.
 
 The ruleset decides the tile set (class alternatives outside it are not tried) and what is set
-aside (:func:`vision.layout.split_apart`). Up to ``MAX_ROWS`` candidate rows are tried, most
+aside (:func:`paiscan.vision.layout.split_apart`). Up to ``MAX_ROWS`` candidate rows are tried, most
 plausible first (larger tiles, a hand-like count); the first with a valid reading is the hand.
 
 The best valid reading is the answer; valid readings within ``DELTA`` of its cost are the
@@ -37,12 +37,12 @@ from dataclasses import dataclass, field, replace
 from statistics import fmean, median
 from typing import Any
 
-from scoring import score_hand
-from scoring.errors import HandError
-from scoring.registry import get_ruleset
-from scoring.tiles import BACK, RED_5M, format_tiles, is_honor, kind, suit, tile_name
-from vision.detection import Detection, iou
-from vision.layout import (
+from paiscan.scoring import score_hand
+from paiscan.scoring.errors import HandError
+from paiscan.scoring.registry import get_ruleset
+from paiscan.scoring.tiles import BACK, RED_5M, format_tiles, is_honor, kind, suit, tile_name
+from paiscan.vision.detection import Detection, iou
+from paiscan.vision.layout import (
     SIZE_RATIO,
     HandRow,
     Layout,
@@ -145,16 +145,22 @@ MISSING_INDICATOR_CONF = 0.3
 #: what the tiles the photo's edge cuts are called in the note that says so (:func:`cut_note`), by
 #: role (one, several), in a hand's order
 CUT_ROLE_NAMES = {
-    "hand": ("a tile of the hand", "{n} tiles of the hand"), "win": ("the winning tile", "{n} winning tiles"),
-    "meld": ("a tile of a meld", "{n} tiles of melds"), "dora": ("a dora indicator", "{n} dora indicators"),
+    "hand": ("a tile of the hand", "{n} tiles of the hand"),
+    "win": ("the winning tile", "{n} winning tiles"),
+    "meld": ("a tile of a meld", "{n} tiles of melds"),
+    "dora": ("a dora indicator", "{n} dora indicators"),
     "nuki": ("a tile set aside", "{n} tiles set aside"),
 }
-CUT_NOTE = ("the photo's edge cuts {what}: read from part of {faces}, so check {it} (a photo with the whole hand "
-            "inside reads {it} surely)")
+CUT_NOTE = (
+    "the photo's edge cuts {what}: read from part of {faces}, so check {it} (a photo with the whole hand "
+    "inside reads {it} surely)"
+)
 #: ... a box overlapping a tile with a role this much is a second box on it, not a tile left out
 CUT_DUPLICATE_IOU = 0.3
-CUT_LEFT_OUT_NOTE = ("a tile by the hand that the photo's edge cuts was left out: if it is a dora indicator or a "
-                     "tile of the hand, add it")
+CUT_LEFT_OUT_NOTE = (
+    "a tile by the hand that the photo's edge cuts was left out: if it is a dora indicator or a "
+    "tile of the hand, add it"
+)
 
 
 # ---------------------------------------------------------------------------------- results
@@ -170,8 +176,12 @@ class ReadMeld:
     dets: tuple[int, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"type": self.type, "tiles": format_tiles(self.tiles), "open": self.open,
-                               "added": self.added}
+        out: dict[str, Any] = {
+            "type": self.type,
+            "tiles": format_tiles(self.tiles),
+            "open": self.open,
+            "added": self.added,
+        }
         if self.from_ is not None:
             out["from"] = self.from_
         return out
@@ -208,8 +218,13 @@ class Candidate:
 
     @property
     def key(self) -> tuple[Any, ...]:
-        return (tuple(sorted(self.concealed)), self.win_tile, tuple(sorted(m.key for m in self.melds)),
-                tuple(sorted(self.dora_indicators)), tuple(sorted(self.nuki)))
+        return (
+            tuple(sorted(self.concealed)),
+            self.win_tile,
+            tuple(sorted(m.key for m in self.melds)),
+            tuple(sorted(self.dora_indicators)),
+            tuple(sorted(self.nuki)),
+        )
 
     def class_of(self, det: int) -> int | None:
         return dict(self.classes).get(det)
@@ -328,8 +343,14 @@ class Reading:
             d = self.detections[det]
             if cls != d.cls and not (d.cls == BACK or cls == BACK):
                 p = dict(d.topk).get(cls)
-                out.append({"index": det, "read": tile_name(d.cls), "as": tile_name(cls),
-                            "probability": round(p, 4) if p is not None else None})
+                out.append(
+                    {
+                        "index": det,
+                        "read": tile_name(d.cls),
+                        "as": tile_name(cls),
+                        "probability": round(p, 4) if p is not None else None,
+                    }
+                )
         return out
 
     def to_dict(self) -> dict[str, Any]:
@@ -375,8 +396,13 @@ def _hand_dict(rules: str, ctx: Mapping[str, Any], cand: Candidate) -> dict[str,
 
 def _is_chi(tiles: Sequence[int]) -> bool:
     ks = sorted(kind(t) for t in tiles)
-    return (len(ks) == 3 and not is_honor(ks[0]) and not is_honor(ks[2]) and suit(ks[0]) == suit(ks[2])
-            and ks == [ks[0], ks[0] + 1, ks[0] + 2])
+    return (
+        len(ks) == 3
+        and not is_honor(ks[0])
+        and not is_honor(ks[2])
+        and suit(ks[0]) == suit(ks[2])
+        and ks == [ks[0], ks[0] + 1, ks[0] + 2]
+    )
 
 
 def _excluded_groups(hrow: HandRow, excluded: Sequence[int]) -> tuple[tuple[int, ...], ...]:
@@ -410,8 +436,16 @@ def _along_hand(s: Structure, hrow: HandRow) -> dict[int, float] | None:
     return u
 
 
-def _build(rules: str, s: Structure, hrow: HandRow, choice: Mapping[int, int], aside: frozenset[int], cost: float,
-           as_dora: frozenset[int] = frozenset(), as_nuki: frozenset[int] = frozenset()) -> Candidate:
+def _build(
+    rules: str,
+    s: Structure,
+    hrow: HandRow,
+    choice: Mapping[int, int],
+    aside: frozenset[int],
+    cost: float,
+    as_dora: frozenset[int] = frozenset(),
+    as_nuki: frozenset[int] = frozenset(),
+) -> Candidate:
     roles: dict[int, str] = {}
     concealed = tuple(choice[d] for d in s.concealed)
     roles.update({d: "hand" for d in s.concealed})
@@ -427,8 +461,9 @@ def _build(rules: str, s: Structure, hrow: HandRow, choice: Mapping[int, int], a
             tiles = [kind(faces[0]) if t == BACK else t for t in tiles]
         if len(tiles) == 4:
             closed = m.kind == "closed_kan"
-            melds.append(ReadMeld("kan", tuple(tiles), not closed, m.kind == "added_kan",
-                                  None if closed else m.from_, m.dets))
+            melds.append(
+                ReadMeld("kan", tuple(tiles), not closed, m.kind == "added_kan", None if closed else m.from_, m.dets)
+            )
         elif _is_chi(tiles):
             melds.append(ReadMeld("chi", tuple(tiles), True, False, "left", m.dets))
         else:
@@ -440,9 +475,16 @@ def _build(rules: str, s: Structure, hrow: HandRow, choice: Mapping[int, int], a
     kans = sum(len(m.dets) == 4 for m in s.melds)
     along = _along_hand(s, hrow)
     shown = [along[d] for d in (*s.concealed, *(d for m in s.melds for d in m.dets)) if along and d in along]
-    dora_dets, nuki_dets = split_apart(groups, choice, aside, max_indicators(rules, kans), hrow.walled,
-                                       along, indicator_shown=not as_nuki,
-                                       hand_middle=(min(shown) + max(shown)) / 2 if shown else None)
+    dora_dets, nuki_dets = split_apart(
+        groups,
+        choice,
+        aside,
+        max_indicators(rules, kans),
+        hrow.walled,
+        along,
+        indicator_shown=not as_nuki,
+        hand_middle=(min(shown) + max(shown)) / 2 if shown else None,
+    )
     dora_dets = tuple(sorted((*dora_dets, *as_dora)))
     nuki_dets = tuple(sorted((*nuki_dets, *as_nuki)))
     roles.update({d: "dora" for d in dora_dets})
@@ -450,8 +492,17 @@ def _build(rules: str, s: Structure, hrow: HandRow, choice: Mapping[int, int], a
     dora = [choice[d] for d in dora_dets]
     nuki = [choice[d] for d in nuki_dets]
     used = sorted(roles)
-    return Candidate(concealed, win, tuple(melds), tuple(dora), tuple(nuki),
-                     tuple((d, choice[d]) for d in used), tuple((d, roles[d]) for d in used), s, cost)
+    return Candidate(
+        concealed,
+        win,
+        tuple(melds),
+        tuple(dora),
+        tuple(nuki),
+        tuple((d, choice[d]) for d in used),
+        tuple((d, roles[d]) for d in used),
+        s,
+        cost,
+    )
 
 
 def _in_a_run_left_out(d: int, s: Structure, hrow: HandRow, choice: Mapping[int, int], aside: frozenset[int]) -> bool:
@@ -473,8 +524,9 @@ def _score(rules: str, ctx: Mapping[str, Any], cand: Candidate) -> Candidate:
         sc = score_hand(_hand_dict(rules, ctx, cand))
     except HandError as exc:
         if exc.code in VALID_ERRORS:
-            return replace(cand, status="no_yaku", cost=cand.cost + NO_YAKU_COST, error_code=exc.code,
-                           error_message=exc.message)
+            return replace(
+                cand, status="no_yaku", cost=cand.cost + NO_YAKU_COST, error_code=exc.code, error_message=exc.message
+            )
         return replace(cand, status="invalid", error_code=exc.code, error_message=exc.message)
     return replace(cand, status="scored", score_total=int(sc.total))
 
@@ -497,7 +549,7 @@ def _class_options(d: Detection, allowed: frozenset[int] | None) -> list[tuple[i
     if not out:
         out = [(d.cls, 0.0)]
     out.sort(key=lambda cc: cc[1])
-    return out[:1 + MAX_ALTS_PER_TILE]
+    return out[: 1 + MAX_ALTS_PER_TILE]
 
 
 @dataclass
@@ -511,40 +563,55 @@ class _RowResult:
 
 
 def _kind_excess(cand: Candidate) -> list[str]:
-    tiles = [*cand.concealed, *([cand.win_tile] if cand.win_tile is not None else []),
-             *(t for m in cand.melds for t in m.tiles), *cand.dora_indicators, *cand.nuki]
+    tiles = [
+        *cand.concealed,
+        *([cand.win_tile] if cand.win_tile is not None else []),
+        *(t for m in cand.melds for t in m.tiles),
+        *cand.dora_indicators,
+        *cand.nuki,
+    ]
     counts = Counter(kind(t) for t in tiles if t != BACK)
     return [tile_name(k) for k, n in sorted(counts.items()) if n > 4]
 
 
-def _layout_problems(rules: str, hrow: HandRow, dets: Sequence[Detection], top: Mapping[int, int],
-                     aside: frozenset[int]) -> list[Problem]:
+def _layout_problems(
+    rules: str, hrow: HandRow, dets: Sequence[Detection], top: Mapping[int, int], aside: frozenset[int]
+) -> list[Problem]:
     """Why a row has no count-consistent structure."""
     problems: list[Problem] = []
     cand = _build(rules, hrow.best_effort, hrow, top, aside, 0.0)
     excess = _kind_excess(cand)
     if excess:
-        problems.append(Problem("five_of_a_kind", f"more than four of {', '.join(excess)} in the photo",
-                                (("tiles", excess),)))
+        problems.append(
+            Problem("five_of_a_kind", f"more than four of {', '.join(excess)} in the photo", (("tiles", excess),))
+        )
     s = hrow.best_effort
     backs = [d for d in (*s.concealed, *([s.win] if s.win is not None else [])) if dets[d].cls == BACK]
     if backs:
-        problems.append(Problem("face_down_tile", "a face-down tile that is not the end of a closed kan "
-                                "(back–face–face–back)", (("indices", backs),)))
+        problems.append(
+            Problem(
+                "face_down_tile",
+                "a face-down tile that is not the end of a closed kan (back–face–face–back)",
+                (("indices", backs),),
+            )
+        )
     n = hrow.n_tiles
     kans = sum(1 for m in s.melds if len(m.dets) == 4)
     expected = 14 + kans - len(hrow.row.stacked)
     if n != expected or not backs:
         code = "wrong_tile_count" if n != expected else "unreadable_layout"
-        message = (f"the hand row shows {n} tiles where a complete hand with these melds shows {expected}"
-                   if n != expected else
-                   "the sideways and face-down tiles of the row do not split into melds of 3 or 4 tiles")
+        message = (
+            f"the hand row shows {n} tiles where a complete hand with these melds shows {expected}"
+            if n != expected
+            else "the sideways and face-down tiles of the row do not split into melds of 3 or 4 tiles"
+        )
         problems.append(Problem(code, message, (("found", n), ("expected", expected))))
     return problems
 
 
-def _arbitrate(layout: Layout, hrow: HandRow, rules: str, ctx: Mapping[str, Any],
-               allowed: frozenset[int] | None, max_readings: int) -> _RowResult:
+def _arbitrate(
+    layout: Layout, hrow: HandRow, rules: str, ctx: Mapping[str, Any], allowed: frozenset[int] | None, max_readings: int
+) -> _RowResult:
     dets = layout.detections
     aside = layout.set_aside_kinds
     used = sorted({*hrow.row.dets, *hrow.row.stacked, *hrow.apart})
@@ -552,8 +619,14 @@ def _arbitrate(layout: Layout, hrow: HandRow, rules: str, ctx: Mapping[str, Any]
     top = {i: dets[i].cls for i in used}
     problems: list[Problem] = []
     if not hrow.structures:
-        return _RowResult(hrow, _build(rules, hrow.best_effort, hrow, top, aside, 0.0), [],
-                          _layout_problems(rules, hrow, dets, top, aside), 0, False)
+        return _RowResult(
+            hrow,
+            _build(rules, hrow.best_effort, hrow, top, aside, 0.0),
+            [],
+            _layout_problems(rules, hrow, dets, top, aside),
+            0,
+            False,
+        )
 
     variables = [i for i in used if len(options[i]) > 1]
     fixed_cost = sum(options[i][0][1] for i in used if i not in variables)  # a top class outside the set
@@ -593,7 +666,7 @@ def _arbitrate(layout: Layout, hrow: HandRow, rules: str, ctx: Mapping[str, Any]
                 best_valid = min(best_valid, cand.cost)
         for j, var in enumerate(variables):
             if vec[j] + 1 < len(options[var]):
-                nv = (*vec[:j], vec[j] + 1, *vec[j + 1:])
+                nv = (*vec[:j], vec[j] + 1, *vec[j + 1 :])
                 if (si, nv) not in visited:
                     visited.add((si, nv))
                     step = options[var][vec[j] + 1][1] - options[var][vec[j]][1]
@@ -603,8 +676,10 @@ def _arbitrate(layout: Layout, hrow: HandRow, rules: str, ctx: Mapping[str, Any]
     if other_role is not None:
         results.setdefault(other_role.key, other_role)
         evaluated += 1
-    valid = sorted((c for c in results.values() if c.valid),
-                   key=lambda c: (round(c.cost, 6), c.status != "scored", -(c.score_total or 0)))
+    valid = sorted(
+        (c for c in results.values() if c.valid),
+        key=lambda c: (round(c.cost, 6), c.status != "scored", -(c.score_total or 0)),
+    )
     if valid:
         best = valid[0]
         competitive = [c for c in valid if c.cost <= best.cost + DELTA]
@@ -631,21 +706,30 @@ def _arbitrate(layout: Layout, hrow: HandRow, rules: str, ctx: Mapping[str, Any]
         first = min(complete, key=lambda c: c.cost)
     excess = _kind_excess(first)
     if excess:
-        problems.append(Problem("five_of_a_kind", f"more than four of {', '.join(excess)} in the photo",
-                                (("tiles", excess),)))
+        problems.append(
+            Problem("five_of_a_kind", f"more than four of {', '.join(excess)} in the photo", (("tiles", excess),))
+        )
     else:
         errors = Counter(c.error_code for c in results.values())
-        problems.append(Problem(
-            "no_valid_reading",
-            f"no reading of the photo makes a winning hand (most likely: {first.error_code}: {first.error_message})",
-            (("errors", dict(errors.most_common())), ("readings_scored", evaluated)),
-        ))
+        problems.append(
+            Problem(
+                "no_valid_reading",
+                "no reading of the photo makes a winning hand"
+                f" (most likely: {first.error_code}: {first.error_message})",
+                (("errors", dict(errors.most_common())), ("readings_scored", evaluated)),
+            )
+        )
     return _RowResult(hrow, first, [], problems, evaluated, capped)
 
 
-def _gari_or_indicator(results: Mapping[tuple[Any, ...], Candidate], hrow: HandRow, rules: str,
-                       ctx: Mapping[str, Any], aside: frozenset[int], top: Mapping[int, int],
-                       ) -> Candidate | None:
+def _gari_or_indicator(
+    results: Mapping[tuple[Any, ...], Candidate],
+    hrow: HandRow,
+    rules: str,
+    ctx: Mapping[str, Any],
+    aside: frozenset[int],
+    top: Mapping[int, int],
+) -> Candidate | None:
     """The best reading again with the other role for manzu apart, when no other tile is an indicator.
 
     In three-player Totenko a manzu tile apart is a gari or, when the photo shows no other
@@ -673,10 +757,18 @@ def _gari_or_indicator(results: Mapping[tuple[Any, ...], Candidate], hrow: HandR
     return _score(rules, ctx, _build(rules, best.structure, hrow, choice, aside, cost, as_dora=frozenset(nuki_dets)))
 
 
-def _doubtful_indicators(best: Candidate, competitive: Sequence[Candidate], hrow: HandRow, rules: str,
-                         ctx: Mapping[str, Any], aside: frozenset[int], top: Mapping[int, int],
-                         options: Mapping[int, Sequence[tuple[int, float]]], dets: Sequence[Detection],
-                         allowed: frozenset[int] | None = None) -> list[Candidate]:
+def _doubtful_indicators(
+    best: Candidate,
+    competitive: Sequence[Candidate],
+    hrow: HandRow,
+    rules: str,
+    ctx: Mapping[str, Any],
+    aside: frozenset[int],
+    top: Mapping[int, int],
+    options: Mapping[int, Sequence[tuple[int, float]]],
+    dets: Sequence[Detection],
+    allowed: frozenset[int] | None = None,
+) -> list[Candidate]:
     """The best reading again with each doubtful dora indicator or set-aside tile (best class under
     ``DOUBTFUL_INDICATOR_P``, or detection under ``DOUBTFUL_INDICATOR_CONF``) read as each of its
     other classes (:func:`_class_options`), where no competitive reading already offers another
@@ -691,8 +783,9 @@ def _doubtful_indicators(best: Candidate, competitive: Sequence[Candidate], hrow
     out: list[Candidate] = []
     choice = {**top, **dict(best.classes)}
     for d, role in best.roles:
-        if role not in ("dora", "nuki") or (dets[d].candidates()[0][1] >= DOUBTFUL_INDICATOR_P
-                                             and dets[d].confidence >= DOUBTFUL_INDICATOR_CONF):
+        if role not in ("dora", "nuki") or (
+            dets[d].candidates()[0][1] >= DOUBTFUL_INDICATOR_P and dets[d].confidence >= DOUBTFUL_INDICATOR_CONF
+        ):
             continue
         others = {c.class_of(d) for c in competitive} - {None, choice[d]}
         opts = [] if others else list(options.get(d, ()))
@@ -724,12 +817,22 @@ def _cut_suit_options(d: Detection, have: Set[int | None], allowed: frozenset[in
     lean = suit(cands[0][0])
     if sum(p for c, p in cands if suit(c) == lean) < CUT_SUIT_P:
         return []
-    return [(c, MAX_ALT_COST) for c in range(BACK)  # the face classes
-            if suit(c) == lean and c not in have and (allowed is None or kind(c) in allowed)]
+    return [
+        (c, MAX_ALT_COST)
+        for c in range(BACK)  # the face classes
+        if suit(c) == lean and c not in have and (allowed is None or kind(c) in allowed)
+    ]
 
 
-def _dropped_indicators(best: Candidate, hrow: HandRow, rules: str, ctx: Mapping[str, Any],
-                        aside: frozenset[int], top: Mapping[int, int], dets: Sequence[Detection]) -> list[Candidate]:
+def _dropped_indicators(
+    best: Candidate,
+    hrow: HandRow,
+    rules: str,
+    ctx: Mapping[str, Any],
+    aside: frozenset[int],
+    top: Mapping[int, int],
+    dets: Sequence[Detection],
+) -> list[Candidate]:
     """The best reading again with a doubtful end tile it left out (felt, the rack's edge, or a
     badly lit indicator laid in line with the row) read as an indicator (one of a kind the ruleset
     sets aside as a gari too), when its best class is at least ``DROPPED_INDICATOR_P`` likely: so
@@ -755,14 +858,33 @@ def _dropped_indicators(best: Candidate, hrow: HandRow, rules: str, ctx: Mapping
     return out
 
 
-def _with_role(best: Candidate, hrow: HandRow, rules: str, ctx: Mapping[str, Any], aside: frozenset[int],
-               choice: Mapping[int, int], d: int, role: str) -> Candidate:
+def _with_role(
+    best: Candidate,
+    hrow: HandRow,
+    rules: str,
+    ctx: Mapping[str, Any],
+    aside: frozenset[int],
+    choice: Mapping[int, int],
+    d: int,
+    role: str,
+) -> Candidate:
     """``best``'s structure read again with the classes ``choice`` and detection ``d`` as a dora
     indicator (``role`` "dora") or a tile set aside ("nuki"), scored."""
     one = frozenset({d})
-    return _score(rules, ctx, _build(rules, best.structure, hrow, choice, aside, best.cost,
-                                     as_dora=one if role == "dora" else frozenset(),
-                                     as_nuki=one if role == "nuki" else frozenset()))
+    return _score(
+        rules,
+        ctx,
+        _build(
+            rules,
+            best.structure,
+            hrow,
+            choice,
+            aside,
+            best.cost,
+            as_dora=one if role == "dora" else frozenset(),
+            as_nuki=one if role == "nuki" else frozenset(),
+        ),
+    )
 
 
 def _merged_kans(best: Candidate, hrow: HandRow, rules: str, ctx: Mapping[str, Any]) -> list[Candidate]:
@@ -792,9 +914,10 @@ def _merged_kans(best: Candidate, hrow: HandRow, rules: str, ctx: Mapping[str, A
 
 def _with_meld(best: Candidate, k: int, meld: ReadMeld, rules: str, ctx: Mapping[str, Any]) -> Candidate:
     """``best`` with its ``k``-th meld read as ``meld``, scored again."""
-    melds = (*best.melds[:k], meld, *best.melds[k + 1:])
-    return _score(rules, ctx, replace(best, melds=melds, status="unscored", score_total=None, error_code=None,
-                                      error_message=None))
+    melds = (*best.melds[:k], meld, *best.melds[k + 1 :])
+    return _score(
+        rules, ctx, replace(best, melds=melds, status="unscored", score_total=None, error_code=None, error_message=None)
+    )
 
 
 def _face_up_kans(best: Candidate, rules: str, ctx: Mapping[str, Any]) -> list[Candidate]:
@@ -814,8 +937,15 @@ def _face_up_kans(best: Candidate, rules: str, ctx: Mapping[str, Any]) -> list[C
     return out
 
 
-def _missing_indicator(best: Candidate, hrow: HandRow, rules: str, ctx: Mapping[str, Any], aside: frozenset[int],
-                       top: Mapping[int, int], dets: Sequence[Detection]) -> list[Candidate]:
+def _missing_indicator(
+    best: Candidate,
+    hrow: HandRow,
+    rules: str,
+    ctx: Mapping[str, Any],
+    aside: frozenset[int],
+    top: Mapping[int, int],
+    dets: Sequence[Detection],
+) -> list[Candidate]:
     """The best reading again with the nearest face-up tile left out taken as the dora indicator,
     when the best reading has none and nothing lies apart from the hand (see
     :data:`MISSING_INDICATOR_UNITS`): asked about (a ``role`` ambiguity), never preferred; not
@@ -840,8 +970,15 @@ def _missing_indicator(best: Candidate, hrow: HandRow, rules: str, ctx: Mapping[
     return [cand] if cand.valid else []
 
 
-def _cut_indicators(best: Candidate, hrow: HandRow, rules: str, ctx: Mapping[str, Any], aside: frozenset[int],
-                    top: Mapping[int, int], dets: Sequence[Detection]) -> list[Candidate]:
+def _cut_indicators(
+    best: Candidate,
+    hrow: HandRow,
+    rules: str,
+    ctx: Mapping[str, Any],
+    aside: frozenset[int],
+    top: Mapping[int, int],
+    dets: Sequence[Detection],
+) -> list[Candidate]:
     """The best reading again with each face-up tile the photo's edge cuts that it left out, by the
     hand (:func:`_cut_left_out`), taken as a dora indicator (or, of a kind the ruleset sets aside, a
     gari too): asked about (a ``role`` ambiguity), never preferred. Such a tile is read from part
@@ -896,9 +1033,14 @@ def _cut_left_out(roles: Mapping[int, str], dets: Sequence[Detection]) -> list[i
     if not members:
         return []
     size = median(dets[d].size for d in members)
-    near = {j: _from_hand(d, dets, members, size) for j, d in enumerate(dets)
-            if j not in roles and d.cut and d.cls != BACK
-            and not any(iou(d.box, dets[m].box) > CUT_DUPLICATE_IOU for m in roles)}
+    near = {
+        j: _from_hand(d, dets, members, size)
+        for j, d in enumerate(dets)
+        if j not in roles
+        and d.cut
+        and d.cls != BACK
+        and not any(iou(d.box, dets[m].box) > CUT_DUPLICATE_IOU for m in roles)
+    }
     return sorted((j for j, dist in near.items() if dist <= MISSING_INDICATOR_UNITS), key=near.__getitem__)
 
 
@@ -910,8 +1052,11 @@ def cut_note(cut: Mapping[str, int]) -> str:
     >>> cut_note({"hand": 2, "win": 1}).split(",")[0]
     "the photo's edge cuts 2 tiles of the hand and the winning tile: read from part of their faces"
     """
-    parts = [CUT_ROLE_NAMES[r][0] if cut[r] == 1 else CUT_ROLE_NAMES[r][1].format(n=cut[r])
-             for r in CUT_ROLE_NAMES if cut.get(r)]
+    parts = [
+        CUT_ROLE_NAMES[r][0] if cut[r] == 1 else CUT_ROLE_NAMES[r][1].format(n=cut[r])
+        for r in CUT_ROLE_NAMES
+        if cut.get(r)
+    ]
     what = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
     one = sum(cut.values()) == 1
     return CUT_NOTE.format(what=what, faces="its face" if one else "their faces", it="it" if one else "them")
@@ -1007,8 +1152,9 @@ def _unlikely_classes(best: Candidate, dets: Sequence[Detection], asked: Sequenc
 
 
 # ---------------------------------------------------------------------------------- entry point
-def _read_rows(layout: Layout, rules: str, ctx: Mapping[str, Any], allowed: frozenset[int] | None,
-               max_readings: int) -> tuple[_RowResult, int, int, bool]:
+def _read_rows(
+    layout: Layout, rules: str, ctx: Mapping[str, Any], allowed: frozenset[int] | None, max_readings: int
+) -> tuple[_RowResult, int, int, bool]:
     """The first of the layout's candidate rows (up to ``MAX_ROWS``) that reads as a winning hand,
     else the likeliest; with its index, the hands scored and whether a search bound was hit."""
     chosen: _RowResult | None = None
@@ -1057,8 +1203,9 @@ def _without_reds(d: Detection, reds: frozenset[int]) -> Detection:
     return replace(d, cls=cls, topk=topk, confidence=min(confidence, 1.0))
 
 
-def _within(dets: tuple[Detection, ...], allowed: frozenset[int] | None,
-            reds: frozenset[int] = frozenset()) -> tuple[Detection, ...]:
+def _within(
+    dets: tuple[Detection, ...], allowed: frozenset[int] | None, reds: frozenset[int] = frozenset()
+) -> tuple[Detection, ...]:
     """The detections as the layout should see them: one read as a kind the ruleset does not play
     (Totenko has no 2m–8m) is its likeliest class the ruleset plays, among its top-k. The layout
     sorts set-aside tiles by class: a third 1m of the gari read as 3m would be left out. Red fives
@@ -1089,10 +1236,19 @@ def _lone_backs(res: _RowResult) -> frozenset[int]:
     beside the row: not dropped."""
     tiles = res.hrow.row.tiles
     at = {t.det: k for k, t in enumerate(tiles)}
-    named = {i for p in res.problems if p.code == "face_down_tile"
-             for key, value in p.details if key == "indices" for i in value}
-    return frozenset(i for i in named if i in at and 2 <= at[i] <= len(tiles) - 3
-                     and not tiles[at[i] - 1].back and not tiles[at[i] + 1].back)
+    named = {
+        i
+        for p in res.problems
+        if p.code == "face_down_tile"
+        for key, value in p.details
+        if key == "indices"
+        for i in value
+    }
+    return frozenset(
+        i
+        for i in named
+        if i in at and 2 <= at[i] <= len(tiles) - 3 and not tiles[at[i] - 1].back and not tiles[at[i] + 1].back
+    )
 
 
 #: the last resort, when even the boxes read no winning hand: up to this many of the row's tiles
@@ -1112,8 +1268,10 @@ def _turned_faces(res: _RowResult, seen: tuple[Detection, ...]) -> list[tuple[in
     upright = [u for u in tiles if not u.sideways and not u.back and seen[u.det].face_angle is not None]
     if not upright:
         return []
-    side = sorted((t for t in tiles if t.sideways and not t.back and t.stacked is None
-                   and seen[t.det].face_angle is not None), key=lambda t: t.side_margin)
+    side = sorted(
+        (t for t in tiles if t.sideways and not t.back and t.stacked is None and seen[t.det].face_angle is not None),
+        key=lambda t: t.side_margin,
+    )
     return [(t.det, seen[min(upright, key=lambda u: abs(u.u - t.u)).det].face_angle) for t in side]
 
 
@@ -1135,8 +1293,11 @@ def _doubtful_inner(res: _RowResult, dets: Sequence[Detection]) -> frozenset[int
     return frozenset(sorted(inner, key=lambda i: dets[i].confidence)[:1])
 
 
-def _last_resorts(chosen: _RowResult, seen: tuple[Detection, ...], dets: Sequence[Detection],
-                  ) -> Iterator[tuple[str, tuple[Detection, ...], dict[str, frozenset[int]], str | None]]:
+def _last_resorts(
+    chosen: _RowResult,
+    seen: tuple[Detection, ...],
+    dets: Sequence[Detection],
+) -> Iterator[tuple[str, tuple[Detection, ...], dict[str, frozenset[int]], str | None]]:
     """What :func:`read_hand` tries in turn while the hand reads as no winning hand, each as the
     detections and layout arguments to read again and the note to give if that reading is taken:
     boxes taken for a tile's second one on the hand's line read as tiles; a lone face-down box among
@@ -1146,24 +1307,48 @@ def _last_resorts(chosen: _RowResult, seen: tuple[Detection, ...], dets: Sequenc
         readmit = row_duplicates(dets, chosen.hrow.row)
         if readmit:
             yield "readmit", seen, {"readmit": readmit}, None
-    for resort, drop, what in (("drop", _lone_backs(chosen), "face-down box(es) {} among the concealed tiles"),
-                               ("doubtful", _doubtful_inner(chosen, seen),
-                                "box {} in the hand's row, read as no likely tile,")):
+    for resort, drop, what in (
+        ("drop", _lone_backs(chosen), "face-down box(es) {} among the concealed tiles"),
+        ("doubtful", _doubtful_inner(chosen, seen), "box {} in the hand's row, read as no likely tile,"),
+    ):
         if drop:
-            yield resort, seen, {"drop": drop}, (what.format(", ".join(map(str, sorted(drop))))
-                                                 + " taken for no tile (the count fits without)")
+            yield (
+                resort,
+                seen,
+                {"drop": drop},
+                (what.format(", ".join(map(str, sorted(drop)))) + " taken for no tile (the count fits without)"),
+            )
     if any(d.face_angle is not None for d in seen):
-        yield "boxes", tuple(replace(d, face_angle=None, face_sure=0.0) for d in seen), {}, (
-            "sideways tiles judged from the boxes alone (with the faces' angles no reading made a winning "
-            "hand): check the melds")
+        yield (
+            "boxes",
+            tuple(replace(d, face_angle=None, face_sure=0.0) for d in seen),
+            {},
+            (
+                "sideways tiles judged from the boxes alone (with the faces' angles no reading made a winning "
+                "hand): check the melds"
+            ),
+        )
     for j, angle in _turned_faces(chosen, seen)[:TURN_TRIES]:
         turned = tuple(replace(d, face_angle=angle) if i == j else d for i, d in enumerate(seen))
-        yield "turn", turned, {}, (f"tile {j}'s face, read sideways, taken as upright (as read no reading made "
-                                   "a winning hand): check the melds")
+        yield (
+            "turn",
+            turned,
+            {},
+            (
+                f"tile {j}'s face, read sideways, taken as upright (as read no reading made "
+                "a winning hand): check the melds"
+            ),
+        )
 
 
-def _kans_from_second_boxes(best: Candidate, seen: tuple[Detection, ...], rules: str, ctx: dict[str, Any],
-                            allowed: frozenset[int] | None, max_readings: int) -> tuple[list[Candidate], int]:
+def _kans_from_second_boxes(
+    best: Candidate,
+    seen: tuple[Detection, ...],
+    rules: str,
+    ctx: dict[str, Any],
+    allowed: frozenset[int] | None,
+    max_readings: int,
+) -> tuple[list[Candidate], int]:
     """The hand read again with a box taken for a pon tile's second box (:func:`second_boxes_on`)
     read as a tile, where that makes the pon a kan: seen steeply, a kan's neighbouring tiles overlap
     as one tile's two boxes do, and the kan then reads silently as a pon. Asked about, never
@@ -1192,8 +1377,12 @@ def _kans_from_second_boxes(best: Candidate, seen: tuple[Detection, ...], rules:
     return out, scored
 
 
-def read_hand(dets: Sequence[Detection], rules: str = "riichi", context: Mapping[str, Any] | None = None,
-              max_readings: int = MAX_READINGS) -> Reading:
+def read_hand(
+    dets: Sequence[Detection],
+    rules: str = "riichi",
+    context: Mapping[str, Any] | None = None,
+    max_readings: int = MAX_READINGS,
+) -> Reading:
     """Read the hand a photo's detections show, under ``rules``.
 
     ``context`` holds the rest of a Hand (``win``, winds, ``honba``, ``flags``, ``options``,
@@ -1219,8 +1408,14 @@ def read_hand(dets: Sequence[Detection], rules: str = "riichi", context: Mapping
     seen = _within(dets, allowed, frozenset(RED_5M + i for i, n in enumerate(limits) if n == 0))
     layout = analyse_layout(seen, rules)
     if not layout.candidates:
-        return Reading(rules, dets, layout, None, problems=(
-            Problem("no_hand_row", f"no row of tiles found among {len(dets)} detections"),), context=ctx_items)
+        return Reading(
+            rules,
+            dets,
+            layout,
+            None,
+            problems=(Problem("no_hand_row", f"no row of tiles found among {len(dets)} detections"),),
+            context=ctx_items,
+        )
     chosen, chosen_i, evaluated, capped = _read_rows(layout, rules, ctx, allowed, max_readings)
     taken: str | None = None  # the note of the last resort taken, if one was
     if chosen.best is None or not chosen.best.valid:
@@ -1235,8 +1430,10 @@ def read_hand(dets: Sequence[Detection], rules: str = "riichi", context: Mapping
                 break
     notes: list[str] = [taken] if taken else []
     if capped:
-        notes.append(f"enumeration capped (at most {max_readings} readings scored per row, {MAX_STATES} "
-                     "combinations looked at): ambiguities may be incomplete")
+        notes.append(
+            f"enumeration capped (at most {max_readings} readings scored per row, {MAX_STATES} "
+            "combinations looked at): ambiguities may be incomplete"
+        )
     row = chosen.hrow.row
     if row.oriented_by == "default" and chosen.hrow.structures:
         notes.append("left and right of the row are a guess (no melds, no gap before the winning tile)")
@@ -1255,8 +1452,18 @@ def read_hand(dets: Sequence[Detection], rules: str = "riichi", context: Mapping
     if chosen.best is not None:  # a refused reading's tiles too: a cut one may be why
         notes += _cut_notes(dict(chosen.best.roles), dets)
     return Reading(
-        rules, dets, layout, chosen.best, alternatives, tuple(asked),
-        tuple(chosen.problems), ctx_items, chosen_i, evaluated, capped, tuple(notes),
+        rules,
+        dets,
+        layout,
+        chosen.best,
+        alternatives,
+        tuple(asked),
+        tuple(chosen.problems),
+        ctx_items,
+        chosen_i,
+        evaluated,
+        capped,
+        tuple(notes),
     )
 
 

@@ -1,6 +1,6 @@
 """Synthetic photo engine: realistic renders of winning mahjong hands with exact labels.
 
->>> from datasets.synth import render_sample
+>>> from paiscan.datasets.synth import render_sample
 >>> s = render_sample(3)
 >>> s.image.shape[:2], len(s.classes) == len(s.boxes)
 ((960, 1280), True)

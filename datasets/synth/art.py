@@ -27,24 +27,29 @@ ART_NAMES: list[str] = (
 ART_SETS = ("Regular", "Black")
 # face base colours (BGR) per art set
 FACE_TONES: dict[str, list[tuple[int, int, int]]] = {
-    "Regular": [(214, 234, 243), (232, 240, 244), (196, 226, 240), (222, 232, 230),
-                (205, 228, 236)],
+    "Regular": [(214, 234, 243), (232, 240, 244), (196, 226, 240), (222, 232, 230), (205, 228, 236)],
     "Black": [(34, 33, 36), (44, 42, 40), (28, 30, 38)],
 }
 # tile back colours (BGR): yellow, green, blue, orange, red, plus darker variants. No white: a
 # white back is a blank white dragon face down (the players' own reason for coloured backs), and
 # renders with white backs taught the classifier to guess between the two
 BACK_COLORS: list[tuple[int, int, int]] = [
-    (40, 185, 235), (30, 150, 215),  # yellow
-    (70, 140, 40), (60, 110, 30), (110, 160, 60),  # green
-    (170, 100, 30), (140, 70, 20), (200, 140, 60),  # blue
-    (30, 120, 235), (20, 95, 215),  # orange
+    (40, 185, 235),
+    (30, 150, 215),  # yellow
+    (70, 140, 40),
+    (60, 110, 30),
+    (110, 160, 60),  # green
+    (170, 100, 30),
+    (140, 70, 20),
+    (200, 140, 60),  # blue
+    (30, 120, 235),
+    (20, 95, 215),  # orange
     (50, 50, 190),  # red
 ]
 _KAN = "一二三四五六七八九"
 _HONOR = "東南西北白發中"
 #: every character the renderer draws with a font (:func:`_font_motif`'s numerals over 萬 and the
-#: honours): all a font needs to hold here (``datasets.carry_fonts`` cuts fonts down to these)
+#: honours): all a font needs to hold here (``paiscan.datasets.carry_fonts`` cuts fonts down to these)
 FONT_CHARACTERS = _KAN + "萬" + _HONOR
 MIN_LEVEL_W = 24
 
@@ -81,9 +86,13 @@ def find_cjk_fonts() -> list[str]:
 def _find_cjk_fonts(extra_dir: str) -> tuple[str, ...]:
     from PIL import ImageFont
 
-    pats = ["/usr/share/fonts/**/*CJK*.tt[cf]", "/usr/share/fonts/**/*CJK*.otf",
-            "/usr/share/fonts/**/ipa*.ttf", "/usr/share/fonts/**/*wqy*.tt[cf]",
-            "/usr/share/fonts/**/*Droid*Fallback*.ttf"]
+    pats = [
+        "/usr/share/fonts/**/*CJK*.tt[cf]",
+        "/usr/share/fonts/**/*CJK*.otf",
+        "/usr/share/fonts/**/ipa*.ttf",
+        "/usr/share/fonts/**/*wqy*.tt[cf]",
+        "/usr/share/fonts/**/*Droid*Fallback*.ttf",
+    ]
     if extra_dir:
         pats += [f"{glob.escape(extra_dir)}/**/*.tt[cf]", f"{glob.escape(extra_dir)}/**/*.otf"]
     files = sorted({f for p in pats for f in glob.glob(p, recursive=True)})
@@ -186,8 +195,7 @@ def _art_name(cls: int) -> str:
 
 
 @functools.lru_cache(maxsize=1024)
-def motif_texture(art_set: str, font: str | None, cls: int, level: int, tiles_dir: str,
-                  tex_w: int) -> np.ndarray:
+def motif_texture(art_set: str, font: str | None, cls: int, level: int, tiles_dir: str, tex_w: int) -> np.ndarray:
     """The motif of class ``cls`` (0-36) as premultiplied BGRA uint8 covering the whole face
     rectangle, at mip ``level`` (0 = ``tex_w`` wide)."""
     if level > 0:
@@ -210,11 +218,13 @@ def hue_matrix(hue_deg: float, saturation: float) -> np.ndarray:
     k = 1.0 / 3.0
     sq = np.sqrt(k)
     # rotation about (1,1,1)/sqrt(3) (Rodrigues), in RGB order
-    rot = np.array([
-        [c + (1 - c) * k, k * (1 - c) - sq * s, k * (1 - c) + sq * s],
-        [k * (1 - c) + sq * s, c + (1 - c) * k, k * (1 - c) - sq * s],
-        [k * (1 - c) - sq * s, k * (1 - c) + sq * s, c + (1 - c) * k],
-    ])
+    rot = np.array(
+        [
+            [c + (1 - c) * k, k * (1 - c) - sq * s, k * (1 - c) + sq * s],
+            [k * (1 - c) + sq * s, c + (1 - c) * k, k * (1 - c) - sq * s],
+            [k * (1 - c) - sq * s, k * (1 - c) + sq * s, c + (1 - c) * k],
+        ]
+    )
     grey = np.full((3, 3), k)
     sat = grey + saturation * (np.eye(3) - grey)
     m_rgb = sat @ rot

@@ -11,7 +11,7 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 
 @dataclass(frozen=True)
 class SynthConfig:
-    """Every knob of :func:`datasets.synth.render_sample`. Ranges are ``(low, high)``."""
+    """Every knob of :func:`paiscan.datasets.synth.render_sample`. Ranges are ``(low, high)``."""
 
     width: int = 1280
     """Output width in pixels (used when ``megapixels`` is None)."""
@@ -65,8 +65,12 @@ class SynthConfig:
     texture_width: int = 192
     """Width in pixels of the largest cached face texture (mip levels are derived from it)."""
 
-    def framed(self, size: tuple[int, int] | None = None, fill: tuple[float, float] | None = None,
-               tilt: tuple[float, float] | None = None) -> SynthConfig:
+    def framed(
+        self,
+        size: tuple[int, int] | None = None,
+        fill: tuple[float, float] | None = None,
+        tilt: tuple[float, float] | None = None,
+    ) -> SynthConfig:
         """The same config with the render's size, the hand's share of the frame and the camera's
         tilt replaced where given: a phone's 12 MP photo, or one taken from further away.
 

@@ -1,6 +1,6 @@
 """Random winning hands in the contract Hand shape.
 
-``random_hand`` prefers ``scoring.generate.random_hand`` (the scoring package's generator) and
+``random_hand`` prefers ``paiscan.scoring.generate.random_hand`` (the scoring package's generator) and
 falls back to the small private generator below when that cannot be imported or fails.
 The private generator draws physical tiles from a full set, so no kind ever appears more than
 four times counting indicators, ``nuki`` and (via :func:`remaining_pool`) background tiles.
@@ -13,9 +13,9 @@ import random
 from collections import Counter
 from typing import Any
 
-from scoring.errors import HandError
-from scoring.registry import get_ruleset
-from vision.layout import set_aside_kinds
+from paiscan.scoring.errors import HandError
+from paiscan.scoring.registry import get_ruleset
+from paiscan.vision.layout import set_aside_kinds
 
 from .tiles import RED_IDS, kind_of, parse_tiles, sort_key, to_mpsz
 
@@ -152,14 +152,11 @@ def _private_random_hand(rng: random.Random, rules: str) -> dict[str, Any]:
             if what == "chi":
                 meld.update(type="chi", open=True, **{"from": "left"})
             elif what == "pon":
-                meld.update(type="pon", open=True,
-                            **{"from": rng.choice(["left", "across", "right"])})
+                meld.update(type="pon", open=True, **{"from": rng.choice(["left", "across", "right"])})
             elif what == "kan_open":
-                meld.update(type="kan", open=True, added=False,
-                            **{"from": rng.choice(["left", "across", "right"])})
+                meld.update(type="kan", open=True, added=False, **{"from": rng.choice(["left", "across", "right"])})
             elif what == "kan_added":
-                meld.update(type="kan", open=True, added=True,
-                            **{"from": rng.choice(["left", "across", "right"])})
+                meld.update(type="kan", open=True, added=True, **{"from": rng.choice(["left", "across", "right"])})
             else:
                 meld.update(type="kan", open=False, added=False)
             melds.append(meld)
@@ -202,10 +199,10 @@ def _private_random_hand(rng: random.Random, rules: str) -> dict[str, Any]:
 def random_hand(rng: random.Random, rules: str = "riichi") -> dict[str, Any]:
     """A random complete winning hand as a contract Hand dict.
 
-    Uses ``scoring.generate.random_hand`` when available, else the private generator.
+    Uses ``paiscan.scoring.generate.random_hand`` when available, else the private generator.
     """
     try:
-        mod = importlib.import_module("scoring.generate")
+        mod = importlib.import_module("paiscan.scoring.generate")
         scoring_random_hand = getattr(mod, "random_hand", None)
     except Exception:
         scoring_random_hand = None

@@ -14,15 +14,21 @@ from typing import Any
 import cv2
 import numpy as np
 
-from vision.models import cut_tile
+from paiscan.vision.models import cut_tile
 
 from .config import SynthConfig
 from .render import Sample, render_sample
 
 # distinct box colours per group (BGR)
-_GROUP_COLORS = {"hand": (0, 200, 255), "win": (0, 0, 255), "meld": (255, 120, 0),
-                 "dora": (255, 0, 255), "nuki": (0, 255, 120), "dead_wall": (160, 160, 160),
-                 "background": (200, 255, 200)}
+_GROUP_COLORS = {
+    "hand": (0, 200, 255),
+    "win": (0, 0, 255),
+    "meld": (255, 120, 0),
+    "dora": (255, 0, 255),
+    "nuki": (0, 255, 120),
+    "dead_wall": (160, 160, 160),
+    "background": (200, 255, 200),
+}
 
 
 def sample_seed(seed: int, index: int) -> int:
@@ -36,8 +42,10 @@ def crop_rng(render_seed: int) -> np.random.Generator:
     return np.random.default_rng(np.random.SeedSequence([render_seed, 0xC409]))
 
 
-def crop_margins(boxes: Iterable[Sequence[float]], rng: np.random.Generator,
-                 ) -> list[tuple[int, tuple[float, float, float, float]]]:
+def crop_margins(
+    boxes: Iterable[Sequence[float]],
+    rng: np.random.Generator,
+) -> list[tuple[int, tuple[float, float, float, float]]]:
     """(box index, margins) of each box big enough to crop (4 px a side), the margins a random
     2-12 % on each side, standing in for the localizer's imprecision."""
     out = []
@@ -52,7 +60,7 @@ def crop_margins(boxes: Iterable[Sequence[float]], rng: np.random.Generator,
 
 def crop_tiles(sample: Sample, rng: np.random.Generator) -> list[tuple[int, np.ndarray]]:
     """Tile crops (class id, BGR image) cut from the photo exactly as the runtime cuts them
-    (:func:`vision.models.cut_tile`: the box, landscape turned clockwise), with the margins of
+    (:func:`paiscan.vision.models.cut_tile`: the box, landscape turned clockwise), with the margins of
     :func:`crop_margins`."""
     out: list[tuple[int, np.ndarray]] = []
     for i, margins in crop_margins(sample.boxes, rng):
@@ -69,8 +77,7 @@ def _write_one(args: tuple[Path, int, int, str, bool, SynthConfig | None]) -> in
     sample = render_sample(s, rules, config)
     name = f"{seed}_{index:06d}"
     (out / "images" / f"{name}.jpg").write_bytes(sample.jpeg)
-    (out / "labels" / f"{name}.txt").write_text(
-        "".join(line + "\n" for line in sample.yolo_lines()))
+    (out / "labels" / f"{name}.txt").write_text("".join(line + "\n" for line in sample.yolo_lines()))
     ign = sample.ignore_lines()
     if ign:
         (out / "ignore" / f"{name}.txt").write_text("".join(line + "\n" for line in ign))
@@ -100,9 +107,16 @@ def _init_worker() -> None:
     cv2.setNumThreads(1)
 
 
-def write_dataset(out: Path, n: int, seed: int, rules: str = "riichi", crops: bool = False,
-                  workers: int = 1, progress: bool = True,
-                  config: SynthConfig | None = None) -> None:
+def write_dataset(
+    out: Path,
+    n: int,
+    seed: int,
+    rules: str = "riichi",
+    crops: bool = False,
+    workers: int = 1,
+    progress: bool = True,
+    config: SynthConfig | None = None,
+) -> None:
     """Render ``n`` photos into ``out``: ``images/NAME.jpg``, ``labels/NAME.txt`` (YOLO, contract
     class order), ``structures/NAME.json`` (the Hand), ``meta/NAME.json`` (per-box rotation flags,
     face corners, camera), ``ignore/NAME.txt`` (tiles mostly outside the frame) and, with
@@ -126,8 +140,7 @@ def write_dataset(out: Path, n: int, seed: int, rules: str = "riichi", crops: bo
         else:
             # spawn, not fork: a forked child can deadlock in OpenCV's thread pool
             ctx = multiprocessing.get_context("spawn")
-            with ProcessPoolExecutor(max_workers=workers, initializer=_init_worker,
-                                     mp_context=ctx) as ex:
+            with ProcessPoolExecutor(max_workers=workers, initializer=_init_worker, mp_context=ctx) as ex:
                 for _ in ex.map(_write_one, jobs, chunksize=4):
                     bar.update(1)
     finally:
@@ -144,10 +157,13 @@ def draw_boxes(sample: Sample, line_width: int | None = None) -> np.ndarray:
         cv2.rectangle(im, (x0, y0), (x1, y1), col, lw)
         c = np.array(info["corners"])
         top = (c[0] + c[1]) / 2
-        cv2.line(im, (round(top[0]), round(top[1])), (round((c[0][0] + c[1][0] + c[2][0]
-                                                             + c[3][0]) / 4),
-                                                        round((c[0][1] + c[1][1] + c[2][1]
-                                                               + c[3][1]) / 4)), col, lw)
+        cv2.line(
+            im,
+            (round(top[0]), round(top[1])),
+            (round((c[0][0] + c[1][0] + c[2][0] + c[3][0]) / 4), round((c[0][1] + c[1][1] + c[2][1] + c[3][1]) / 4)),
+            col,
+            lw,
+        )
     return im
 
 
@@ -156,9 +172,15 @@ def _samples(n: int, seed: int, rules: str, config: SynthConfig | None) -> Itera
         yield render_sample(sample_seed(seed, i), rules, config)
 
 
-def preview(out_path: str | os.PathLike[str], n: int = 16, seed: int = 0, rules: str = "riichi",
-            config: SynthConfig | None = None, cell_width: int = 480,
-            boxes: bool = True) -> Path:
+def preview(
+    out_path: str | os.PathLike[str],
+    n: int = 16,
+    seed: int = 0,
+    rules: str = "riichi",
+    config: SynthConfig | None = None,
+    cell_width: int = 480,
+    boxes: bool = True,
+) -> Path:
     """Write a contact sheet of ``n`` renders (boxes drawn) to ``out_path`` (JPEG or PNG)."""
     cells = []
     for sample in _samples(n, seed, rules, config):
@@ -166,18 +188,18 @@ def preview(out_path: str | os.PathLike[str], n: int = 16, seed: int = 0, rules:
         im = draw_boxes(sample, max(1, round(0.8 * w / cell_width))) if boxes else sample.image
         ch = round(cell_width * 3 / 4)
         scale = min(cell_width / w, ch / h)
-        small = cv2.resize(im, (max(1, round(w * scale)), max(1, round(h * scale))),
-                           interpolation=cv2.INTER_AREA)
+        small = cv2.resize(im, (max(1, round(w * scale)), max(1, round(h * scale))), interpolation=cv2.INTER_AREA)
         cell = np.full((ch, cell_width, 3), 30, np.uint8)
         y0, x0 = (ch - small.shape[0]) // 2, (cell_width - small.shape[1]) // 2
-        cell[y0:y0 + small.shape[0], x0:x0 + small.shape[1]] = small
+        cell[y0 : y0 + small.shape[0], x0 : x0 + small.shape[1]] = small
         cells.append(cell)
     cols = max(1, math.ceil(math.sqrt(len(cells))))
     rows = math.ceil(len(cells) / cols)
     blank = np.full_like(cells[0], 30)
-    grid = [np.hstack(cells[r * cols:(r + 1) * cols] + [blank] * (cols - len(cells[r * cols:
-                                                                                 (r + 1) * cols])))
-            for r in range(rows)]
+    grid = [
+        np.hstack(cells[r * cols : (r + 1) * cols] + [blank] * (cols - len(cells[r * cols : (r + 1) * cols])))
+        for r in range(rows)
+    ]
     sheet = np.vstack(grid)
     out = Path(out_path)
     out.parent.mkdir(parents=True, exist_ok=True)

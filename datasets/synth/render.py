@@ -57,14 +57,14 @@ class Sample:
 
     def ignore_lines(self) -> list[str]:
         h, w = self.image.shape[:2]
-        return [_yolo(int(c), b, w, h) for c, b in
-                zip(self.meta.get("ignored_classes", []), self.ignore_boxes, strict=True)]
+        return [
+            _yolo(int(c), b, w, h) for c, b in zip(self.meta.get("ignored_classes", []), self.ignore_boxes, strict=True)
+        ]
 
 
 def _yolo(cls: int, b: np.ndarray, w: int, h: int) -> str:
     x0, y0, x1, y1 = (float(v) for v in b)
-    return (f"{cls} {(x0 + x1) / 2 / w:.6f} {(y0 + y1) / 2 / h:.6f} "
-            f"{(x1 - x0) / w:.6f} {(y1 - y0) / h:.6f}")
+    return f"{cls} {(x0 + x1) / 2 / w:.6f} {(y0 + y1) / 2 / h:.6f} {(x1 - x0) / w:.6f} {(y1 - y0) / h:.6f}"
 
 
 # ----------------------------------------------------------------------------- geometry
@@ -73,8 +73,12 @@ def _yolo(cls: int, b: np.ndarray, w: int, h: int) -> str:
 def _rounded_rect(w: float, h: float, r: float, k: int = 3) -> np.ndarray:
     r = max(min(r, w / 2 - 1e-3, h / 2 - 1e-3), 1e-3)
     pts = []
-    for cx, cy, a0 in ((w / 2 - r, h / 2 - r, 0.0), (-w / 2 + r, h / 2 - r, 90.0),
-                       (-w / 2 + r, -h / 2 + r, 180.0), (w / 2 - r, -h / 2 + r, 270.0)):
+    for cx, cy, a0 in (
+        (w / 2 - r, h / 2 - r, 0.0),
+        (-w / 2 + r, h / 2 - r, 90.0),
+        (-w / 2 + r, -h / 2 + r, 180.0),
+        (w / 2 - r, -h / 2 + r, 270.0),
+    ):
         for i in range(k):
             a = math.radians(a0 + 90.0 * i / (k - 1))
             pts.append((cx + r * math.cos(a), cy + r * math.sin(a)))
@@ -88,8 +92,7 @@ def tile_rings(d: TileDims) -> np.ndarray:
     inset = _rounded_rect(d.w - 2 * b, d.h - 2 * b, max(d.radius - b * 0.7, 0.3))
     ns = [0.0, -b, -d.d * d.face_frac, -d.d + b, -d.d]
     shapes = [inset, full, full, full, inset]
-    return np.stack([np.column_stack([s, np.full(len(s), n)]) for s, n in zip(shapes, ns,
-                                                                               strict=True)])
+    return np.stack([np.column_stack([s, np.full(len(s), n)]) for s, n in zip(shapes, ns, strict=True)])
 
 
 def tile_frame(t: TilePlace, d: TileDims) -> tuple[np.ndarray, np.ndarray]:
@@ -143,8 +146,9 @@ def _look(tilt: float, yaw: float, roll: float) -> np.ndarray:
     return np.stack([r2, y2, f])
 
 
-def fit_camera(rng: np.random.Generator, config: SynthConfig, pts: np.ndarray, w: int, h: int,
-               standing: bool, tile_mm: float) -> tuple[Camera, dict[str, Any]]:
+def fit_camera(
+    rng: np.random.Generator, config: SynthConfig, pts: np.ndarray, w: int, h: int, standing: bool, tile_mm: float
+) -> tuple[Camera, dict[str, Any]]:
     """A random camera that frames ``pts`` (world points of the hand)."""
     lo, hi = config.tilt_deg
     if standing:  # the faces of upright tiles need an oblique view
@@ -191,9 +195,14 @@ def fit_camera(rng: np.random.Generator, config: SynthConfig, pts: np.ndarray, w
     k2 = k.copy()
     k2[0, 2] += sx
     k2[1, 2] += sy
-    info = {"tilt_deg": math.degrees(tilt), "yaw_deg": math.degrees(yaw),
-            "roll_deg": math.degrees(roll), "hfov_deg": math.degrees(hfov),
-            "distance_mm": dist, "cut": cut_side}
+    info = {
+        "tilt_deg": math.degrees(tilt),
+        "yaw_deg": math.degrees(yaw),
+        "roll_deg": math.degrees(roll),
+        "hfov_deg": math.degrees(hfov),
+        "distance_mm": dist,
+        "cut": cut_side,
+    }
     return Camera(k2, rot, target - dist * rot[2]), info
 
 
@@ -226,16 +235,24 @@ def _random_lighting(rng: np.random.Generator, diag: float, effects: bool) -> Li
     amb = rng.uniform(0.38, 0.62)
     dif = (rng.uniform(0.95, 1.12) - amb) / max(math.sin(el), 0.3)
     tint = 1.0 + rng.uniform(-0.05, 0.05, 3) if effects else np.ones(3)
-    return Lighting(ldir, amb, dif, tint, rng.uniform(25, 110) if effects else 0.0,
-                    rng.uniform(12, 60), rng.uniform(0.1, 0.3) * diag)
+    return Lighting(
+        ldir,
+        amb,
+        dif,
+        tint,
+        rng.uniform(25, 110) if effects else 0.0,
+        rng.uniform(12, 60),
+        rng.uniform(0.1, 0.3) * diag,
+    )
 
 
 def _fixed(p: np.ndarray) -> np.ndarray:
     return np.round(p * _ONE).astype(np.int32)
 
 
-def _body_quads(worlds: np.ndarray, uvs: np.ndarray, cam: Camera, light: Lighting,
-                mats: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _body_quads(
+    worlds: np.ndarray, uvs: np.ndarray, cam: Camera, light: Lighting, mats: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Visibility, colours and fixed-point polygons of every side quad of every tile.
 
     ``worlds`` (T, 5, M, 3), ``uvs`` (T, 5, M, 2), ``mats`` (T, 4, 3) band base colours.
@@ -259,17 +276,33 @@ def _body_quads(worlds: np.ndarray, uvs: np.ndarray, cam: Camera, light: Lightin
     half /= np.linalg.norm(half, axis=-1, keepdims=True)
     lam = np.clip(normals @ light.l_dir, 0, None)
     spec = np.clip(np.einsum("tbmi,tbmi->tbm", normals, half), 0, None) ** light.shininess
-    cols = (mats[:, :, None, :] * light.color * (light.ambient + light.diffuse * lam)[..., None]
-            + (spec * light.spec * 0.6)[..., None])
+    cols = (
+        mats[:, :, None, :] * light.color * (light.ambient + light.diffuse * lam)[..., None]
+        + (spec * light.spec * 0.6)[..., None]
+    )
     ua, ub = uvs[:, :-1], uvs[:, 1:]
     polys = np.stack([ua[:, :, j], ua[:, :, j2], ub[:, :, j2], ub[:, :, j]], axis=3)
     return vis, np.clip(cols, 0, 255), _fixed(polys)
 
 
-def _draw_tile(img: np.ndarray, t: TilePlace, uv: np.ndarray, origin: np.ndarray,
-               frame: np.ndarray, cam: Camera, light: Lighting, style: art.ArtStyle,
-               back_bgr: np.ndarray, dims: TileDims, tiles_dir: str, hue_m: np.ndarray,
-               vis: np.ndarray, cols: np.ndarray, polys: np.ndarray, base_col: tuple) -> None:
+def _draw_tile(
+    img: np.ndarray,
+    t: TilePlace,
+    uv: np.ndarray,
+    origin: np.ndarray,
+    frame: np.ndarray,
+    cam: Camera,
+    light: Lighting,
+    style: art.ArtStyle,
+    back_bgr: np.ndarray,
+    dims: TileDims,
+    tiles_dir: str,
+    hue_m: np.ndarray,
+    vis: np.ndarray,
+    cols: np.ndarray,
+    polys: np.ndarray,
+    base_col: tuple,
+) -> None:
     # silhouette first, in a mid body colour (hides seams between anti-aliased quads)
     hull = cv2.convexHull(_fixed(uv.reshape(-1, 2)))
     cv2.fillConvexPoly(img, hull, base_col, cv2.LINE_AA, SHIFT)
@@ -298,9 +331,19 @@ def _col(c: np.ndarray) -> tuple[float, float, float]:
     return (float(c[0]), float(c[1]), float(c[2]))
 
 
-def _draw_face(img: np.ndarray, t: TilePlace, cap_uv: np.ndarray, origin: np.ndarray,
-               frame: np.ndarray, cam: Camera, light: Lighting, style: art.ArtStyle,
-               dims: TileDims, tiles_dir: str, hue_m: np.ndarray) -> None:
+def _draw_face(
+    img: np.ndarray,
+    t: TilePlace,
+    cap_uv: np.ndarray,
+    origin: np.ndarray,
+    frame: np.ndarray,
+    cam: Camera,
+    light: Lighting,
+    style: art.ArtStyle,
+    dims: TileDims,
+    tiles_dir: str,
+    hue_m: np.ndarray,
+) -> None:
     h_img, w_img = img.shape[:2]
     x0 = max(math.floor(cap_uv[:, 0].min()) - 1, 0)
     y0 = max(math.floor(cap_uv[:, 1].min()) - 1, 0)
@@ -319,17 +362,16 @@ def _draw_face(img: np.ndarray, t: TilePlace, cap_uv: np.ndarray, origin: np.nda
     v = frame[:, 1] * (dims.h / 2 * s)
     corners = np.stack([origin - u + v, origin + u + v, origin + u - v, origin - u - v])
     cuv, _z = cam.project(corners)
-    face_px = max(float(np.linalg.norm(cuv[1] - cuv[0])),
-                  float(np.linalg.norm(cuv[2] - cuv[1])) * 0.75)
+    face_px = max(float(np.linalg.norm(cuv[1] - cuv[0])), float(np.linalg.norm(cuv[2] - cuv[1])) * 0.75)
     level = art.texture_level(style, face_px)
     tex = art.motif_texture(style.art_set, style.font, t.cls, level, tiles_dir, style.tex_w)
     th, tw = tex.shape[:2]
-    src = np.array([[-0.5, -0.5], [tw - 0.5, -0.5], [tw - 0.5, th - 0.5], [-0.5, th - 0.5]],
-                   np.float32)
+    src = np.array([[-0.5, -0.5], [tw - 0.5, -0.5], [tw - 0.5, th - 0.5], [-0.5, th - 0.5]], np.float32)
     dst = (cuv - np.array([x0, y0])).astype(np.float32)
     m = cv2.getPerspectiveTransform(src, dst)
-    pm = cv2.warpPerspective(tex, m, (rw, rh), flags=cv2.INTER_LINEAR,
-                             borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0, 0, 0))
+    pm = cv2.warpPerspective(
+        tex, m, (rw, rh), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0, 0, 0)
+    )
     pmf: np.ndarray = pm.astype(np.float32) * (1.0 / 255.0)
     if style.stroke > 0.05:  # bolder: spread the alpha, colour follows the blurred motif
         sig = 0.3 + 0.45 * style.stroke * min(face_px / 60.0, 2.0)
@@ -346,13 +388,12 @@ def _draw_face(img: np.ndarray, t: TilePlace, cap_uv: np.ndarray, origin: np.nda
         a2 = pmf[..., 3]
         rgb = pmf[..., :3]
     # premultiplied motif colour (hue matrix is linear) over the face colour, then light
-    col: np.ndarray = np.asarray(cv2.transform(rgb, hue_m * shade[:, None] * 255.0),
-                                 np.float32)
+    col: np.ndarray = np.asarray(cv2.transform(rgb, hue_m * shade[:, None] * 255.0), np.float32)
     col += (1.0 - a2)[..., None] * face_col
     if light.spec > 0:
         ps = _specular_point(origin, nrm, cam, light)
         if ps is not None:
-            k = -0.5 / light.sheen_sigma ** 2
+            k = -0.5 / light.sheen_sigma**2
             gx = np.exp(((np.arange(x0, x1, dtype=np.float32) - ps[0]) ** 2) * k)
             gy = np.exp(((np.arange(y0, y1, dtype=np.float32) - ps[1]) ** 2) * k)
             col += (np.outer(gy, gx) * light.spec)[..., None]
@@ -364,8 +405,7 @@ def _draw_face(img: np.ndarray, t: TilePlace, cap_uv: np.ndarray, origin: np.nda
     img[y0:y1, x0:x1] = np.clip(blended, 0, 255).astype(np.uint8)
 
 
-def _specular_point(q: np.ndarray, n: np.ndarray, cam: Camera,
-                    light: Lighting) -> np.ndarray | None:
+def _specular_point(q: np.ndarray, n: np.ndarray, cam: Camera, light: Lighting) -> np.ndarray | None:
     ln = float(light.l_dir @ n)
     if ln <= 0.05:
         return None
@@ -381,8 +421,16 @@ def _specular_point(q: np.ndarray, n: np.ndarray, cam: Camera,
 # ----------------------------------------------------------------------------- background
 
 
-def _background(rng: np.random.Generator, config: SynthConfig, cam: Camera, w: int, h: int,
-                tile_px: float, worlds: list[np.ndarray], light: Lighting) -> np.ndarray:
+def _background(
+    rng: np.random.Generator,
+    config: SynthConfig,
+    cam: Camera,
+    w: int,
+    h: int,
+    tile_px: float,
+    worlds: list[np.ndarray],
+    light: Lighting,
+) -> np.ndarray:
     """The table: a procedural surface in perspective, with a light fall-off and soft shadows.
 
     Rendered at half resolution (it is smooth, and the photo is blurred later) and upscaled.
@@ -398,28 +446,29 @@ def _background(rng: np.random.Generator, config: SynthConfig, cam: Camera, w: i
     pat = table.pattern(kind, variant)
     dark, light_c = table.COLORS[kind][int(rng.integers(len(table.COLORS[kind])))]
     lut = table.color_ramp(dark, light_c, rng.uniform(0.85, 1.15, 3))
-    mm_per_texel = {"felt": rng.uniform(0.4, 0.9), "wood": rng.uniform(0.5, 1.2),
-                    "cloth": rng.uniform(0.3, 0.6), "mat": rng.uniform(1.0, 2.5)}[kind]
+    mm_per_texel = {
+        "felt": rng.uniform(0.4, 0.9),
+        "wood": rng.uniform(0.5, 1.2),
+        "cloth": rng.uniform(0.3, 0.6),
+        "mat": rng.uniform(1.0, 2.5),
+    }[kind]
     # mip: keep texels at least ~1 px (of the half-resolution image) where the hand is
     px_per_texel = tile_px / 26.0 * mm_per_texel / ds
     while px_per_texel < 1.0 and pat.shape[0] > 64:
-        pat = cv2.resize(pat, (pat.shape[1] // 2, pat.shape[0] // 2),
-                         interpolation=cv2.INTER_AREA)
+        pat = cv2.resize(pat, (pat.shape[1] // 2, pat.shape[0] // 2), interpolation=cv2.INTER_AREA)
         mm_per_texel *= 2
         px_per_texel *= 2
-    ang = rng.uniform(0, 2 * math.pi) if kind != "wood" else rng.normal(0, 0.3) + rng.choice(
-        [0, math.pi / 2])
+    ang = rng.uniform(0, 2 * math.pi) if kind != "wood" else rng.normal(0, 0.3) + rng.choice([0, math.pi / 2])
     c, s = math.cos(ang), math.sin(ang)
     off = rng.uniform(0, 1000, 2)
-    a = np.array([[c * mm_per_texel, -s * mm_per_texel, off[0]],
-                  [s * mm_per_texel, c * mm_per_texel, off[1]], [0, 0, 1.0]])
+    a = np.array(
+        [[c * mm_per_texel, -s * mm_per_texel, off[0]], [s * mm_per_texel, c * mm_per_texel, off[1]], [0, 0, 1.0]]
+    )
     hom = scale @ cam.table_homography() @ a
-    grey = cv2.warpPerspective(pat, hom, (hw, hh), flags=cv2.INTER_LINEAR,
-                               borderMode=cv2.BORDER_WRAP)
+    grey = cv2.warpPerspective(pat, hom, (hw, hh), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_WRAP)
     col = cv2.LUT(cv2.cvtColor(grey, cv2.COLOR_GRAY2BGR), lut)
     shade = _shade_map(rng, worlds, cam, light, tile_px, w, h)
-    sh8 = cv2.resize(np.clip(shade * 200.0, 0, 255).astype(np.uint8), (hw, hh),
-                     interpolation=cv2.INTER_LINEAR)
+    sh8 = cv2.resize(np.clip(shade * 200.0, 0, 255).astype(np.uint8), (hw, hh), interpolation=cv2.INTER_LINEAR)
     col = cv2.multiply(col, cv2.merge([sh8, sh8, sh8]), scale=1.0 / 200.0)
     col = _depth_of_field(rng, col, cam, scale, focus_mm=_focus_depth(cam, worlds))
     if ds == 1:
@@ -432,14 +481,14 @@ def _focus_depth(cam: Camera, worlds: list[np.ndarray]) -> float:
     return float(np.median((pts - cam.c) @ cam.r[2]))
 
 
-def _depth_of_field(rng: np.random.Generator, col: np.ndarray, cam: Camera, scale: np.ndarray,
-                    focus_mm: float) -> np.ndarray:
+def _depth_of_field(
+    rng: np.random.Generator, col: np.ndarray, cam: Camera, scale: np.ndarray, focus_mm: float
+) -> np.ndarray:
     """Blur the table where it is much nearer or farther than the hand (phone-camera depth of
     field; also hides texture aliasing towards the horizon)."""
     h, w = col.shape[:2]
     gw, gh = max(w // 8, 2), max(h // 8, 2)
-    gx, gy = np.meshgrid((np.arange(gw) + 0.5) * w / gw - 0.5, (np.arange(gh) + 0.5) * h / gh
-                         - 0.5)
+    gx, gy = np.meshgrid((np.arange(gw) + 0.5) * w / gw - 0.5, (np.arange(gh) + 0.5) * h / gh - 0.5)
     hom = scale @ cam.table_homography()
     inv = np.linalg.inv(hom)
     pix = np.stack([gx, gy, np.ones_like(gx)], axis=-1) @ inv.T
@@ -458,12 +507,12 @@ def _depth_of_field(rng: np.random.Generator, col: np.ndarray, cam: Camera, scal
     a8 = np.clip(a * 255.0, 0, 255).astype(np.uint8)
     a3 = cv2.merge([a8, a8, a8])
     inv_a3 = cv2.bitwise_not(a3)
-    return cv2.add(cv2.multiply(col, inv_a3, scale=1.0 / 255.0),
-                   cv2.multiply(blurred, a3, scale=1.0 / 255.0))
+    return cv2.add(cv2.multiply(col, inv_a3, scale=1.0 / 255.0), cv2.multiply(blurred, a3, scale=1.0 / 255.0))
 
 
-def _shade_map(rng: np.random.Generator, worlds: list[np.ndarray], cam: Camera,
-               light: Lighting, tile_px: float, w: int, h: int) -> np.ndarray:
+def _shade_map(
+    rng: np.random.Generator, worlds: list[np.ndarray], cam: Camera, light: Lighting, tile_px: float, w: int, h: int
+) -> np.ndarray:
     """Quarter-resolution multiplier: light fall-off times soft cast and contact shadows."""
     ds = 4
     lw, lh = (w + ds - 1) // ds, (h + ds - 1) // ds
@@ -476,12 +525,10 @@ def _shade_map(rng: np.random.Generator, worlds: list[np.ndarray], cam: Camera,
         uv, _z = cam.project(np.concatenate([proj, pts * np.array([1.0, 1.0, 0.0])]))
         n = len(pts)
         cv2.fillConvexPoly(soft, cv2.convexHull(_fixed(uv / ds)), 255, cv2.LINE_AA, SHIFT)
-        cv2.fillConvexPoly(contact, cv2.convexHull(_fixed(uv[n:] / ds)), 255, cv2.LINE_AA,
-                           SHIFT)
+        cv2.fillConvexPoly(contact, cv2.convexHull(_fixed(uv[n:] / ds)), 255, cv2.LINE_AA, SHIFT)
     sig = max(0.6, rng.uniform(0.04, 0.16) * tile_px / ds)
     softf = cv2.GaussianBlur(soft, (0, 0), sig).astype(np.float32) / 255.0
-    contf = cv2.GaussianBlur(contact, (0, 0), max(0.5, 0.06 * tile_px / ds)).astype(
-        np.float32) / 255.0
+    contf = cv2.GaussianBlur(contact, (0, 0), max(0.5, 0.06 * tile_px / ds)).astype(np.float32) / 255.0
     strength = rng.uniform(0.3, 0.6) * light.diffuse / (light.diffuse + light.ambient)
     yy, xx = np.mgrid[0:lh, 0:lw].astype(np.float32)
     cx, cy = rng.uniform(0.2, 0.8) * lw, rng.uniform(0.2, 0.8) * lh
@@ -519,8 +566,7 @@ def _post(img: np.ndarray, rng: np.random.Generator, res: float) -> tuple[np.nda
         ker = np.zeros((length * 2 + 1, length * 2 + 1), np.float32)
         c = length
         dx, dy = math.cos(ang) * length / 2, math.sin(ang) * length / 2
-        cv2.line(ker, (round(c - dx), round(c - dy)), (round(c + dx), round(c + dy)), 1.0, 1,
-                 cv2.LINE_AA)
+        cv2.line(ker, (round(c - dx), round(c - dy)), (round(c + dx), round(c + dy)), 1.0, 1, cv2.LINE_AA)
         ker /= ker.sum()
         img = cv2.filter2D(img, -1, ker)
         info["motion_blur_px"] = length
@@ -534,7 +580,7 @@ def _post(img: np.ndarray, rng: np.random.Generator, res: float) -> tuple[np.nda
     oy = int(rng.integers(0, field_.shape[0] - h + 1))
     ox = int(rng.integers(0, field_.shape[1] - w + 1))
     a = std / 32.0
-    img = cv2.addWeighted(img, 1.0, field_[oy:oy + h, ox:ox + w], a, -128.0 * a)
+    img = cv2.addWeighted(img, 1.0, field_[oy : oy + h, ox : ox + w], a, -128.0 * a)
     info["noise_std"] = round(float(std), 2)
     return img, info
 
@@ -572,8 +618,7 @@ def render_sample(seed: int, rules: str = "riichi", config: SynthConfig | None =
     frames = [tile_frame(t, dims) for t in places]
     worlds = [o[None, None, :] + rings @ m.T for o, m in frames]
     standing = any(t.pose == "standing" for t in places)
-    main_pts = np.concatenate([wd.reshape(-1, 3) for wd, t in zip(worlds, places, strict=True)
-                               if t.main])
+    main_pts = np.concatenate([wd.reshape(-1, 3) for wd, t in zip(worlds, places, strict=True) if t.main])
     cam, cam_info = fit_camera(rng, config, main_pts, w, h, standing, dims.w)
     uvs = []
     depths = []
@@ -581,30 +626,51 @@ def render_sample(seed: int, rules: str = "riichi", config: SynthConfig | None =
         uv, z = cam.project(wd)
         uvs.append(uv)
         depths.append(float(z.mean()))
-    tile_px = float(np.median([np.linalg.norm(uv[0, 0] - uv[0, n_ring // 2]) for uv, t in
-                               zip(uvs, places, strict=True) if t.main])) * 0.75
+    tile_px = (
+        float(
+            np.median(
+                [np.linalg.norm(uv[0, 0] - uv[0, n_ring // 2]) for uv, t in zip(uvs, places, strict=True) if t.main]
+            )
+        )
+        * 0.75
+    )
     light = _random_lighting(rng, math.hypot(w, h), config.effects)
     img = _background(rng, config, cam, w, h, tile_px, worlds, light)
     hue_m = art.hue_matrix(style.hue_deg, style.saturation)
     face_mat = np.array(style.face_bgr, np.float64)
     side_mat = face_mat * (0.93 if style.art_set == "Regular" else 1.0)
     mats = np.stack([side_mat, side_mat, back_bgr, back_bgr])
-    vis, cols, polys = _body_quads(np.stack(worlds), np.stack(uvs), cam, light,
-                                   np.broadcast_to(mats, (len(worlds), 4, 3)))
+    vis, cols, polys = _body_quads(
+        np.stack(worlds), np.stack(uvs), cam, light, np.broadcast_to(mats, (len(worlds), 4, 3))
+    )
     base_col = _col((side_mat * 0.5 + back_bgr * 0.5) * light.ambient * 1.2)
     order = sorted(range(len(places)), key=lambda i: -depths[i])
     ids = np.zeros((h, w), np.uint16) if config.instance_map else None
     for i in order:
         uv = uvs[i]
-        if (uv[..., 0].max() < 0 or uv[..., 1].max() < 0 or uv[..., 0].min() > w
-                or uv[..., 1].min() > h):
+        if uv[..., 0].max() < 0 or uv[..., 1].max() < 0 or uv[..., 0].min() > w or uv[..., 1].min() > h:
             continue
         o, m = frames[i]
-        _draw_tile(img, places[i], uv, o, m, cam, light, style, back_bgr, dims, tiles_dir,
-                   hue_m, vis[i], cols[i], polys[i], base_col)
+        _draw_tile(
+            img,
+            places[i],
+            uv,
+            o,
+            m,
+            cam,
+            light,
+            style,
+            back_bgr,
+            dims,
+            tiles_dir,
+            hue_m,
+            vis[i],
+            cols[i],
+            polys[i],
+            base_col,
+        )
         if ids is not None:
-            cv2.fillConvexPoly(ids, cv2.convexHull(_fixed(uv.reshape(-1, 2))), i + 1,
-                               cv2.LINE_8, SHIFT)
+            cv2.fillConvexPoly(ids, cv2.convexHull(_fixed(uv.reshape(-1, 2))), i + 1, cv2.LINE_8, SHIFT)
     post_info: dict[str, Any] = {}
     if config.effects:
         img, post_info = _post(img, rng, res)
@@ -612,17 +678,29 @@ def render_sample(seed: int, rules: str = "riichi", config: SynthConfig | None =
     ok, enc = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, quality])
     if not ok:  # pragma: no cover
         raise RuntimeError("JPEG encoding failed")
-    sample = _assemble(img, enc.tobytes(), places, frames, uvs, cam, dims, hand, style,
-                       cam_info, post_info, quality, back_bgr, seed)
+    sample = _assemble(
+        img, enc.tobytes(), places, frames, uvs, cam, dims, hand, style, cam_info, post_info, quality, back_bgr, seed
+    )
     sample.instance_map = ids
     return sample
 
 
-def _assemble(img: np.ndarray, jpeg: bytes, places: list[TilePlace],
-              frames: list[tuple[np.ndarray, np.ndarray]], uvs: list[np.ndarray], cam: Camera,
-              dims: TileDims, hand: dict[str, Any], style: art.ArtStyle,
-              cam_info: dict[str, Any], post_info: dict[str, Any], quality: int,
-              back_bgr: np.ndarray, seed: int) -> Sample:
+def _assemble(
+    img: np.ndarray,
+    jpeg: bytes,
+    places: list[TilePlace],
+    frames: list[tuple[np.ndarray, np.ndarray]],
+    uvs: list[np.ndarray],
+    cam: Camera,
+    dims: TileDims,
+    hand: dict[str, Any],
+    style: art.ArtStyle,
+    cam_info: dict[str, Any],
+    post_info: dict[str, Any],
+    quality: int,
+    back_bgr: np.ndarray,
+    seed: int,
+) -> Sample:
     h, w = img.shape[:2]
     boxes: list[list[float]] = []
     classes: list[int] = []
@@ -649,45 +727,71 @@ def _assemble(img: np.ndarray, jpeg: bytes, places: list[TilePlace],
         u, v, n = m[:, 0], m[:, 1], m[:, 2]
         cap = o if not t.face_down else o - n * dims.d
         sgn = 1.0 if not t.face_down else -1.0
-        corners = np.stack([cap - sgn * u * dims.w / 2 + v * dims.h / 2,
-                            cap + sgn * u * dims.w / 2 + v * dims.h / 2,
-                            cap + sgn * u * dims.w / 2 - v * dims.h / 2,
-                            cap - sgn * u * dims.w / 2 - v * dims.h / 2])
+        corners = np.stack(
+            [
+                cap - sgn * u * dims.w / 2 + v * dims.h / 2,
+                cap + sgn * u * dims.w / 2 + v * dims.h / 2,
+                cap + sgn * u * dims.w / 2 - v * dims.h / 2,
+                cap - sgn * u * dims.w / 2 - v * dims.h / 2,
+            ]
+        )
         cuv, _z = cam.project(corners)
         cuv = cuv + 0.5
         up = (cuv[0] + cuv[1]) / 2 - (cuv[3] + cuv[2]) / 2
         angle = math.degrees(math.atan2(float(up[0]), float(-up[1])))  # 0 = up, clockwise +
-        g = v if t.pose != "standing" else np.array([0.0, 0.0, 1.0]) * (-1 if t.upside_down
-                                                                        else 1)
+        g = v if t.pose != "standing" else np.array([0.0, 0.0, 1.0]) * (-1 if t.upside_down else 1)
         rotated = t.pose != "standing" and abs(g[0]) > abs(g[1])
         upside = (g[2] < 0) if t.pose == "standing" else (not rotated and g[1] < 0)
         boxes.append(box)
         classes.append(t.label)
-        per_box.append({
-            "cls": t.label, "tile": CLASS_NAMES[t.label], "place": place,
-            "face": CLASS_NAMES[t.cls] if t.face_down else CLASS_NAMES[t.label],
-            "box": [round(b, 2) for b in box], "group": t.group,
-            "group_index": t.group_index, "rotated": bool(rotated),
-            "upside_down": bool(upside), "face_down": t.face_down, "pose": t.pose,
-            "angle_deg": round(angle, 2), "corners": [[round(float(a), 2) for a in c]
-                                                      for c in cuv],
-            "truncated": round(1.0 - frac, 3), **t.extra,
-        })
+        per_box.append(
+            {
+                "cls": t.label,
+                "tile": CLASS_NAMES[t.label],
+                "place": place,
+                "face": CLASS_NAMES[t.cls] if t.face_down else CLASS_NAMES[t.label],
+                "box": [round(b, 2) for b in box],
+                "group": t.group,
+                "group_index": t.group_index,
+                "rotated": bool(rotated),
+                "upside_down": bool(upside),
+                "face_down": t.face_down,
+                "pose": t.pose,
+                "angle_deg": round(angle, 2),
+                "corners": [[round(float(a), 2) for a in c] for c in cuv],
+                "truncated": round(1.0 - frac, 3),
+                **t.extra,
+            }
+        )
     meta = {
-        "seed": seed, "width": w, "height": h, "jpeg_quality": quality,
+        "seed": seed,
+        "width": w,
+        "height": h,
+        "jpeg_quality": quality,
         "boxes": per_box,
         "background": to_mpsz(background),
         "ignored_classes": ignored_cls,
         "camera": {k: (round(v, 3) if isinstance(v, float) else v) for k, v in cam_info.items()},
-        "style": {"art_set": style.art_set, "font": style.font, "scale": round(style.scale, 3),
-                  "stroke": round(style.stroke, 3), "hue_deg": round(style.hue_deg, 2),
-                  "back_bgr": [round(float(c)) for c in back_bgr]},
+        "style": {
+            "art_set": style.art_set,
+            "font": style.font,
+            "scale": round(style.scale, 3),
+            "stroke": round(style.stroke, 3),
+            "hue_deg": round(style.hue_deg, 2),
+            "back_bgr": [round(float(c)) for c in back_bgr],
+        },
         "tile_mm": [round(dims.w, 2), round(dims.h, 2), round(dims.d, 2)],
         "post": post_info,
     }
-    return Sample(image=img, boxes=np.array(boxes, np.float64).reshape(-1, 4), classes=classes,
-                  meta=meta, structure=hand, jpeg=jpeg,
-                  ignore_boxes=np.array(ignored, np.float64).reshape(-1, 4))
+    return Sample(
+        image=img,
+        boxes=np.array(boxes, np.float64).reshape(-1, 4),
+        classes=classes,
+        meta=meta,
+        structure=hand,
+        jpeg=jpeg,
+        ignore_boxes=np.array(ignored, np.float64).reshape(-1, 4),
+    )
 
 
 __all__ = ["FACE_DOWN", "Camera", "Sample", "render_sample"]

@@ -71,8 +71,9 @@ def footprint(t: TilePlace, dims: TileDims) -> tuple[float, float]:
     return (b, a) if t.sideways else (a, b)
 
 
-def layout_hand(hand: dict[str, Any], rng: np.random.Generator, config: SynthConfig,
-                dims: TileDims, rules: str) -> list[TilePlace]:
+def layout_hand(
+    hand: dict[str, Any], rng: np.random.Generator, config: SynthConfig, dims: TileDims, rules: str
+) -> list[TilePlace]:
     """Lay out a Hand dict as players show a win, plus optional background tiles."""
     tiles: list[TilePlace] = []
     tight = rng.random() < config.p_tight
@@ -93,8 +94,11 @@ def layout_hand(hand: dict[str, Any], rng: np.random.Generator, config: SynthCon
     if rng.random() < 0.1 and len(concealed) > 3:  # an unsorted hand
         i, j = sorted(rng.choice(len(concealed), 2, replace=False).tolist())
         concealed[i], concealed[j] = concealed[j], concealed[i]
-    twist_idx = set(rng.choice(max(len(concealed), 1), size=int(rng.integers(1, 4)),
-                               replace=True).tolist()) if twisty else set()
+    twist_idx = (
+        set(rng.choice(max(len(concealed), 1), size=int(rng.integers(1, 4)), replace=True).tolist())
+        if twisty
+        else set()
+    )
     for k, cls in enumerate(concealed):
         extra_gap = 0.0
         yaw = jitter_yaw()
@@ -103,19 +107,35 @@ def layout_hand(hand: dict[str, Any], rng: np.random.Generator, config: SynthCon
             yaw = ang * math.pi / 180
             extra_gap = abs(math.sin(yaw)) * row_depth * 0.6
         x += extra_gap
-        tiles.append(TilePlace(cls, x + dims.w / 2, row_depth / 2, yaw, pose=pose,
-                               upside_down=bool(rng.random() < config.p_upside_down),
-                               group="hand", group_index=k))
+        tiles.append(
+            TilePlace(
+                cls,
+                x + dims.w / 2,
+                row_depth / 2,
+                yaw,
+                pose=pose,
+                upside_down=bool(rng.random() < config.p_upside_down),
+                group="hand",
+                group_index=k,
+            )
+        )
         x += dims.w + gap() + extra_gap
     # winning tile, a little apart (sometimes not)
     if hand.get("win_tile"):
         x += float(rng.uniform(4, 16)) if rng.random() < config.p_win_apart else 0.0
         cls = parse_tiles(hand["win_tile"])[0]
         yaw = jitter_yaw() + (float(rng.normal(0, 4)) * math.pi / 180 if twisty else 0.0)
-        tiles.append(TilePlace(cls, x + dims.w / 2, row_depth / 2 + float(rng.uniform(-1, 1)),
-                               yaw, pose=pose,
-                               upside_down=bool(rng.random() < config.p_upside_down),
-                               group="win"))
+        tiles.append(
+            TilePlace(
+                cls,
+                x + dims.w / 2,
+                row_depth / 2 + float(rng.uniform(-1, 1)),
+                yaw,
+                pose=pose,
+                upside_down=bool(rng.random() < config.p_upside_down),
+                group="win",
+            )
+        )
         x += dims.w
     # called melds to the right (the first call ends up rightmost)
     melds = list(hand.get("melds", []))
@@ -152,37 +172,59 @@ def layout_hand(hand: dict[str, Any], rng: np.random.Generator, config: SynthCon
         for s in range(n_slots):
             j = s - first
             if 0 <= j < len(dora):
-                tiles.append(TilePlace(dora[j], x0 + dx + dims.w / 2, y0 + dims.h / 2,
-                                       jitter_yaw(), group="dora", group_index=j))
+                tiles.append(
+                    TilePlace(dora[j], x0 + dx + dims.w / 2, y0 + dims.h / 2, jitter_yaw(), group="dora", group_index=j)
+                )
             elif rng_pool:
-                tiles.append(TilePlace(rng_pool.pop(), x0 + dx + dims.w / 2, y0 + dims.h / 2,
-                                       jitter_yaw(), face_down=True, group="dead_wall",
-                                       group_index=s))
+                tiles.append(
+                    TilePlace(
+                        rng_pool.pop(),
+                        x0 + dx + dims.w / 2,
+                        y0 + dims.h / 2,
+                        jitter_yaw(),
+                        face_down=True,
+                        group="dead_wall",
+                        group_index=s,
+                    )
+                )
             dx += dims.w + float(rng.uniform(0.1, 0.8))
     if nuki:
-        x0 = max(0.6 * row_end, used_right + 30) if used_right else float(
-            rng.uniform(0.6, 0.9)) * row_end
-        y0 = above_y + float(rng.uniform(-10, 30)) if rng.random() < 0.7 else float(
-            rng.uniform(-5, 20))
+        x0 = max(0.6 * row_end, used_right + 30) if used_right else float(rng.uniform(0.6, 0.9)) * row_end
+        y0 = above_y + float(rng.uniform(-10, 30)) if rng.random() < 0.7 else float(rng.uniform(-5, 20))
         if y0 < dims.h + 10:  # beside the row rather than over it
             x0 = max(row_end, used_right) + float(rng.uniform(25, 60))
         for j, cls in enumerate(nuki):
-            tiles.append(TilePlace(cls, x0 + j * (dims.w + gap()) + dims.w / 2, y0 + dims.h / 2,
-                                   jitter_yaw(), group="nuki", group_index=j))
+            tiles.append(
+                TilePlace(
+                    cls,
+                    x0 + j * (dims.w + gap()) + dims.w / 2,
+                    y0 + dims.h / 2,
+                    jitter_yaw(),
+                    group="nuki",
+                    group_index=j,
+                )
+            )
     # an unrelated pond of discards further away
     if rng.random() < config.p_background and rng_pool:
         _layout_pond(tiles, discardable(rng_pool, rules), rng, dims, row_end)
     return tiles
 
 
-def _layout_meld(meld: dict[str, Any], mi: int, x: float, tiles: list[TilePlace],
-                 rng: np.random.Generator, dims: TileDims, side_rot: float, gap: Any) -> float:
+def _layout_meld(
+    meld: dict[str, Any],
+    mi: int,
+    x: float,
+    tiles: list[TilePlace],
+    rng: np.random.Generator,
+    dims: TileDims,
+    side_rot: float,
+    gap: Any,
+) -> float:
     ids = parse_tiles(meld["tiles"])
     mtype = meld.get("type", "pon")
     is_open = bool(meld.get("open", mtype != "kan"))
     added = bool(meld.get("added", False))
-    frm = meld.get("from") or ("left" if mtype == "chi" else str(rng.choice(
-        ["left", "across", "right"])))
+    frm = meld.get("from") or ("left" if mtype == "chi" else str(rng.choice(["left", "across", "right"])))
     face_down_idx: set[int] = set()
     stacked = False
     if mtype == "chi":
@@ -201,8 +243,7 @@ def _layout_meld(meld: dict[str, Any], mi: int, x: float, tiles: list[TilePlace]
         side = {"left": 0, "across": 1, "right": 2}.get(frm, 0)
     else:
         n = len(ids)
-        side = {"left": 0, "across": 1 if n == 3 else int(rng.choice([1, 2])),
-                "right": n - 1}.get(frm, 0)
+        side = {"left": 0, "across": 1 if n == 3 else int(rng.choice([1, 2])), "right": n - 1}.get(frm, 0)
     n_show = 3 if stacked else len(ids)
     for k in range(n_show):
         cls = ids[k]
@@ -210,25 +251,43 @@ def _layout_meld(meld: dict[str, Any], mi: int, x: float, tiles: list[TilePlace]
         fx = dims.h if sideways else dims.w
         fy = dims.w if sideways else dims.h
         yaw = (side_rot if sideways else 0.0) + float(rng.normal(0, 0.6)) * math.pi / 180
-        tiles.append(TilePlace(cls, x + fx / 2, fy / 2, yaw, sideways=sideways,
-                               face_down=k in face_down_idx, group="meld", group_index=mi,
-                               extra={"meld_type": mtype, "from": frm}))
+        tiles.append(
+            TilePlace(
+                cls,
+                x + fx / 2,
+                fy / 2,
+                yaw,
+                sideways=sideways,
+                face_down=k in face_down_idx,
+                group="meld",
+                group_index=mi,
+                extra={"meld_type": mtype, "from": frm},
+            )
+        )
         if sideways and stacked:
             y2 = fy + float(rng.uniform(0.1, 0.8))
-            tiles.append(TilePlace(ids[3], x + fx / 2 + float(rng.uniform(-0.8, 0.8)),
-                                   y2 + fy / 2, yaw + float(rng.normal(0, 0.5)) * math.pi / 180,
-                                   sideways=True, group="meld", group_index=mi,
-                                   extra={"meld_type": mtype, "from": frm, "added_tile": True}))
+            tiles.append(
+                TilePlace(
+                    ids[3],
+                    x + fx / 2 + float(rng.uniform(-0.8, 0.8)),
+                    y2 + fy / 2,
+                    yaw + float(rng.normal(0, 0.5)) * math.pi / 180,
+                    sideways=True,
+                    group="meld",
+                    group_index=mi,
+                    extra={"meld_type": mtype, "from": frm, "added_tile": True},
+                )
+            )
         x += fx + gap()
     return x
 
 
-def _layout_pond(tiles: list[TilePlace], pool: list[int], rng: np.random.Generator,
-                 dims: TileDims, row_end: float) -> None:
+def _layout_pond(
+    tiles: list[TilePlace], pool: list[int], rng: np.random.Generator, dims: TileDims, row_end: float
+) -> None:
     max_y = max(t.y for t in tiles) + dims.h
     n = min(len(pool), int(rng.integers(4, 19)))
-    orient = float(rng.choice([0.0, math.pi, math.pi, math.pi / 2, -math.pi / 2],
-                              p=[0.35, 0.35, 0.0, 0.15, 0.15]))
+    orient = float(rng.choice([0.0, math.pi, math.pi, math.pi / 2, -math.pi / 2], p=[0.35, 0.35, 0.0, 0.15, 0.15]))
     x0 = float(rng.uniform(-0.1, 0.6)) * row_end
     y0 = max_y + float(rng.uniform(30, 140))
     riichi_at = int(rng.integers(n)) if rng.random() < 0.3 else -1
@@ -246,6 +305,15 @@ def _layout_pond(tiles: list[TilePlace], pool: list[int], rng: np.random.Generat
         if k == riichi_at:
             yaw += math.pi / 2
             sideways = not sideways
-        tiles.append(TilePlace(pool.pop(), cx + float(rng.normal(0, 1)),
-                               cy + float(rng.normal(0, 1)), yaw, sideways=sideways,
-                               group="background", group_index=k, main=False))
+        tiles.append(
+            TilePlace(
+                pool.pop(),
+                cx + float(rng.normal(0, 1)),
+                cy + float(rng.normal(0, 1)),
+                yaw,
+                sideways=sideways,
+                group="background",
+                group_index=k,
+                main=False,
+            )
+        )

@@ -13,15 +13,27 @@ import numpy as np
 PATTERN_SIZE = 512
 KINDS = ("felt", "wood", "cloth", "mat")
 # (dark, light) BGR ramps per kind
-FELT_COLORS = [((40, 90, 20), (70, 150, 45)), ((90, 50, 20), (160, 100, 50)),
-               ((50, 50, 120), (80, 80, 180)), ((40, 40, 40), (85, 85, 85)),
-               ((90, 80, 30), (150, 140, 70)), ((25, 70, 45), (55, 125, 85))]
-WOOD_COLORS = [((30, 60, 110), (80, 130, 190)), ((20, 40, 70), (60, 95, 140)),
-               ((60, 110, 160), (130, 180, 220)), ((25, 35, 50), (55, 75, 100))]
-CLOTH_COLORS = [((150, 150, 150), (225, 225, 225)), ((70, 110, 150), (140, 180, 215)),
-                ((120, 80, 60), (200, 160, 130)), ((60, 60, 150), (130, 130, 215))]
-MAT_COLORS = [((140, 140, 140), (200, 200, 200)), ((40, 40, 40), (90, 90, 90)),
-              ((150, 165, 170), (205, 215, 220))]
+FELT_COLORS = [
+    ((40, 90, 20), (70, 150, 45)),
+    ((90, 50, 20), (160, 100, 50)),
+    ((50, 50, 120), (80, 80, 180)),
+    ((40, 40, 40), (85, 85, 85)),
+    ((90, 80, 30), (150, 140, 70)),
+    ((25, 70, 45), (55, 125, 85)),
+]
+WOOD_COLORS = [
+    ((30, 60, 110), (80, 130, 190)),
+    ((20, 40, 70), (60, 95, 140)),
+    ((60, 110, 160), (130, 180, 220)),
+    ((25, 35, 50), (55, 75, 100)),
+]
+CLOTH_COLORS = [
+    ((150, 150, 150), (225, 225, 225)),
+    ((70, 110, 150), (140, 180, 215)),
+    ((120, 80, 60), (200, 160, 130)),
+    ((60, 60, 150), (130, 130, 215)),
+]
+MAT_COLORS = [((140, 140, 140), (200, 200, 200)), ((40, 40, 40), (90, 90, 90)), ((150, 165, 170), (205, 215, 220))]
 COLORS = {"felt": FELT_COLORS, "wood": WOOD_COLORS, "cloth": CLOTH_COLORS, "mat": MAT_COLORS}
 N_VARIANTS = 2
 
@@ -35,7 +47,7 @@ def _periodic_blur(img: np.ndarray, sigma_y: float, aspect: float = 1.0) -> np.n
     b = cv2.GaussianBlur(p, (0, 0), sigmaX=sigma_x, sigmaY=sigma_y)
     oy = (reps[0] // 2) * img.shape[0]
     ox = (reps[1] // 2) * img.shape[1]
-    return b[oy:oy + img.shape[0], ox:ox + img.shape[1]]
+    return b[oy : oy + img.shape[0], ox : ox + img.shape[1]]
 
 
 def _norm(img: np.ndarray) -> np.ndarray:
@@ -79,8 +91,7 @@ def pattern(kind: str, variant: int) -> np.ndarray:
     return np.clip(g * 255, 0, 255).astype(np.uint8)
 
 
-def color_ramp(dark: tuple[int, int, int], light: tuple[int, int, int],
-               jitter: np.ndarray) -> np.ndarray:
+def color_ramp(dark: tuple[int, int, int], light: tuple[int, int, int], jitter: np.ndarray) -> np.ndarray:
     """A 256x1x3 LUT from ``dark`` to ``light`` (BGR), scaled per channel by ``jitter``."""
     t = np.linspace(0, 1, 256, dtype=np.float32)[:, None]
     lut = (np.array(dark, np.float32) * (1 - t) + np.array(light, np.float32) * t) * jitter

@@ -45,9 +45,9 @@ def parse_tiles(text: str) -> list[int]:
 
 @functools.lru_cache(maxsize=1)
 def _scoring_parser() -> Callable[[str], list[int]] | None:
-    """``scoring.tiles.parse_tiles`` when the scoring package provides it."""
+    """``paiscan.scoring.tiles.parse_tiles`` when the scoring package provides it."""
     try:
-        mod = importlib.import_module("scoring.tiles")
+        mod = importlib.import_module("paiscan.scoring.tiles")
     except Exception:  # pragma: no cover - depends on the scoring package state
         return None
     fn = getattr(mod, "parse_tiles", None)

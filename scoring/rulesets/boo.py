@@ -23,15 +23,15 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
-from scoring.decompose import Interpretation
-from scoring.errors import HandError
-from scoring.fu import FuRules, compute_fu, describe_fu
-from scoring.hand import Hand
-from scoring.options import opt
-from scoring.rulesets.riichi import HanFuRuleset, sorted_labels
-from scoring.score import FuPart, Item, Payment, Score, Step, YakuHit, round_up
-from scoring.tiles import EAST, NORTH, SOUTH, WEST, YAOCHUU, dora_from_indicator, tile_name
-from scoring.yaku import (
+from paiscan.scoring.decompose import Interpretation
+from paiscan.scoring.errors import HandError
+from paiscan.scoring.fu import FuRules, compute_fu, describe_fu
+from paiscan.scoring.hand import Hand
+from paiscan.scoring.options import opt
+from paiscan.scoring.rulesets.riichi import HanFuRuleset, sorted_labels
+from paiscan.scoring.score import FuPart, Item, Payment, Score, Step, YakuHit, round_up
+from paiscan.scoring.tiles import EAST, NORTH, SOUTH, WEST, YAOCHUU, dora_from_indicator, tile_name
+from paiscan.scoring.yaku import (
     STANDARD_YAKU,
     Checker,
     Context,
@@ -43,7 +43,7 @@ from scoring.yaku import (
     ryuuiisou_with_hatsu,
     shousuushii,
 )
-from scoring.yaku import pinfu as standard_pinfu
+from paiscan.scoring.yaku import pinfu as standard_pinfu
 
 #: 満貫: the cap of the hand points, as basic points (2000 non-dealer / 3000 dealer ron)
 MANGAN_BASIC = 500
@@ -55,20 +55,37 @@ AOTENJOU_YAKUMAN_HAN = 13
 KOKUSHI_FU_PARTS = 20, 10, 2
 #: the spec's reconstructed han values (§4, §13.1): the default of option ``yaku_han``
 DEFAULT_YAKU_HAN: dict[str, int] = {
-    "honitsu": 2, "toitoi": 2, "ittsu": 2, "chanta": 2, "sanankou": 2, "shousangen": 4,
-    "menzen_tsumo": 1, "riichi": 1, "yakuhai": 1, "haitei": 1, "rinshan": 1, "chankan": 1,
-    "tanyao": 1, "pinfu": 1, "iipeikou": 1, "sanshoku_closed": 2, "sanshoku_open": 1,
+    "honitsu": 2,
+    "toitoi": 2,
+    "ittsu": 2,
+    "chanta": 2,
+    "sanankou": 2,
+    "shousangen": 4,
+    "menzen_tsumo": 1,
+    "riichi": 1,
+    "yakuhai": 1,
+    "haitei": 1,
+    "rinshan": 1,
+    "chankan": 1,
+    "tanyao": 1,
+    "pinfu": 1,
+    "iipeikou": 1,
+    "sanshoku_closed": 2,
+    "sanshoku_open": 1,
 }
 #: 清一色 is a mangan yaku [seed §3]; 6 han is always over the cap (20 fu × 2^6 = 1280 ≥ 500)
 #: and is what it counts under aotenjou [assumed, spec §6.3]
 CHINITSU_HAN = 6
 RIICHI_FLAGS = frozenset({"riichi", "double_riichi"})
 #: the flag that is 地和 under each ``chiihou_meaning``
-CHIIHOU_FLAGS = {"first_draw_tsumo": "chiihou",
-                 "dealer_first_discard_ron": "dealer_first_discard_ron"}
+CHIIHOU_FLAGS = {"first_draw_tsumo": "chiihou", "dealer_first_discard_ron": "dealer_first_discard_ron"}
 RINSHAN_FLAGS = frozenset({"rinshan", "rinshan_after_daiminkan"})
-ITEM_LABELS = {"hand": "役の点数 hand points", "menzen": "門前点 menzen bonus",
-               "dora": "ドラ点 dora", "honba": "本場の点 honba"}
+ITEM_LABELS = {
+    "hand": "役の点数 hand points",
+    "menzen": "門前点 menzen bonus",
+    "dora": "ドラ点 dora",
+    "honba": "本場の点 honba",
+}
 
 
 @dataclass(frozen=True)
@@ -77,75 +94,109 @@ class BooOptions:
     spec's stated choice."""
 
     start_points: int = opt(
-        2000, "starting score (原点): the float line; the game ends at twice it (does not set "
-        "bazoro)", choices=(2000, 4000))
+        2000,
+        "starting score (原点): the float line; the game ends at twice it (does not set bazoro)",
+        choices=(2000, 4000),
+    )
     bazoro: str = opt(
-        "none", "場ゾロ: 1 han added to every hand's exponent (not a yaku): never, always, or in "
-        "the South round only", choices=("none", "always", "south_only"))
+        "none",
+        "場ゾロ: 1 han added to every hand's exponent (not a yaku): never, always, or in the South round only",
+        choices=("none", "always", "south_only"),
+    )
     yakuman_mode: str = opt(
-        "baiman", "a yakuman: priced as a baiman (4000 / 6000 ron, basic 1000), or the game ends "
-        "with the winner A-top whatever the scores (a_top)", choices=("baiman", "a_top"))
+        "baiman",
+        "a yakuman: priced as a baiman (4000 / 6000 ron, basic 1000), or the game ends "
+        "with the winner A-top whatever the scores (a_top)",
+        choices=("baiman", "a_top"),
+    )
     chiihou_meaning: str = opt(
-        "first_draw_tsumo", "地和: a non-dealer's tsumo on the first draw (flag chiihou), or the "
+        "first_draw_tsumo",
+        "地和: a non-dealer's tsumo on the first draw (flag chiihou), or the "
         "older meaning, a ron on the dealer's first discard (flag dealer_first_discard_ron)",
-        choices=("first_draw_tsumo", "dealer_first_discard_ron"))
+        choices=("first_draw_tsumo", "dealer_first_discard_ron"),
+    )
     aotenjou_yakuman: str = opt(
-        "thirteen_han", "with aotenjou: a yakuman is 13 han uncapped (fu × 2^13), a baiman, or an "
-        "A-top", choices=("thirteen_han", "baiman", "a_top"))
+        "thirteen_han",
+        "with aotenjou: a yakuman is 13 han uncapped (fu × 2^13), a baiman, or an A-top",
+        choices=("thirteen_han", "baiman", "a_top"),
+    )
     red_fives: Mapping[str, int] = opt(
-        {"m": 1, "p": 1, "s": 1}, "red fives of each suit in the set (0-4); each in the hand is a "
-        "1-han yaku, more in a hand than the set holds is an error")
+        {"m": 1, "p": 1, "s": 1},
+        "red fives of each suit in the set (0-4); each in the hand is a "
+        "1-han yaku, more in a hand than the set holds is an error",
+    )
     closed_ron_fu: int = opt(
-        10, "門前加符 of a closed hand won by ron: 10, inferred from the seed's chants "
-        "シロク/ゴヨウ (0: a closed pinfu ron is 20 fu, a closed no-yaku ron 30)", choices=(10, 0))
-    ryanmen_tsumo_fu: int = opt(2, "tsumo fu when the wait is ryanmen (some parlours: 4); other "
-                                "waits keep 2 + their wait fu", choices=(2, 4))
-    double_wind_pair_fu: int = opt(4, "fu of a pair of the wind that is both seat and round wind",
-                                   choices=(2, 4))
+        10,
+        "門前加符 of a closed hand won by ron: 10, inferred from the seed's chants "
+        "シロク/ゴヨウ (0: a closed pinfu ron is 20 fu, a closed no-yaku ron 30)",
+        choices=(10, 0),
+    )
+    ryanmen_tsumo_fu: int = opt(
+        2, "tsumo fu when the wait is ryanmen (some parlours: 4); other waits keep 2 + their wait fu", choices=(2, 4)
+    )
+    double_wind_pair_fu: int = opt(4, "fu of a pair of the wind that is both seat and round wind", choices=(2, 4))
     chanta_requires_sequence: bool = opt(
-        True, "チャンタ needs at least one sequence (false: all-yaochuu triplets are chanta too; "
-        "Boo has no 混老頭)")
+        True, "チャンタ needs at least one sequence (false: all-yaochuu triplets are chanta too; Boo has no 混老頭)"
+    )
     yaku_han: Mapping[str, int] = opt(
-        DEFAULT_YAKU_HAN, "han of each basic yaku: the seed's han column is blank, these are the "
-        "spec's reconstruction (yakuhai is per value triplet)", bounds=(0, 13))
+        DEFAULT_YAKU_HAN,
+        "han of each basic yaku: the seed's han column is blank, these are the "
+        "spec's reconstruction (yakuhai is per value triplet)",
+        bounds=(0, 13),
+    )
     enable_iipeikou: bool = opt(False, "adopt 一盃口 (closed only)")
-    enable_chiitoitsu: bool = opt(False, "adopt 七対子 (1 han, fixed 50 fu); when off, a hand "
-                                  "complete only as seven pairs is the error yaku_not_adopted")
+    enable_chiitoitsu: bool = opt(
+        False,
+        "adopt 七対子 (1 han, fixed 50 fu); when off, a hand "
+        "complete only as seven pairs is the error yaku_not_adopted",
+    )
     enable_sanshoku: bool = opt(False, "adopt 三色同順 (yaku_han sanshoku_closed / sanshoku_open)")
     enable_ryuuiisou: bool = opt(False, "adopt 緑一色 (yakuman, open or closed)")
     ryuuiisou_requires_hatsu: bool = opt(False, "緑一色 needs the green dragon 發")
     extra_value_winds: str = opt(
-        "none", "West and North as value winds (1 han a triplet, 2 fu a pair, no pinfu): never, "
+        "none",
+        "West and North as value winds (1 han a triplet, 2 fu a pair, no pinfu): never, "
         "always for everyone, or West in the East round and North in the South round",
-        choices=("none", "west_north_always", "west_in_east_north_in_south"))
+        choices=("none", "west_north_always", "west_in_east_north_in_south"),
+    )
     aotenjou: bool = opt(
-        False, "青天井: no mangan cap (the caller sets it for South-4 hands only); 清一色 then "
-        "counts 6 han")
-    min_stick: int = opt(10, "smallest stick: with 20 every payment is rounded up to a multiple "
-                         "of 20 (30/60 → 40/60)", choices=(10, 20))
-    dora_value: str = opt("flat_100", "points per dora (per payer on tsumo): 100, or 200 for a "
-                          "closed hand and 100 for an open one", choices=("flat_100", "closed_200"))
-    honba_ron_value: int = opt(300, "points per honba on ron (tsumo: 100 from each payer)",
-                               choices=(300, 100))
+        False, "青天井: no mangan cap (the caller sets it for South-4 hands only); 清一色 then counts 6 han"
+    )
+    min_stick: int = opt(
+        10, "smallest stick: with 20 every payment is rounded up to a multiple of 20 (30/60 → 40/60)", choices=(10, 20)
+    )
+    dora_value: str = opt(
+        "flat_100",
+        "points per dora (per payer on tsumo): 100, or 200 for a closed hand and 100 for an open one",
+        choices=("flat_100", "closed_200"),
+    )
+    honba_ron_value: int = opt(300, "points per honba on ron (tsumo: 100 from each payer)", choices=(300, 100))
     honba_requires_han: bool = opt(
-        False, "a 0-han win collects no honba and the next hand has one more (red fives count "
-        "as han, bazoro does not)")
+        False, "a 0-han win collects no honba and the next hand has one more (red fives count as han, bazoro does not)"
+    )
     loser_payment: Mapping[str, int] = opt(
-        {"A": 1, "B": 1, "C": 1}, "settlement: what each sinking player pays the top, by top "
-        "type (house units)")
-    table_fee: Mapping[str, int] = opt({"A": 0, "B": 0, "C": 0}, "settlement: table fee (場代) "
-                                       "the top pays, by top type")
-    table_fee_gentsuu: int = opt(0, "settlement: table fee of a ゲンツー B-top (second exactly at "
-                                 "the start); 0 = the B fee")
-    c_top_banned: bool = opt(False, "a win that ends the game as a C-top is forbidden (default: "
-                             "allowed with a warning, 嫌われます)")
-    bust_requires_top: bool = opt(False, "a win that busts someone is forbidden unless the winner "
-                                  "ends up top (雀荘によっては禁止)")
-    forbidden_valid_all_last: bool = opt(False, "in South 4, forbidden wins are allowed "
-                                         "(禁止された和了りでも南場4局に限り有効)")
+        {"A": 1, "B": 1, "C": 1}, "settlement: what each sinking player pays the top, by top type (house units)"
+    )
+    table_fee: Mapping[str, int] = opt(
+        {"A": 0, "B": 0, "C": 0}, "settlement: table fee (場代) the top pays, by top type"
+    )
+    table_fee_gentsuu: int = opt(
+        0, "settlement: table fee of a ゲンツー B-top (second exactly at the start); 0 = the B fee"
+    )
+    c_top_banned: bool = opt(
+        False, "a win that ends the game as a C-top is forbidden (default: allowed with a warning, 嫌われます)"
+    )
+    bust_requires_top: bool = opt(
+        False, "a win that busts someone is forbidden unless the winner ends up top (雀荘によっては禁止)"
+    )
+    forbidden_valid_all_last: bool = opt(
+        False, "in South 4, forbidden wins are allowed (禁止された和了りでも南場4局に限り有効)"
+    )
     bust_partial_payment: bool = opt(
-        False, "instead of forbidding a bust by a winner still sinking, each payer pays only what "
-        "leaves him at 10 (ドボンしない点数分だけのやり取り)")
+        False,
+        "instead of forbidding a bust by a winner still sinking, each payer pays only what "
+        "leaves him at 10 (ドボンしない点数分だけのやり取り)",
+    )
 
 
 # ------------------------------------------------------------------ checkers that differ
@@ -239,15 +290,20 @@ BASIC_YAKU: tuple[tuple[str, str, bool, str, Checker | None], ...] = (
     ("shousangen", "shousangen", True, "小三元", None),
 )
 EXTRA_WIND = Yaku("yakuhai_extra_wind", "Extra value wind", "役牌 西/北", 1, 1, extra_wind_trips)
-CHINITSU = replace(_STD["chinitsu"], closed=CHINITSU_HAN, open=CHINITSU_HAN,
-                   name_ja="清一色 (満貫)")
+CHINITSU = replace(_STD["chinitsu"], closed=CHINITSU_HAN, open=CHINITSU_HAN, name_ja="清一色 (満貫)")
 RED_FIVE = Yaku("red_five", "Red five", "赤牌", 1, 1, red_five_count)
 SUUSHII = Yaku("suushii", "Four winds", "四喜和", 1, 1, suushii, unit="yakuman")
 #: yakuman of §3, one yakuman each (two in a hand still count once): (id, the seed's name)
 YAKUMAN: tuple[tuple[str, str], ...] = (
-    ("tenhou", "天和"), ("chiihou", "地和"), ("kokushi", "国士無双"), ("daisangen", "大三元"),
-    ("suuankou", "四暗刻"), ("suushii", "四喜和"), ("tsuuiisou", "字一色"),
-    ("chinroutou", "清老頭"), ("chuuren", "九蓮宝燈"),
+    ("tenhou", "天和"),
+    ("chiihou", "地和"),
+    ("kokushi", "国士無双"),
+    ("daisangen", "大三元"),
+    ("suuankou", "四暗刻"),
+    ("suushii", "四喜和"),
+    ("tsuuiisou", "字一色"),
+    ("chinroutou", "清老頭"),
+    ("chuuren", "九蓮宝燈"),
 )
 _DEFS = {**_STD, "suushii": SUUSHII}
 
@@ -264,8 +320,7 @@ def boo_table(opts: BooOptions) -> tuple[Yaku, ...]:
     han = opts.yaku_han
     table: list[Yaku] = []
     for yid, key, open_ok, name_ja, check in BASIC_YAKU:
-        y = replace(_STD[yid], closed=han[key], open=han[key] if open_ok else None, name_ja=name_ja,
-                    excludes=())
+        y = replace(_STD[yid], closed=han[key], open=han[key] if open_ok else None, name_ja=name_ja, excludes=())
         table.append(replace(y, check=check) if check is not None else y)
         if yid == "yakuhai_round_wind" and opts.extra_value_winds != "none":
             table.append(replace(EXTRA_WIND, closed=han["yakuhai"], open=han["yakuhai"]))
@@ -275,8 +330,7 @@ def boo_table(opts: BooOptions) -> tuple[Yaku, ...]:
     if opts.enable_chiitoitsu:
         table.append(replace(_STD["chiitoitsu"], closed=1))
     if opts.enable_sanshoku:
-        table.append(replace(_STD["sanshoku"], closed=han["sanshoku_closed"],
-                             open=han["sanshoku_open"]))
+        table.append(replace(_STD["sanshoku"], closed=han["sanshoku_closed"], open=han["sanshoku_open"]))
     table += [_yakuman(yid, name_ja) for yid, name_ja in YAKUMAN]
     chiihou = flag(CHIIHOU_FLAGS[opts.chiihou_meaning])
     table = [replace(y, check=chiihou) if y.id == "chiihou" else y for y in table]
@@ -295,8 +349,7 @@ def check_amounts(opts: Any) -> None:
         for key, n in values:
             if isinstance(n, int) and not isinstance(n, bool) and n < 0:
                 where = name if key is None else f"{name}.{key}"
-                raise HandError("bad_option", f"option {where} must not be negative, not {n}",
-                                f"options.{where}")
+                raise HandError("bad_option", f"option {where} must not be negative, not {n}", f"options.{where}")
 
 
 # ------------------------------------------------------------------ add-ons and honba
@@ -342,7 +395,7 @@ class Price:
 
 class Boo(HanFuRuleset):
     """Osaka Boo: the han × fu family with Boo's fu exceptions, the mangan cap, yaku red fives and
-    flat add-ons. :class:`~scoring.rulesets.kansai_boo.KansaiBoo` overrides the hooks marked
+    flat add-ons. :class:`~paiscan.scoring.rulesets.kansai_boo.KansaiBoo` overrides the hooks marked
     *(hook)*."""
 
     id: ClassVar[str] = "boo"
@@ -354,10 +407,19 @@ class Boo(HanFuRuleset):
         # the seed's §2 example: A-top losers pay 3000 pesos, B/C-top losers 2000
         "seed_peso_example": {"loser_payment": {"A": 3000, "B": 2000, "C": 2000}},
     }
-    used_flags: ClassVar[frozenset[str]] = frozenset({
-        "riichi", "double_riichi", "haitei", "rinshan", "rinshan_after_daiminkan", "chankan",
-        "tenhou", "chiihou", "dealer_first_discard_ron",
-    })
+    used_flags: ClassVar[frozenset[str]] = frozenset(
+        {
+            "riichi",
+            "double_riichi",
+            "haitei",
+            "rinshan",
+            "rinshan_after_daiminkan",
+            "chankan",
+            "tenhou",
+            "chiihou",
+            "dealer_first_discard_ron",
+        }
+    )
     #: one dora indicator: no ura-dora, and a kan turns up none (§2; Kansai Boo the same)
     indicator_sets: ClassVar[int] = 1
     kan_dora: ClassVar[bool] = False
@@ -377,8 +439,7 @@ class Boo(HanFuRuleset):
         return table
 
     def _table_key(self, opts: Any) -> Any:
-        return tuple((k, tuple(sorted(v.items())) if isinstance(v, Mapping) else v)
-                     for k, v in vars(opts).items())
+        return tuple((k, tuple(sorted(v.items())) if isinstance(v, Mapping) else v) for k, v in vars(opts).items())
 
     def build_table(self, opts: Any) -> tuple[Yaku, ...]:
         """(hook) the yaku table under ``opts``."""
@@ -387,8 +448,13 @@ class Boo(HanFuRuleset):
     def fu_rules(self, opts: Any) -> FuRules:
         """Boo fu (§5): closed ron +10 (``closed_ron_fu``), tsumo 2 (ryanmen tsumo 2 or 4), open
         pinfu ron 20, seven pairs 50."""
-        return FuRules(menzen_ron=opts.closed_ron_fu, tsumo_ryanmen=opts.ryanmen_tsumo_fu,
-                       open_pinfu_ron=20, chiitoitsu=50, double_wind_pair=opts.double_wind_pair_fu)
+        return FuRules(
+            menzen_ron=opts.closed_ron_fu,
+            tsumo_ryanmen=opts.ryanmen_tsumo_fu,
+            open_pinfu_ron=20,
+            chiitoitsu=50,
+            double_wind_pair=opts.double_wind_pair_fu,
+        )
 
     def fu_rules_for(self, hand: Hand, opts: Any) -> FuRules:
         winds = extra_value_winds(27 + hand.round_wind, getattr(opts, "extra_value_winds", "none"))
@@ -405,19 +471,23 @@ class Boo(HanFuRuleset):
         super().check_situation(hand, opts)
         for suit_letter, n in opts.red_fives.items():
             if not 0 <= n <= 4:
-                raise HandError("bad_option", f"option red_fives.{suit_letter} must be 0..4, "
-                                f"not {n}", f"options.red_fives.{suit_letter}")
+                raise HandError(
+                    "bad_option",
+                    f"option red_fives.{suit_letter} must be 0..4, not {n}",
+                    f"options.red_fives.{suit_letter}",
+                )
         check_amounts(opts)
 
     def check_hand(self, hand: Hand, opts: Any) -> None:
         """No nuki, and an open kan for the 大明槓 rinshan."""
         if hand.nuki:
-            raise HandError("bad_nuki", f"{self.name} sets no tiles aside: nuki must be empty",
-                            "nuki")
-        if "rinshan_after_daiminkan" in hand.flags and not any(
-                m.is_kan and m.open and not m.added for m in hand.melds):
-            raise HandError("rinshan_without_kan", "rinshan_after_daiminkan needs an open kan "
-                            "(大明槓: open and not added) among the melds", "flags")
+            raise HandError("bad_nuki", f"{self.name} sets no tiles aside: nuki must be empty", "nuki")
+        if "rinshan_after_daiminkan" in hand.flags and not any(m.is_kan and m.open and not m.added for m in hand.melds):
+            raise HandError(
+                "rinshan_without_kan",
+                "rinshan_after_daiminkan needs an open kan (大明槓: open and not added) among the melds",
+                "flags",
+            )
 
     def interpretations(self, hand: Hand, opts: Any) -> list[Interpretation]:
         """Seven pairs only when adopted (option ``enable_chiitoitsu``)."""
@@ -432,20 +502,22 @@ class Boo(HanFuRuleset):
 
     def no_interpretation(self, hand: Hand, opts: Any) -> HandError:
         if any(i.form == "chiitoitsu" for i in super().interpretations(hand, opts)):
-            return HandError("yaku_not_adopted", "the hand is complete only as seven pairs "
-                             f"(七対子), which {self.name} adopts only with the option "
-                             "enable_chiitoitsu", "hand")
+            return HandError(
+                "yaku_not_adopted",
+                "the hand is complete only as seven pairs "
+                f"(七対子), which {self.name} adopts only with the option "
+                "enable_chiitoitsu",
+                "hand",
+            )
         return super().no_interpretation(hand, opts)
 
     def warnings(self, hand: Hand, opts: Any) -> list[str]:
-        out = [f"flag {f!r} has no effect under {self.id}"
-               for f in sorted(hand.flags - self.used_flags_for(opts))]
+        out = [f"flag {f!r} has no effect under {self.id}" for f in sorted(hand.flags - self.used_flags_for(opts))]
         if "double_riichi" in hand.flags:
             out.append(f"double_riichi counts as riichi (1 han): {self.id} has no double riichi")
         if len(hand.dora_indicators) > 1:
             ignored = ", ".join(tile_name(t) for t in hand.dora_indicators[1:])
-            out.append(f"dora_indicators: only the first counts ({self.id} has no kan-dora); "
-                       f"ignored {ignored}")
+            out.append(f"dora_indicators: only the first counts ({self.id} has no kan-dora); ignored {ignored}")
         if hand.ura_indicators:
             out.append(f"ura_indicators ignored: {self.id} has no ura-dora")
         if hand.riichi_sticks:
@@ -480,33 +552,50 @@ class Boo(HanFuRuleset):
         once = f" (counted once: {len(hits)} yakuman are one)" if len(hits) > 1 else ""
         if opts.aotenjou and opts.aotenjou_yakuman == "thirteen_han":
             fu, parts = self._yakuman_fu(ctx, ron)
-            basic = fu * 2 ** AOTENJOU_YAKUMAN_HAN
-            return Price(basic, None, AOTENJOU_YAKUMAN_HAN, fu, tuple(parts), (
-                Step("yaku", f"{names} = yakuman, priced as {AOTENJOU_YAKUMAN_HAN} han{once} "
-                             "(aotenjou_yakuman thirteen_han)"),
-                Step("fu", describe_fu(fu, parts)),
-                Step("basic", f"{fu} fu × 2^{AOTENJOU_YAKUMAN_HAN} = {basic} (青天井: no cap)"),
-            ))
+            basic = fu * 2**AOTENJOU_YAKUMAN_HAN
+            return Price(
+                basic,
+                None,
+                AOTENJOU_YAKUMAN_HAN,
+                fu,
+                tuple(parts),
+                (
+                    Step(
+                        "yaku",
+                        f"{names} = yakuman, priced as {AOTENJOU_YAKUMAN_HAN} han{once} "
+                        "(aotenjou_yakuman thirteen_han)",
+                    ),
+                    Step("fu", describe_fu(fu, parts)),
+                    Step("basic", f"{fu} fu × 2^{AOTENJOU_YAKUMAN_HAN} = {basic} (青天井: no cap)"),
+                ),
+            )
         fu, parts = compute_fu(ctx, self.fu_rules_for(ctx.hand, opts), as_ron=ron)
-        return Price(BAIMAN_BASIC, "yakuman", 0, fu, tuple(parts), (
-            Step("yaku", f"{names} = yakuman{once}"),
-            Step("basic", f"役満は倍満扱い: {BAIMAN_BASIC} basic points"),
-        ))
+        return Price(
+            BAIMAN_BASIC,
+            "yakuman",
+            0,
+            fu,
+            tuple(parts),
+            (
+                Step("yaku", f"{names} = yakuman{once}"),
+                Step("basic", f"役満は倍満扱い: {BAIMAN_BASIC} basic points"),
+            ),
+        )
 
     def _yakuman_fu(self, ctx: Context, ron: bool) -> tuple[int, list[FuPart]]:
         if ctx.interp.form != "kokushi":
             return compute_fu(ctx, self.fu_rules_for(ctx.hand, ctx.opts), as_ron=ron)
         base, menzen_ron, tsumo = KOKUSHI_FU_PARTS
         parts = [FuPart(base, "base", "副底 base")]
-        parts.append(FuPart(menzen_ron, "menzen_ron", "門前加符 closed ron") if ron
-                     else FuPart(tsumo, "tsumo", "ツモ符 tsumo"))
+        parts.append(
+            FuPart(menzen_ron, "menzen_ron", "門前加符 closed ron") if ron else FuPart(tsumo, "tsumo", "ツモ符 tsumo")
+        )
         return round_up(sum(p.fu for p in parts), 10), parts
 
     def hand_price(self, ctx: Context, han: int, bazoro: int, ron: bool) -> Price:
         """``fu × 2^(han + bazoro)``, capped at mangan (500) unless uncapped (§6.2)."""
         opts = ctx.opts
-        fu, parts = compute_fu(ctx, self.fu_rules_for(ctx.hand, opts),
-                               is_pinfu=False, as_ron=ron)
+        fu, parts = compute_fu(ctx, self.fu_rules_for(ctx.hand, opts), is_pinfu=False, as_ron=ron)
         raw = fu * 2 ** (han + bazoro)
         exp = f"{han}+{bazoro} bazoro" if bazoro else f"{han}"
         formula = f"{fu} fu × 2^({exp}) = {raw}"
@@ -515,8 +604,7 @@ class Boo(HanFuRuleset):
             steps.append(Step("basic", f"{formula} (青天井: no cap)"))
             return Price(raw, None, han, fu, tuple(parts), tuple(steps))
         if raw >= MANGAN_BASIC:
-            steps.append(Step("basic", f"{formula} ≥ {MANGAN_BASIC} → 満貫 mangan = "
-                                       f"{MANGAN_BASIC}"))
+            steps.append(Step("basic", f"{formula} ≥ {MANGAN_BASIC} → 満貫 mangan = {MANGAN_BASIC}"))
             return Price(MANGAN_BASIC, "mangan", han, fu, tuple(parts), tuple(steps))
         steps.append(Step("basic", formula))
         return Price(raw, None, han, fu, tuple(parts), tuple(steps))
@@ -533,15 +621,12 @@ class Boo(HanFuRuleset):
             per = 200 if opts.dora_value == "closed_200" and hand.is_closed else 100
             ind = hand.dora_indicators[0]
             dora_tile = tile_name(dora_from_indicator(ind))
-            out.append(AddOn("dora", dora, per, per, f"{dora} × {dora_tile} (indicator "
-                             f"{tile_name(ind)}), {per} each"))
+            out.append(AddOn("dora", dora, per, per, f"{dora} × {dora_tile} (indicator {tile_name(ind)}), {per} each"))
         if hand.honba:
             if opts.honba_requires_han and han == 0:
-                out.append(Item("honba", 0, f"{hand.honba} honba not collected: a 0-han win "
-                                "(honba_requires_han)"))
+                out.append(Item("honba", 0, f"{hand.honba} honba not collected: a 0-han win (honba_requires_han)"))
             else:
-                out.append(AddOn("honba", hand.honba, opts.honba_ron_value, 100,
-                                 f"{hand.honba} honba"))
+                out.append(AddOn("honba", hand.honba, opts.honba_ron_value, 100, f"{hand.honba} honba"))
         return out
 
     def round_share(self, share: int, opts: Any) -> int:
@@ -567,34 +652,52 @@ class Boo(HanFuRuleset):
             bazoro = self.bazoro_han(hand, opts)
             price = self.hand_price(ctx, han, bazoro, ron)
             yaku_text = " + ".join(f"{h.name_ja} {h.name} {h.value}" for h in hits) or "no yaku"
-            price = replace(price, steps=(Step("yaku", f"{yaku_text} = {han} han"
-                                               + (f" (+{bazoro} bazoro)" if bazoro else "")),
-                                          *price.steps))
+            price = replace(
+                price,
+                steps=(
+                    Step("yaku", f"{yaku_text} = {han} han" + (f" (+{bazoro} bazoro)" if bazoro else "")),
+                    *price.steps,
+                ),
+            )
         pays, items, pay_steps = self.pay(ctx, price.basic, ron, han)
         total = sum(p.amount for p in pays)
         steps = [*price.steps, *pay_steps, Step("total", f"{total}")]
         effect = self.yakuman_effect(opts) if yakuman_hits else None
         warnings: tuple[str, ...] = ()
         if effect is not None:
-            warnings = (f"{effect}: the yakuman ends the game with the winner {effect} whatever "
-                        "the scores (settle with scoring.settlement_boo)",)
+            warnings = (
+                f"{effect}: the yakuman ends the game with the winner {effect} whatever "
+                "the scores (settle with paiscan.scoring.settlement_boo)",
+            )
             steps.append(Step("game", warnings[0]))
         collected = self.honba_collected(hand, opts, han, bool(yakuman_hits))
         extra: dict[str, Any] = {
-            "basic_points": price.basic, "bazoro": bazoro, "yakuman": int(bool(yakuman_hits)),
+            "basic_points": price.basic,
+            "bazoro": bazoro,
+            "yakuman": int(bool(yakuman_hits)),
             "next_honba": next_honba(hand.honba, hand.is_dealer, collected),
         }
         if effect is not None:
             extra["game_effect"] = effect
         return Score(
-            rules=self.id, total=total, payments=tuple(pays), han=price.han, fu=price.fu,
-            limit=price.limit, yaku=tuple(hits), items=tuple(items),
-            decomposition=tuple(sorted_labels(ctx)), warnings=warnings, fu_details=price.fu_parts,
-            wait=ctx.interp.wait, form=ctx.interp.form, steps=tuple(steps), extra=extra,
+            rules=self.id,
+            total=total,
+            payments=tuple(pays),
+            han=price.han,
+            fu=price.fu,
+            limit=price.limit,
+            yaku=tuple(hits),
+            items=tuple(items),
+            decomposition=tuple(sorted_labels(ctx)),
+            warnings=warnings,
+            fu_details=price.fu_parts,
+            wait=ctx.interp.wait,
+            form=ctx.interp.form,
+            steps=tuple(steps),
+            extra=extra,
         )
 
-    def pay(self, ctx: Context, basic: int, ron: bool, han: int
-            ) -> tuple[list[Payment], list[Item], list[Step]]:
+    def pay(self, ctx: Context, basic: int, ron: bool, han: int) -> tuple[list[Payment], list[Item], list[Step]]:
         """Hand points per payer (ron 4× / 6×; tsumo 1× and 2× from the dealer, or 2× each for a
         dealer) plus every add-on per payer; ``items`` sum each part over the payers."""
         hand, opts = ctx.hand, ctx.opts
@@ -611,9 +714,11 @@ class Boo(HanFuRuleset):
             shares = [("dealer", 2), ("non_dealer", 1), ("non_dealer", 1)]
             who = "non-dealer tsumo"
         hand_parts = [(payer, self.round_share(mult * basic, opts)) for payer, mult in shares]
-        text = ", ".join(f"{payer} {mult} × {basic} = {mult * basic}"
-                         + (f" → {amount} (min_stick)" if amount != mult * basic else "")
-                         for (payer, mult), (_, amount) in zip(shares, hand_parts, strict=True))
+        text = ", ".join(
+            f"{payer} {mult} × {basic} = {mult * basic}"
+            + (f" → {amount} (min_stick)" if amount != mult * basic else "")
+            for (payer, mult), (_, amount) in zip(shares, hand_parts, strict=True)
+        )
         steps = [Step("hand", f"{who}: {text}")]
         items = [Item("hand", sum(a for _, a in hand_parts), ITEM_LABELS["hand"])]
         extra_each = 0
@@ -626,13 +731,26 @@ class Boo(HanFuRuleset):
             extra_each += each
             rate = part.ron if ron else part.tsumo
             where = "from the discarder" if ron else "from each payer"
-            items.append(Item(part.id, each * len(shares), f"{ITEM_LABELS.get(part.id, part.id)}: "
-                              f"{part.detail}"))
-            steps.append(Step(part.id, f"{ITEM_LABELS.get(part.id, part.id)}: {part.detail}: "
-                                       f"{part.units} × {rate} = {each} {where}"))
+            items.append(Item(part.id, each * len(shares), f"{ITEM_LABELS.get(part.id, part.id)}: {part.detail}"))
+            steps.append(
+                Step(
+                    part.id,
+                    f"{ITEM_LABELS.get(part.id, part.id)}: {part.detail}: {part.units} × {rate} = {each} {where}",
+                )
+            )
         pays = [Payment(payer, amount + extra_each) for payer, amount in hand_parts]
         return pays, items, steps
 
 
-__all__ = ["AddOn", "Boo", "BooOptions", "Price", "boo_table", "check_amounts", "next_honba",
-           "pinfu_ron", "riichi", "rinshan"]
+__all__ = [
+    "AddOn",
+    "Boo",
+    "BooOptions",
+    "Price",
+    "boo_table",
+    "check_amounts",
+    "next_honba",
+    "pinfu_ron",
+    "riichi",
+    "rinshan",
+]

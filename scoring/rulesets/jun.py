@@ -22,15 +22,15 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
-from scoring.decompose import Interpretation, interpretations
-from scoring.engine import RIICHI_FLAGS
-from scoring.errors import HandError
-from scoring.hand import Hand
-from scoring.options import opt
-from scoring.rulesets.riichi import HanFuRuleset, sorted_labels
-from scoring.score import Item, Payment, Score, Step, YakuHit
-from scoring.tiles import RED_5M, RED_5S, YAOCHUU, tile_name
-from scoring.yaku import (
+from paiscan.scoring.decompose import Interpretation, interpretations
+from paiscan.scoring.engine import RIICHI_FLAGS
+from paiscan.scoring.errors import HandError
+from paiscan.scoring.hand import Hand
+from paiscan.scoring.options import opt
+from paiscan.scoring.rulesets.riichi import HanFuRuleset, sorted_labels
+from paiscan.scoring.score import Item, Payment, Score, Step, YakuHit
+from paiscan.scoring.tiles import RED_5M, RED_5S, YAOCHUU, tile_name
+from paiscan.scoring.yaku import (
     STANDARD_YAKU,
     Context,
     Yaku,
@@ -49,25 +49,41 @@ class JunOptions:
     """House options: the spec's §5 settings and its [assumed] readings that change a price."""
 
     yakuman_stacking: bool = opt(
-        False, "each yakuman adds its own 27000 / 30000 unit (false, the seed's table: the hand "
-        "takes the highest class present; 30000 is the table's maximum)")
+        False,
+        "each yakuman adds its own 27000 / 30000 unit (false, the seed's table: the hand "
+        "takes the highest class present; 30000 is the table's maximum)",
+    )
     ryuuiisou_requires_hatsu: bool = opt(False, "緑一色 needs the green dragon 發")
     honor_yaku_add_yakuhai: bool = opt(
-        True, "小三元 / 三風刻 add the 翻牌 of the value sets they use (open 小三元 = 2 + 1 + 1); "
-        "false: they are 2 han and those 翻牌 (and 連風牌) are not added")
+        True,
+        "小三元 / 三風刻 add the 翻牌 of the value sets they use (open 小三元 = 2 + 1 + 1); "
+        "false: they are 2 han and those 翻牌 (and 連風牌) are not added",
+    )
     chanta_requires_sequence: bool = opt(
-        True, "全帯幺九 needs at least one sequence (混老頭 covers the all-triplet case)")
+        True, "全帯幺九 needs at least one sequence (混老頭 covers the all-triplet case)"
+    )
     isshoku_sanjun_replaces_iipeikou: bool = opt(
-        True, "同三順 (three identical sequences) replaces 一平行 (false: both count)")
+        True, "同三順 (three identical sequences) replaces 一平行 (false: both count)"
+    )
     seven_pairs_duplicates: bool = opt(
-        False, "七対子 may use four of a kind as two pairs (false: seven distinct pairs)")
+        False, "七対子 may use four of a kind as two pairs (false: seven distinct pairs)"
+    )
 
 
 # ------------------------------------------------------------------ 第25条 点数表 (exact)
 #: han → (ron, tsumo オール: what each of the three others pays); 10 han and more use the last row
 HAN_ROWS: tuple[tuple[int, int], ...] = (
-    (600, 200), (1500, 500), (3000, 1000), (6000, 2000), (9000, 3000), (12000, 4000),
-    (15000, 5000), (18000, 6000), (21000, 7000), (24000, 8000), (27000, 9000),
+    (600, 200),
+    (1500, 500),
+    (3000, 1000),
+    (6000, 2000),
+    (9000, 3000),
+    (12000, 4000),
+    (15000, 5000),
+    (18000, 6000),
+    (21000, 7000),
+    (24000, 8000),
+    (27000, 9000),
 )
 YAKUMAN_KAN, DAI_YAKUMAN = 1, 2
 #: yakuman class (the yaku's value in unit "yakuman") → (limit name, Japanese, ron, tsumo オール)
@@ -147,19 +163,24 @@ def marked(han: int, mark: str) -> tuple[int, int | None]:
 
 
 _NEW: dict[str, Yaku] = {
-    y.id: y for y in (
+    y.id: y
+    for y in (
         Yaku("sanrenkou", "Three consecutive triplets", "三連刻", 1, 1, sanrenkou),
-        Yaku("isshoku_sanjun", "Three identical sequences", "同三順", 2, 1, isshoku_sanjun,
-             excludes=("iipeikou",)),
+        Yaku("isshoku_sanjun", "Three identical sequences", "同三順", 2, 1, isshoku_sanjun, excludes=("iipeikou",)),
         Yaku("sanpuukou", "Three wind triplets", "三風刻", 2, 2, sanpuukou),
-        Yaku("renpuuhai", "Double wind", "連風牌", 2, 2, renpuuhai,
-             excludes=("yakuhai_seat_wind", "yakuhai_round_wind")),
+        Yaku(
+            "renpuuhai", "Double wind", "連風牌", 2, 2, renpuuhai, excludes=("yakuhai_seat_wind", "yakuhai_round_wind")
+        ),
     )
 }
 _STD = by_id(STANDARD_YAKU)
 #: every definition the table draws on: the standard ones, Jun's 立直 and 平和, and the new ones
-_DEFS: dict[str, Yaku] = {**_STD, **_NEW, "riichi": replace(_STD["riichi"], check=riichi),
-                          "pinfu": replace(_STD["pinfu"], check=pinfu)}
+_DEFS: dict[str, Yaku] = {
+    **_STD,
+    **_NEW,
+    "riichi": replace(_STD["riichi"], check=riichi),
+    "pinfu": replace(_STD["pinfu"], check=pinfu),
+}
 
 #: 第26条 in the seed's order: (id, han, mark, the seed's name). 翻牌 is one entry of the seed,
 #: scored per set under the shared yakuhai ids.
@@ -217,8 +238,7 @@ def _regular(yid: str, han: int, mark: str, name_ja: str) -> Yaku:
 
 def _yakuman(yid: str, level: int, name_ja: str) -> Yaku:
     std = _DEFS[yid]
-    return replace(std, closed=level, open=None if std.open is None else level, name_ja=name_ja,
-                   excludes=())
+    return replace(std, closed=level, open=None if std.open is None else level, name_ja=name_ja, excludes=())
 
 
 #: The Jun table with the default options.
@@ -287,8 +307,7 @@ class Jun(HanFuRuleset):
         for name in sorted(hand.flags & (RIICHI_FLAGS - {"riichi"})):
             what = name.replace("_", " ")
             out.append(f"flag {name!r} counts as riichi (立直 1翻): Jun has no {what}")
-        for name, tiles in (("dora_indicators", hand.dora_indicators),
-                            ("ura_indicators", hand.ura_indicators)):
+        for name, tiles in (("dora_indicators", hand.dora_indicators), ("ura_indicators", hand.ura_indicators)):
             if tiles:
                 out.append(f"{name} ignored: Jun has no dora")
         if hand.nuki:
@@ -308,14 +327,12 @@ class Jun(HanFuRuleset):
         """No dora of any kind, no red fives (第1条: 34 kinds × 4)."""
         return []
 
-    def basic_points(self, han: int, fu: int, yakuman: int, opts: Any
-                     ) -> tuple[int, str | None, str]:
+    def basic_points(self, han: int, fu: int, yakuman: int, opts: Any) -> tuple[int, str | None, str]:
         """The ron amount of the 第25条 row (fu plays no part); ``yakuman`` is a yakuman class."""
         row = yakuman_row(yakuman) if yakuman else han_row(han)
         return row.ron, row.limit, f"{row.label}: ロン {row.ron} / ツモ {row.each}オール (第25条)"
 
-    def payments(self, basic: int, hand: Hand, opts: Any
-                 ) -> tuple[list[Payment], list[Item], list[Step]]:
+    def payments(self, basic: int, hand: Hand, opts: Any) -> tuple[list[Payment], list[Item], list[Step]]:
         """One column for everybody: the discarder pays the ron amount; on tsumo each of the three
         others pays a third of it (the table's オール column). No honba, no deposits."""
         if not hand.tsumo:
@@ -345,30 +362,39 @@ class Jun(HanFuRuleset):
             spec = by_id(table)
             parts = [_describe_hit(h, spec[h.id], ctx.facts.closed) for h in hits]
             ron, limit, why = self.basic_points(han, 0, 0, opts)
-            steps = [Step("yaku", (" + ".join(parts) or "no yaku (0翻 may win in Jun)")
-                          + f" = {han}翻"), Step("row", why)]
+            steps = [
+                Step("yaku", (" + ".join(parts) or "no yaku (0翻 may win in Jun)") + f" = {han}翻"),
+                Step("row", why),
+            ]
         pays, _, pay_steps = self.payments(ron, ctx.hand, opts)
         total = sum(p.amount for p in pays)
         steps += [*pay_steps, Step("total", f"{total}")]
         return JunScore(
-            rules=self.id, total=total, payments=tuple(pays), han=han, fu=0, limit=limit,
-            yaku=tuple(hits), decomposition=tuple(sorted_labels(ctx)), wait=ctx.interp.wait,
-            form=ctx.interp.form, steps=tuple(steps),
+            rules=self.id,
+            total=total,
+            payments=tuple(pays),
+            han=han,
+            fu=0,
+            limit=limit,
+            yaku=tuple(hits),
+            decomposition=tuple(sorted_labels(ctx)),
+            wait=ctx.interp.wait,
+            form=ctx.interp.form,
+            steps=tuple(steps),
         )
 
-    def _yakuman(self, hits: list[YakuHit], opts: JunOptions
-                 ) -> tuple[list[YakuHit], int, str, list[Step]]:
+    def _yakuman(self, hits: list[YakuHit], opts: JunOptions) -> tuple[list[YakuHit], int, str, list[Step]]:
         """The yakuman that count, the ron amount, the limit name and why: the highest class
         present (no stacking), or with ``yakuman_stacking`` one table unit per yakuman."""
         top = max(h.value for h in hits)
         counted = hits if opts.yakuman_stacking else [h for h in hits if h.value == top]
         rows = [yakuman_row(h.value) for h in counted]
-        steps = [Step("yaku", " + ".join(f"{h.name_ja} {h.name} ({YAKUMAN_ROWS[h.value][1]})"
-                                         for h in counted))]
+        steps = [Step("yaku", " + ".join(f"{h.name_ja} {h.name} ({YAKUMAN_ROWS[h.value][1]})" for h in counted))]
         if opts.yakuman_stacking:
             ron = sum(r.ron for r in rows)
-            steps.append(Step("row", " + ".join(f"{r.label} {r.ron}" for r in rows)
-                              + f" = {ron} (option yakuman_stacking)"))
+            steps.append(
+                Step("row", " + ".join(f"{r.label} {r.ron}" for r in rows) + f" = {ron} (option yakuman_stacking)")
+            )
         else:
             row = rows[0]
             ron = row.ron
@@ -385,6 +411,16 @@ def _describe_hit(hit: YakuHit, yaku: Yaku, closed: bool) -> str:
     return f"{hit.name_ja} {hit.value}"
 
 
-__all__ = ["BASE_TABLE", "HAN_ROWS", "YAKUMAN_ROWS", "Jun", "JunOptions", "JunScore", "TableRow",
-           "han_row", "jun_table", "marked", "yakuman_row"]
-
+__all__ = [
+    "BASE_TABLE",
+    "HAN_ROWS",
+    "YAKUMAN_ROWS",
+    "Jun",
+    "JunOptions",
+    "JunScore",
+    "TableRow",
+    "han_row",
+    "jun_table",
+    "marked",
+    "yakuman_row",
+]

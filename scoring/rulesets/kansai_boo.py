@@ -1,5 +1,5 @@
 """関西式ブー麻雀 Kansai Boo as played in 『しらぎく麻雀』 (spec ../shared/rules/kansai_boo.md,
-seed 001_34000178ca6b63a3.txt): :class:`~scoring.rulesets.boo.Boo` plus overrides.
+seed 001_34000178ca6b63a3.txt): :class:`~paiscan.scoring.rulesets.boo.Boo` plus overrides.
 
 What differs from Osaka Boo: a permanent 1-han bazoro (場に一翻), dora and honba both worth 300 on
 ron / 100 from each payer on tsumo (ドラは積み棒と同じ扱い), only red 5p (each a 1-han 翻牌),
@@ -22,11 +22,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
-from scoring.errors import HandError
-from scoring.fu import FuRules, compute_fu
-from scoring.hand import Hand
-from scoring.options import opt
-from scoring.rulesets.boo import (
+from paiscan.scoring.errors import HandError
+from paiscan.scoring.fu import FuRules, compute_fu
+from paiscan.scoring.hand import Hand
+from paiscan.scoring.options import opt
+from paiscan.scoring.rulesets.boo import (
     MANGAN_BASIC,
     AddOn,
     Boo,
@@ -35,9 +35,9 @@ from scoring.rulesets.boo import (
     riichi,
     rinshan,
 )
-from scoring.score import Item, Step, YakuHit
-from scoring.tiles import dora_from_indicator, tile_name
-from scoring.yaku import (
+from paiscan.scoring.score import Item, Step, YakuHit
+from paiscan.scoring.tiles import dora_from_indicator, tile_name
+from paiscan.scoring.yaku import (
     STANDARD_YAKU,
     Checker,
     Context,
@@ -62,27 +62,32 @@ class KansaiBooOptions:
     stated defaults where the seed gives none."""
 
     red_fives: Mapping[str, int] = opt(
-        {"m": 0, "p": 2, "s": 0}, "red fives of each suit in the set (0-4); only red 5p score "
-        "(1 han each), a house red 5m/5s is validated and scores as a plain five")
-    red_5p_count: int = opt(2, "red 5p in the set, the seed's choices (the same as red_fives.p); "
-                            "with 4 every 5p is red", choices=(1, 2, 4))
-    menzen_bonus: bool = opt(
-        False, "門前 bonus: a closed hand adds 300 on ron, 100 from each payer on tsumo")
+        {"m": 0, "p": 2, "s": 0},
+        "red fives of each suit in the set (0-4); only red 5p score "
+        "(1 han each), a house red 5m/5s is validated and scores as a plain five",
+    )
+    red_5p_count: int = opt(
+        2, "red 5p in the set, the seed's choices (the same as red_fives.p); with 4 every 5p is red", choices=(1, 2, 4)
+    )
+    menzen_bonus: bool = opt(False, "門前 bonus: a closed hand adds 300 on ron, 100 from each payer on tsumo")
     dora_void_open_no_yaku: bool = opt(
-        False, "an open hand with no yaku collects no dora (a red 5p is a yaku, bazoro is not)")
+        False, "an open hand with no yaku collects no dora (a red 5p is a yaku, bazoro is not)"
+    )
     yakuman_bonus: str = opt(
-        "none", "a yakuman: no bonus, or it ends the game as マルエー for its winner whatever the "
+        "none",
+        "a yakuman: no bonus, or it ends the game as マルエー for its winner whatever the "
         "scores (maru_a), or with doubled points (double_maru_a)",
-        choices=("none", "maru_a", "double_maru_a"))
-    open_pinfu_fu: int = opt(20, "fu of an open pinfu won by ron (30: as in riichi mahjong)",
-                             choices=(20, 30))
-    double_wind_pair_fu: int = opt(4, "fu of a pair of the wind that is both seat and round wind",
-                                   choices=(2, 4))
-    same_turn_missed_ron: bool = opt(True, "ron on a tile passed in the same turn is allowed "
-                                     "(legality only: it does not change a price)")
+        choices=("none", "maru_a", "double_maru_a"),
+    )
+    open_pinfu_fu: int = opt(20, "fu of an open pinfu won by ron (30: as in riichi mahjong)", choices=(20, 30))
+    double_wind_pair_fu: int = opt(4, "fu of a pair of the wind that is both seat and round wind", choices=(2, 4))
+    same_turn_missed_ron: bool = opt(
+        True, "ron on a tile passed in the same turn is allowed (legality only: it does not change a price)"
+    )
     settlement_points: Mapping[str, int] = opt(
-        {"A": 10, "B": 5, "C": 3}, "settlement: points each loser (below 2000) pays the top, by "
-        "top type マルエー / マルビー / マルシー")
+        {"A": 10, "B": 5, "C": 3},
+        "settlement: points each loser (below 2000) pays the top, by top type マルエー / マルビー / マルシー",
+    )
     table_fee: int = opt(3, "settlement: table fee (場代) the top pays out of the winnings")
 
 
@@ -144,10 +149,13 @@ SEED_YAKUMAN: tuple[tuple[str, str, Checker | None], ...] = (
     ("kokushi", "国士無双", None),
     ("chuuren", "九蓮宝燈", None),
 )
-_NAMES = {"red_five": "Red five pin", "chiihou_kansai": "Blessing of earth (Kansai)",
-          "renhou_kansai": "Blessing of man (Kansai)", "suushii": "Four winds"}
-_CLOSED_ONLY_YAKUMAN = frozenset({"tenhou", "chiihou_kansai", "renhou_kansai", "suuankou",
-                                  "kokushi", "chuuren"})
+_NAMES = {
+    "red_five": "Red five pin",
+    "chiihou_kansai": "Blessing of earth (Kansai)",
+    "renhou_kansai": "Blessing of man (Kansai)",
+    "suushii": "Four winds",
+}
+_CLOSED_ONLY_YAKUMAN = frozenset({"tenhou", "chiihou_kansai", "renhou_kansai", "suuankou", "kokushi", "chuuren"})
 
 
 def _own(yid: str, check: Checker | None) -> Checker:
@@ -165,8 +173,9 @@ def _regular(yid: str, han: int, closed_only: bool, name_ja: str, check: Checker
 
 def _yakuman(yid: str, name_ja: str, check: Checker | None) -> Yaku:
     base = _STD.get(yid) or Yaku(yid, _NAMES[yid], name_ja, 1, 1, _own(yid, check))
-    y = replace(base, closed=1, open=None if yid in _CLOSED_ONLY_YAKUMAN else 1, name_ja=name_ja,
-                unit="yakuman", excludes=())
+    y = replace(
+        base, closed=1, open=None if yid in _CLOSED_ONLY_YAKUMAN else 1, name_ja=name_ja, unit="yakuman", excludes=()
+    )
     return replace(y, check=check) if check is not None else y
 
 
@@ -196,9 +205,13 @@ class KansaiBoo(Boo):
         p_given = isinstance(reds, Mapping) and "p" in reds
         if "red_5p_count" in raw:
             if p_given and opts.red_fives["p"] != opts.red_5p_count:
-                raise HandError("bad_option", f"options red_5p_count ({opts.red_5p_count}) and "
-                                f"red_fives.p ({opts.red_fives['p']}) disagree: they are the same "
-                                "setting", "options.red_5p_count")
+                raise HandError(
+                    "bad_option",
+                    f"options red_5p_count ({opts.red_5p_count}) and "
+                    f"red_fives.p ({opts.red_fives['p']}) disagree: they are the same "
+                    "setting",
+                    "options.red_5p_count",
+                )
             reds_p = types.MappingProxyType({**opts.red_fives, "p": opts.red_5p_count})
             return replace(opts, red_fives=reds_p)
         if p_given:
@@ -214,8 +227,7 @@ class KansaiBoo(Boo):
     def fu_rules(self, opts: Any) -> FuRules:
         """リーチ麻雀同様 (closed ron +10, tsumo 2), open pinfu ron ``open_pinfu_fu``, seven pairs
         25 (一応、25符両翻)."""
-        return FuRules(open_pinfu_ron=opts.open_pinfu_fu, chiitoitsu=25,
-                       double_wind_pair=opts.double_wind_pair_fu)
+        return FuRules(open_pinfu_ron=opts.open_pinfu_fu, chiitoitsu=25, double_wind_pair=opts.double_wind_pair_fu)
 
     def used_flags_for(self, opts: Any) -> frozenset[str]:
         return self.used_flags
@@ -226,8 +238,9 @@ class KansaiBoo(Boo):
     def warnings(self, hand: Hand, opts: Any) -> list[str]:
         out = super().warnings(hand, opts)
         if "rinshan_after_daiminkan" in hand.flags:
-            out.append("rinshan_after_daiminkan: a normal tsumo under kansai_boo (the Osaka ron "
-                       "treatment is not in this rule)")
+            out.append(
+                "rinshan_after_daiminkan: a normal tsumo under kansai_boo (the Osaka ron treatment is not in this rule)"
+            )
         return out
 
     # ---------------------------------------------------------------- the price
@@ -248,10 +261,17 @@ class KansaiBoo(Boo):
         fu, parts = compute_fu(ctx, self.fu_rules_for(ctx.hand, ctx.opts), as_ron=ron)
         names = " + ".join(f"{h.name_ja} {h.name}" for h in hits)
         once = f" (counted once: {len(hits)} yakuman are one)" if len(hits) > 1 else ""
-        return Price(YAKUMAN_BASIC, "yakuman", 0, fu, tuple(parts), (
-            Step("yaku", f"{names} = 満貫役{once}"),
-            Step("basic", f"役満貫もこれと同額: {YAKUMAN_BASIC} basic points (the mangan)"),
-        ))
+        return Price(
+            YAKUMAN_BASIC,
+            "yakuman",
+            0,
+            fu,
+            tuple(parts),
+            (
+                Step("yaku", f"{names} = 満貫役{once}"),
+                Step("basic", f"役満貫もこれと同額: {YAKUMAN_BASIC} basic points (the mangan)"),
+            ),
+        )
 
     def addons(self, ctx: Context, han: int) -> list[AddOn | Item]:
         """Menzen bonus (option), dora and honba: 300 on ron, 100 from each payer on tsumo."""
@@ -264,8 +284,7 @@ class KansaiBoo(Boo):
             ind = hand.dora_indicators[0]
             what = f"{dora} × {tile_name(dora_from_indicator(ind))} (indicator {tile_name(ind)})"
             if opts.dora_void_open_no_yaku and not hand.is_closed and han == 0:
-                out.append(Item("dora", 0, f"{what} void: an open hand without yaku "
-                                "(dora_void_open_no_yaku)"))
+                out.append(Item("dora", 0, f"{what} void: an open hand without yaku (dora_void_open_no_yaku)"))
             else:
                 out.append(AddOn("dora", dora, 300, 100, f"{what}, like honba sticks"))
         if hand.honba:

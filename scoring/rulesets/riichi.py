@@ -19,18 +19,24 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from scoring.engine import Ruleset
-from scoring.errors import HandError
-from scoring.fu import FuRules, compute_fu, describe_fu
-from scoring.hand import CONTRACT_FLAGS, Hand
-from scoring.options import opt
-from scoring.score import FuPart, Item, Payment, Score, Step, YakuHit, round_up
-from scoring.tiles import GREEN_TILES
-from scoring.yaku import STANDARD_YAKU, Context, Yaku, evaluate, revalue, ryuuiisou_with_hatsu
+from paiscan.scoring.engine import Ruleset
+from paiscan.scoring.errors import HandError
+from paiscan.scoring.fu import FuRules, compute_fu, describe_fu
+from paiscan.scoring.hand import CONTRACT_FLAGS, Hand
+from paiscan.scoring.options import opt
+from paiscan.scoring.score import FuPart, Item, Payment, Score, Step, YakuHit, round_up
+from paiscan.scoring.tiles import GREEN_TILES
+from paiscan.scoring.yaku import STANDARD_YAKU, Context, Yaku, evaluate, revalue, ryuuiisou_with_hatsu
 
 LIMIT_NAMES = {2000: "mangan", 3000: "haneman", 4000: "baiman", 6000: "sanbaiman", 8000: "yakuman"}
-MULTI_YAKUMAN = {1: "yakuman", 2: "double_yakuman", 3: "triple_yakuman", 4: "quadruple_yakuman",
-                 5: "quintuple_yakuman", 6: "sextuple_yakuman"}
+MULTI_YAKUMAN = {
+    1: "yakuman",
+    2: "double_yakuman",
+    3: "triple_yakuman",
+    4: "quadruple_yakuman",
+    5: "quintuple_yakuman",
+    6: "sextuple_yakuman",
+}
 
 
 @dataclass(frozen=True)
@@ -46,15 +52,19 @@ class RiichiOptions:
     double_yakuman: bool = opt(
         True, "13-sided kokushi, suuankou tanki, pure nine gates and big four winds are double yakuman"
     )
-    renhou: str = opt("han5", "renhou (ron before the first draw): 5 han yaku, a yakuman, or not counted",
-                      choices=("han5", "yakuman", "off"))
+    renhou: str = opt(
+        "han5",
+        "renhou (ron before the first draw): 5 han yaku, a yakuman, or not counted",
+        choices=("han5", "yakuman", "off"),
+    )
     double_wind_pair_fu: int = opt(4, "fu of a pair of the wind that is both seat and round wind", choices=(2, 4))
     ryuuiisou_needs_hatsu: bool = opt(False, "all green must contain the green dragon")
 
 
 RENHOU_HAN5 = Yaku("renhou", "Blessing of man", "人和", 5, None, lambda c: int("renhou" in c.facts.flags))
-RENHOU_YAKUMAN = Yaku("renhou_yakuman", "Blessing of man", "人和", 1, None,
-                      lambda c: int("renhou" in c.facts.flags), unit="yakuman")
+RENHOU_YAKUMAN = Yaku(
+    "renhou_yakuman", "Blessing of man", "人和", 1, None, lambda c: int("renhou" in c.facts.flags), unit="yakuman"
+)
 
 
 #: the declarations whose winner turns the ura-dora over (counted, or warned about as ignored)
@@ -116,8 +126,13 @@ class HanFuRuleset(Ruleset):
         if not hand.tsumo:
             mult = 6 if hand.is_dealer else 4
             amount = round_up(mult * basic, 100)
-            steps.append(Step("payment", f"{'dealer' if hand.is_dealer else 'non-dealer'} ron: "
-                                         f"{mult} × {basic} = {mult * basic} → {amount} from the discarder"))
+            steps.append(
+                Step(
+                    "payment",
+                    f"{'dealer' if hand.is_dealer else 'non-dealer'} ron: "
+                    f"{mult} × {basic} = {mult * basic} → {amount} from the discarder",
+                )
+            )
             if honba:
                 steps.append(Step("honba", f"{honba} honba × 300 = {300 * honba} from the discarder"))
                 items.append(Item("honba", 300 * honba))
@@ -132,8 +147,12 @@ class HanFuRuleset(Ruleset):
         else:
             dealer = round_up(2 * basic, 100)
             other = round_up(basic, 100)
-            steps.append(Step("payment", f"non-dealer tsumo: dealer pays 2 × {basic} → {dealer}, "
-                                         f"each non-dealer pays {basic} → {other}"))
+            steps.append(
+                Step(
+                    "payment",
+                    f"non-dealer tsumo: dealer pays 2 × {basic} → {dealer}, each non-dealer pays {basic} → {other}",
+                )
+            )
             if honba:
                 steps.append(Step("honba", f"{honba} honba: 100 × {honba} more from each payer"))
                 items.append(Item("honba", 300 * honba))
@@ -157,8 +176,9 @@ class HanFuRuleset(Ruleset):
             hits = yakuman_hits
             yakuman = sum(h.value for h in hits)
             han = 0
-            steps.append(Step("yaku", " + ".join(f"{h.name_ja} {h.name} ({h.value}×)" for h in hits)
-                              + f" = {yakuman} yakuman"))
+            steps.append(
+                Step("yaku", " + ".join(f"{h.name_ja} {h.name} ({h.value}×)" for h in hits) + f" = {yakuman} yakuman")
+            )
         else:
             yakuman = 0
             han = sum(h.value for h in hits)
@@ -175,16 +195,26 @@ class HanFuRuleset(Ruleset):
         total = sum(p.amount for p in pays) + sum(i.value for i in items if i.id == "riichi_sticks")
         steps.append(Step("total", f"{total}"))
         return Score(
-            rules=self.id, total=total, payments=tuple(pays), han=han, fu=fu, limit=limit,
-            yaku=tuple(hits), items=tuple(items), decomposition=tuple(sorted_labels(ctx)),
-            fu_details=tuple(fu_parts), wait=ctx.interp.wait, form=ctx.interp.form, steps=tuple(steps),
+            rules=self.id,
+            total=total,
+            payments=tuple(pays),
+            han=han,
+            fu=fu,
+            limit=limit,
+            yaku=tuple(hits),
+            items=tuple(items),
+            decomposition=tuple(sorted_labels(ctx)),
+            fu_details=tuple(fu_parts),
+            wait=ctx.interp.wait,
+            form=ctx.interp.form,
+            steps=tuple(steps),
             extra={"basic_points": basic, "yakuman": yakuman},
         )
 
 
 def sorted_labels(ctx: Context) -> list[str]:
     if ctx.interp.form == "kokushi":
-        from scoring.tiles import format_tiles
+        from paiscan.scoring.tiles import format_tiles
 
         return [format_tiles(ctx.hand.all_tiles)]
     groups = sorted(ctx.interp.groups, key=lambda g: (g.tile, g.shape))
@@ -203,8 +233,14 @@ class Riichi(HanFuRuleset):
     presets: ClassVar[Mapping[str, Mapping[str, Any]]] = {
         "online": {},
         "no_aka": {"red_fives": {"m": 0, "p": 0, "s": 0}},
-        "ema": {"open_tanyao": True, "red_fives": {"m": 0, "p": 0, "s": 0}, "kiriage": False,
-                "kazoe": "sanbaiman", "double_yakuman": False, "renhou": "han5"},
+        "ema": {
+            "open_tanyao": True,
+            "red_fives": {"m": 0, "p": 0, "s": 0},
+            "kiriage": False,
+            "kazoe": "sanbaiman",
+            "double_yakuman": False,
+            "renhou": "han5",
+        },
     }
     #: standard riichi has no open riichi: the flag is warned about, not counted
     used_flags: ClassVar[frozenset[str]] = CONTRACT_FLAGS - {"open_riichi"}
@@ -222,11 +258,19 @@ class Riichi(HanFuRuleset):
             raise HandError("bad_nuki", "four-player riichi sets no tiles aside: nuki must be empty", "nuki")
         for name, tiles in (("dora_indicators", hand.dora_indicators), ("ura_indicators", hand.ura_indicators)):
             if len(tiles) > self.MAX_DORA_INDICATORS:
-                raise HandError("bad_field", f"{name}: the table shows at most {self.MAX_DORA_INDICATORS} "
-                                f"(one, and one per kan), not {len(tiles)}", name)
+                raise HandError(
+                    "bad_field",
+                    f"{name}: the table shows at most {self.MAX_DORA_INDICATORS} "
+                    f"(one, and one per kan), not {len(tiles)}",
+                    name,
+                )
         if hand.dora_indicators and len(hand.ura_indicators) > len(hand.dora_indicators):
-            raise HandError("bad_field", f"ura_indicators: one lies under each dora indicator, so at most "
-                            f"{len(hand.dora_indicators)}, not {len(hand.ura_indicators)}", "ura_indicators")
+            raise HandError(
+                "bad_field",
+                f"ura_indicators: one lies under each dora indicator, so at most "
+                f"{len(hand.dora_indicators)}, not {len(hand.ura_indicators)}",
+                "ura_indicators",
+            )
 
     def warnings(self, hand: Hand, opts: Any) -> list[str]:
         out = super().warnings(hand, opts)
@@ -266,8 +310,11 @@ class Riichi(HanFuRuleset):
         self.check_situation(hand, opts)
         won = sorted(hand.flags & NOT_WITH_NAGASHI)
         if won:
-            raise HandError("conflicting_flags", f"nagashi mangan is paid at the exhaustive draw, not on a win: "
-                            f"{won[0]} cannot go with it", "flags")
+            raise HandError(
+                "conflicting_flags",
+                f"nagashi mangan is paid at the exhaustive draw, not on a win: {won[0]} cannot go with it",
+                "flags",
+            )
         warns = [*self.warnings(hand, opts)]
         if not hand.tsumo:
             warns.append("nagashi mangan is paid like a tsumo (from everyone), not by a discarder")
@@ -278,9 +325,20 @@ class Riichi(HanFuRuleset):
         pays, items, steps = self.payments(2000, replace(hand, tsumo=True), opts)
         total = sum(p.amount for p in pays) + sum(i.value for i in items if i.id == "riichi_sticks")
         hit = YakuHit("nagashi_mangan", "Nagashi mangan", "流し満貫", 5, "han")
-        return Score(self.id, total, tuple(pays), han=5, fu=30, limit="mangan", yaku=(hit,), items=tuple(items),
-                     steps=(Step("yaku", "流し満貫 nagashi mangan: paid as a mangan tsumo"), *steps),
-                     fu_details=(FuPart(30, "nagashi_mangan", "fixed"),), form="nagashi", warnings=tuple(warns))
+        return Score(
+            self.id,
+            total,
+            tuple(pays),
+            han=5,
+            fu=30,
+            limit="mangan",
+            yaku=(hit,),
+            items=tuple(items),
+            steps=(Step("yaku", "流し満貫 nagashi mangan: paid as a mangan tsumo"), *steps),
+            fu_details=(FuPart(30, "nagashi_mangan", "fixed"),),
+            form="nagashi",
+            warnings=tuple(warns),
+        )
 
 
 __all__ = ["GREEN_TILES", "HanFuRuleset", "Riichi", "RiichiOptions"]

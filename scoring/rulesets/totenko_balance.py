@@ -23,14 +23,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
-from scoring.decompose import counts_of
-from scoring.engine import RIICHI_FLAGS, Ruleset
-from scoring.errors import HandError
-from scoring.hand import CONTRACT_FLAGS, Hand
-from scoring.options import opt
-from scoring.rulesets.riichi import sorted_labels
-from scoring.score import Item, Payment, Score, Step, YakuHit
-from scoring.tiles import (
+from paiscan.scoring.decompose import counts_of
+from paiscan.scoring.engine import RIICHI_FLAGS, Ruleset
+from paiscan.scoring.errors import HandError
+from paiscan.scoring.hand import CONTRACT_FLAGS, Hand
+from paiscan.scoring.options import opt
+from paiscan.scoring.rulesets.riichi import sorted_labels
+from paiscan.scoring.score import Item, Payment, Score, Step, YakuHit
+from paiscan.scoring.tiles import (
     DRAGONS,
     EAST,
     NORTH,
@@ -43,7 +43,7 @@ from scoring.tiles import (
     kind,
     tile_name,
 )
-from scoring.yaku import (
+from paiscan.scoring.yaku import (
     STANDARD_YAKU,
     Checker,
     Context,
@@ -99,39 +99,42 @@ class TotenkoOptions:
     """House options of the balance rule (spec §7); defaults as the spec chose them."""
 
     require_yaku: bool = opt(
-        True, "a win needs at least one yaku entry (アンカン/ミンカン count); dora, fives, gari, "
-        "honba, bazoro and dealer are not yaku")
+        True,
+        "a win needs at least one yaku entry (アンカン/ミンカン count); dora, fives, gari, "
+        "honba, bazoro and dealer are not yaku",
+    )
     yakuman_mode: str = opt(
-        "plus_items", "a yakuman hand: 50 per yakuman plus the non-yaku items (plus_items) or 50 "
-        "per yakuman only (fixed)", choices=("plus_items", "fixed"))
+        "plus_items",
+        "a yakuman hand: 50 per yakuman plus the non-yaku items (plus_items) or 50 per yakuman only (fixed)",
+        choices=("plus_items", "fixed"),
+    )
     chanta_requires_sequence: bool = opt(
-        False, "chanta needs a sequence (false: there is no honroutou here, so all-yaochuu "
-        "triplets are chanta)")
+        False, "chanta needs a sequence (false: there is no honroutou here, so all-yaochuu triplets are chanta)"
+    )
     double_wind: bool = opt(
-        False, "a wind that is both seat and round wind (the dealer's East, every seat's North) "
-        "counts 2 instead of 1")
+        False, "a wind that is both seat and round wind (the dealer's East, every seat's North) counts 2 instead of 1"
+    )
     kan_points_are_yaku: bool = opt(
-        True, "アンカン/ミンカン are yaku entries (satisfy the yaku requirement, ミンカン is a "
-        "karasu 1点役); false: plain items")
+        True,
+        "アンカン/ミンカン are yaku entries (satisfy the yaku requirement, ミンカン is a "
+        "karasu 1点役); false: plain items",
+    )
     kan_points_require_menzen: bool = opt(
-        False, "アンカン's 2 points only when the rest of the hand is closed (the seed's '–' read "
-        "literally)")
+        False, "アンカン's 2 points only when the rest of the hand is closed (the seed's '–' read literally)"
+    )
     open_shousangen_total: int = opt(
-        6, "open 小三元 in total with its two dragon 役牌 (6: 4 + 1 + 1; 8: 6 + 1 + 1 as closed)",
-        choices=(6, 8))
+        6, "open 小三元 in total with its two dragon 役牌 (6: 4 + 1 + 1; 8: 6 + 1 + 1 as closed)", choices=(6, 8)
+    )
     nagashi_kensho: bool = opt(
-        True, "nagashi mangan gets the kenshoba at >= kensho_min_honba, like a karasu (false: 30 "
-        "flat)")
-    red_fives: Mapping[str, int] = opt(
-        {"m": 2, "p": 2, "s": 2}, "red fives of each suit in the set (validation only)")
-    manzu_dora_cycle: str = opt(
-        "1-5-9", "dora after a manzu indicator: 1m→5m→9m→1m", choices=("1-5-9",))
+        True, "nagashi mangan gets the kenshoba at >= kensho_min_honba, like a karasu (false: 30 flat)"
+    )
+    red_fives: Mapping[str, int] = opt({"m": 2, "p": 2, "s": 2}, "red fives of each suit in the set (validation only)")
+    manzu_dora_cycle: str = opt("1-5-9", "dora after a manzu indicator: 1m→5m→9m→1m", choices=("1-5-9",))
     kensho_min_honba: int = opt(4, "honba from which the kenshoba is paid")
     kensho: Mapping[str, int] = opt(
-        {"dealer": 10, "non_dealer": 5},
-        "kenshoba points each opponent pays a dealer / non-dealer winner")
-    noten_penalty_total: int = opt(
-        10, "points the noten players pay on an exhaustive draw (in total)")
+        {"dealer": 10, "non_dealer": 5}, "kenshoba points each opponent pays a dealer / non-dealer winner"
+    )
+    noten_penalty_total: int = opt(10, "points the noten players pay on an exhaustive draw (in total)")
     point_value: int = opt(100, "sticks per point (18 points = 1800)")
 
 
@@ -179,10 +182,7 @@ def seat_wind_set(ctx: Context) -> int:
 
 
 def _groups_all_have(ctx: Context, tiles: frozenset[int]) -> bool:
-    return all(
-        (g.tile in tiles or g.tile + 2 in tiles) if g.shape == 0 else g.tile in tiles
-        for g in ctx.interp.groups
-    )
+    return all((g.tile in tiles or g.tile + 2 in tiles) if g.shape == 0 else g.tile in tiles for g in ctx.interp.groups)
 
 
 def chanta(ctx: Context) -> int:
@@ -216,15 +216,20 @@ def forced_deal_in(ctx: Context) -> int:
 
 
 # ------------------------------------------------ the yaku table [seed 役と点数, 特殊役]
-_STD = by_id(revalue(STANDARD_YAKU, {
-    "riichi": {"check": riichi},
-    "pinfu": {"check": pinfu},
-    "rinshan": {"check": rinshan},
-    "chanta": {"check": chanta},
-    "yakuhai_seat_wind": {"check": seat_wind_set},
-    "yakuhai_round_wind": {"check": east_set},
-    "daisuushii": {"closed": 1, "open": 1},
-}))
+_STD = by_id(
+    revalue(
+        STANDARD_YAKU,
+        {
+            "riichi": {"check": riichi},
+            "pinfu": {"check": pinfu},
+            "rinshan": {"check": rinshan},
+            "chanta": {"check": chanta},
+            "yakuhai_seat_wind": {"check": seat_wind_set},
+            "yakuhai_round_wind": {"check": east_set},
+            "daisuushii": {"closed": 1, "open": 1},
+        },
+    )
+)
 
 
 def _pts(yid: str, closed: int, open_: int | None, name_ja: str, **kw: Any) -> Yaku:
@@ -267,10 +272,26 @@ BASE_TABLE: tuple[Yaku, ...] = (
     _pts("junchan", 12, 10, "純チャン"),
     _pts("ryanpeikou", 8, None, "リャンペーコー"),
     _pts("chinitsu", 12, 10, "チンイツ"),
-    Yaku("chiitoitsu_4", "Seven pairs with one four-of-a-kind", "4枚七対子", 6, None,
-         quads_in_pairs(1), _P, excludes=("chiitoitsu",)),
-    Yaku("chiitoitsu_8", "Seven pairs with two four-of-a-kinds", "8枚七対子", 8, None,
-         quads_in_pairs(2), _P, excludes=("chiitoitsu",)),
+    Yaku(
+        "chiitoitsu_4",
+        "Seven pairs with one four-of-a-kind",
+        "4枚七対子",
+        6,
+        None,
+        quads_in_pairs(1),
+        _P,
+        excludes=("chiitoitsu",),
+    ),
+    Yaku(
+        "chiitoitsu_8",
+        "Seven pairs with two four-of-a-kinds",
+        "8枚七対子",
+        8,
+        None,
+        quads_in_pairs(2),
+        _P,
+        excludes=("chiitoitsu",),
+    ),
     Yaku("sanrenkou", "Three consecutive triplets", "三連刻", 6, 4, sanrenkou, _P),
     # yakuman: value = how many yakuman (50 points each, stacking: 役満 ※複合あり)
     _yakuman("kokushi"),
@@ -285,18 +306,25 @@ BASE_TABLE: tuple[Yaku, ...] = (
     _yakuman("suukantsu"),
     _yakuman("tenhou"),
     _yakuman("chiihou"),
-    Yaku("chiitoitsu_12", "Seven pairs with three four-of-a-kinds", "12枚七対子", 1, None,
-         quads_in_pairs(3), "yakuman"),
-    Yaku("yakuman_open_riichi_deal_in", "Forced deal-in to an open riichi",
-         "オープンリーチへの手詰まり放銃", 1, None, forced_deal_in, "yakuman"),
+    Yaku(
+        "chiitoitsu_12", "Seven pairs with three four-of-a-kinds", "12枚七対子", 1, None, quads_in_pairs(3), "yakuman"
+    ),
+    Yaku(
+        "yakuman_open_riichi_deal_in",
+        "Forced deal-in to an open riichi",
+        "オープンリーチへの手詰まり放銃",
+        1,
+        None,
+        forced_deal_in,
+        "yakuman",
+    ),
 )
 #: アンカン 2 per closed kan, ミンカン 1 per open or added kan (note K: rows of the 役と点数 table)
 KAN_TABLE: tuple[Yaku, ...] = (
     Yaku("ankan", "Closed kan", "アンカン", 2, 2, closed_kans, _P),
     Yaku("minkan", "Open kan", "ミンカン", 1, 1, open_kans, _P),
 )
-NAGASHI = Yaku("nagashi_mangan", "Nagashi mangan", "流し満貫", NAGASHI_POINTS, None,
-               flag("nagashi_mangan"), _P)
+NAGASHI = Yaku("nagashi_mangan", "Nagashi mangan", "流し満貫", NAGASHI_POINTS, None, flag("nagashi_mangan"), _P)
 
 
 def effective_honba(hand: Hand) -> int:
@@ -324,8 +352,7 @@ def gari_items(nuki: Sequence[int]) -> list[Item]:
         reds = sum(1 for t in tiles if is_red(t))
         red_note = f" ({reds} red)" if reds else ""
         if len(tiles) == 4:
-            detail = (f"{name} × 4{red_note}, all four (ガリセット): "
-                      f"({' + '.join(map(str, parts))}) × {GARI_SET_FACTOR}")
+            detail = f"{name} × 4{red_note}, all four (ガリセット): ({' + '.join(map(str, parts))}) × {GARI_SET_FACTOR}"
             value *= GARI_SET_FACTOR
         else:
             detail = f"{name} × {len(tiles)}{red_note}: {' + '.join(map(str, parts))}"
@@ -350,9 +377,7 @@ def fives_item(facts: Facts) -> Item | None:
     return Item("fives", value, ", ".join(parts)) if value else None
 
 
-def dora_item(
-    item_id: str, indicators: Sequence[int], facts: Facts, nuki: Sequence[int]
-) -> Item | None:
+def dora_item(item_id: str, indicators: Sequence[int], facts: Facts, nuki: Sequence[int]) -> Item | None:
     """1 per tile of the hand (and per gari) that is a dora; manzu indicators cycle 1m→5m→9m."""
     hand_n = gari_n = 0
     names = []
@@ -377,8 +402,11 @@ class TotenkoBalance(Ruleset):
     Options: ClassVar[type] = TotenkoOptions
     players: ClassVar[int] = 3
     seven_pairs_duplicates: ClassVar[bool] = True
+    set_aside_kinds: ClassVar[frozenset[int]] = frozenset(GARI_KINDS)
     used_flags: ClassVar[frozenset[str]] = (CONTRACT_FLAGS - {"renhou"}) | {
-        "rinshan_after_daiminkan", "open_riichi_forced_deal_in", "discarded_five",
+        "rinshan_after_daiminkan",
+        "open_riichi_forced_deal_in",
+        "discarded_five",
     }
     _tables: dict[tuple[int, bool, bool], tuple[Yaku, ...]]
 
@@ -415,28 +443,39 @@ class TotenkoBalance(Ruleset):
         """In the spec's order: a removed tile, a manzu outside nuki, a non-manzu nuki, then the
         core checks (tile count, five of a kind, red fives)."""
         sources: list[tuple[str, Sequence[int]]] = [
-            ("hand", hand.concealed), ("win_tile", (hand.win_tile,)),
+            ("hand", hand.concealed),
+            ("win_tile", (hand.win_tile,)),
             *((f"melds[{i}].tiles", m.tiles) for i, m in enumerate(hand.melds)),
-            ("dora_indicators", hand.dora_indicators), ("ura_indicators", hand.ura_indicators),
+            ("dora_indicators", hand.dora_indicators),
+            ("ura_indicators", hand.ura_indicators),
             ("nuki", hand.nuki),
         ]
         for field_name, tiles in sources:
             for t in tiles:
                 if kind(t) in REMOVED_KINDS:
-                    raise HandError("tile_not_in_ruleset", f"{tile_name(t)} is not in the Totenko "
-                                    "112-tile set (manzu are only 1m, 5m, 9m)", field_name)
+                    raise HandError(
+                        "tile_not_in_ruleset",
+                        f"{tile_name(t)} is not in the Totenko 112-tile set (manzu are only 1m, 5m, 9m)",
+                        field_name,
+                    )
         kokushi = _kokushi_shape(hand)
         for field_name, tiles in sources[:-3]:
             for t in tiles:
                 if kind(t) in GARI_KINDS and not (kokushi and kind(t) != 4):
                     raise HandError(
-                        "manzu_in_hand", f"{tile_name(t)} is a gari: every manzu is set aside "
-                        "(field nuki); only a thirteen-orphans hand keeps 1m/9m", field_name)
+                        "manzu_in_hand",
+                        f"{tile_name(t)} is a gari: every manzu is set aside "
+                        "(field nuki); only a thirteen-orphans hand keeps 1m/9m",
+                        field_name,
+                    )
         for t in hand.nuki:
             if kind(t) not in GARI_KINDS:
                 raise HandError(
-                    "bad_nuki", f"{tile_name(t)} cannot be set aside: only manzu (1m, 5m, 9m) are "
-                    "gari; North is an ordinary tile here", "nuki")
+                    "bad_nuki",
+                    f"{tile_name(t)} cannot be set aside: only manzu (1m, 5m, 9m) are "
+                    "gari; North is an ordinary tile here",
+                    "nuki",
+                )
         super().check_tiles(hand, opts)
 
     def check_situation(self, hand: Hand, opts: Any) -> None:
@@ -444,33 +483,38 @@ class TotenkoBalance(Ruleset):
         super().check_situation(hand, opts)
         if "open_riichi_forced_deal_in" in hand.flags:
             if "open_riichi" not in hand.flags:
-                raise HandError("conflicting_flags", "open_riichi_forced_deal_in needs the "
-                                "winner's open_riichi", "flags")
+                raise HandError(
+                    "conflicting_flags", "open_riichi_forced_deal_in needs the winner's open_riichi", "flags"
+                )
             if hand.tsumo:
-                raise HandError("conflicting_flags", "open_riichi_forced_deal_in is a deal-in "
-                                "(ron), not a tsumo", "flags")
+                raise HandError(
+                    "conflicting_flags", "open_riichi_forced_deal_in is a deal-in (ron), not a tsumo", "flags"
+                )
         self.check_seats_and_options(hand, opts)
 
     def check_seats_and_options(self, hand: Hand, opts: Any) -> None:
         """Three seats, and option values that can be priced."""
         if WINDS[hand.seat_wind] not in SEATS:
-            raise HandError("bad_field", "three-player Totenko has the seats east, south and west "
-                            "(North is everyone's value wind, not a seat)", "seat_wind")
+            raise HandError(
+                "bad_field",
+                "three-player Totenko has the seats east, south and west (North is everyone's value wind, not a seat)",
+                "seat_wind",
+            )
         for suit_letter, n in opts.red_fives.items():
             if not 0 <= n <= 4:
-                raise HandError("bad_option", f"option red_fives.{suit_letter} must be 0..4, "
-                                f"not {n}", f"options.red_fives.{suit_letter}")
+                raise HandError(
+                    "bad_option",
+                    f"option red_fives.{suit_letter} must be 0..4, not {n}",
+                    f"options.red_fives.{suit_letter}",
+                )
         for name in ("kensho_min_honba", "noten_penalty_total"):
             if getattr(opts, name) < 0:
-                raise HandError("bad_option", f"option {name} must not be negative",
-                                f"options.{name}")
+                raise HandError("bad_option", f"option {name} must not be negative", f"options.{name}")
         for who, n in opts.kensho.items():
             if n < 0:
-                raise HandError("bad_option", f"option kensho.{who} must not be negative",
-                                f"options.kensho.{who}")
+                raise HandError("bad_option", f"option kensho.{who} must not be negative", f"options.kensho.{who}")
         if opts.point_value <= 0:
-            raise HandError("bad_option", "option point_value must be positive",
-                            "options.point_value")
+            raise HandError("bad_option", "option point_value must be positive", "options.point_value")
 
     def rinshan_without_kan_ok(self, hand: Hand) -> bool:
         """ガリを抜いても嶺上扱い: setting a gari aside also draws a replacement tile."""
@@ -479,8 +523,10 @@ class TotenkoBalance(Ruleset):
     def warnings(self, hand: Hand, opts: Any) -> list[str]:
         out = super().warnings(hand, opts)
         if hand.honba_given and hand.honba < 1:
-            out.append("honba_below_one: every Totenko hand is at least 1本場 (a missing honba "
-                       "reads as 1); scored with honba 0 as given")
+            out.append(
+                "honba_below_one: every Totenko hand is at least 1本場 (a missing honba "
+                "reads as 1); scored with honba 0 as given"
+            )
         if WINDS[hand.round_wind] not in ("east", "north"):
             out.append("round_wind ignored: Totenko's round is always East and North")
         if hand.ura_indicators and not hand.flags & RIICHI_FLAGS:
@@ -500,23 +546,29 @@ class TotenkoBalance(Ruleset):
         hand = ctx.hand
         hits = evaluate(self.yaku_table(opts), ctx)
         yakuman_hits = [h for h in hits if h.unit == "yakuman"]
-        kan_items = [] if opts.kan_points_are_yaku else [
-            Item(h.id, h.value, _hit_detail(h)) for h in evaluate(self.kan_table(opts), ctx)
-        ]
+        kan_items = (
+            []
+            if opts.kan_points_are_yaku
+            else [Item(h.id, h.value, _hit_detail(h)) for h in evaluate(self.kan_table(opts), ctx)]
+        )
         if yakuman_hits:
             hits = yakuman_hits
         elif not hits and opts.require_yaku:
             return HandError(
-                "no_yaku", "the hand is complete but has no yaku (dora, fives, gari, honba, bazoro "
-                "and the dealer point are not yaku; option require_yaku)", "hand")
+                "no_yaku",
+                "the hand is complete but has no yaku (dora, fives, gari, honba, bazoro "
+                "and the dealer point are not yaku; option require_yaku)",
+                "hand",
+            )
         honba = effective_honba(hand)
         base = self._table_items(hand, honba)
         extras = self._bonus_items(ctx)
         karasu = False
         if yakuman_hits:
             n = sum(h.value for h in hits)
-            items = [Item("yakuman", YAKUMAN_POINTS * n, " + ".join(
-                f"{h.name_ja} {YAKUMAN_POINTS * h.value}" for h in hits))]
+            items = [
+                Item("yakuman", YAKUMAN_POINTS * n, " + ".join(f"{h.name_ja} {YAKUMAN_POINTS * h.value}" for h in hits))
+            ]
             if opts.yakuman_mode == "plus_items":
                 items = [*base, *items, *extras]  # the §3.2 items; kan points are yaku-like
         else:
@@ -526,14 +578,22 @@ class TotenkoBalance(Ruleset):
             if karasu:
                 minimal = [*base, *yaku_items]
                 parts = " + ".join(f"{i.id} {i.value}" for i in minimal)
-                items = [Item("karasu", KARASU_POINTS, (
-                    f"{parts} = {sum(i.value for i in minimal)}: one 1点役, no gari, no dora, "
-                    f"no 5p/5s, no discarded five → fixed {KARASU_POINTS}"))]
+                items = [
+                    Item(
+                        "karasu",
+                        KARASU_POINTS,
+                        (
+                            f"{parts} = {sum(i.value for i in minimal)}: one 1点役, no gari, no dora, "
+                            f"no 5p/5s, no discarded five → fixed {KARASU_POINTS}"
+                        ),
+                    )
+                ]
             else:
                 items = counted
         points = sum(i.value for i in items)
-        return self._priced(hand, opts, hits, items, points, honba, karasu, ctx,
-                            yakuman=sum(h.value for h in yakuman_hits))
+        return self._priced(
+            hand, opts, hits, items, points, honba, karasu, ctx, yakuman=sum(h.value for h in yakuman_hits)
+        )
 
     def _table_items(self, hand: Hand, honba: int) -> list[Item]:
         """What is counted first (一本場ブンブン, 親): honba, bazoro, dealer."""
@@ -566,19 +626,34 @@ class TotenkoBalance(Ruleset):
             return False
         return all(i.id == "no_gari" for i in others)
 
-    def _priced(self, hand: Hand, opts: TotenkoOptions, hits: Sequence[YakuHit], items: list[Item],
-                points: int, honba: int, karasu: bool, ctx: Context | None, yakuman: int = 0,
-                kensho: int | None = None) -> Score:
+    def _priced(
+        self,
+        hand: Hand,
+        opts: TotenkoOptions,
+        hits: Sequence[YakuHit],
+        items: list[Item],
+        points: int,
+        honba: int,
+        karasu: bool,
+        ctx: Context | None,
+        yakuman: int = 0,
+        kensho: int | None = None,
+    ) -> Score:
         """Kenshoba, payments, steps and the Score, from the counted items."""
         k = kensho_points(opts, hand.is_dealer, honba) if kensho is None else kensho
-        steps = [Step(i.id, f"{ITEM_LABELS.get(i.id, i.id)}: {i.detail} → {i.value}")
-                 for i in items]
-        steps.append(Step("points", " + ".join(str(i.value) for i in items)
-                          + f" = {points} points"))
+        steps = [Step(i.id, f"{ITEM_LABELS.get(i.id, i.id)}: {i.detail} → {i.value}") for i in items]
+        steps.append(Step("points", " + ".join(str(i.value) for i in items) + f" = {points} points"))
         if k:
-            items = [*items, Item("kenshoba", k, f"{honba}本場 ≥ {opts.kensho_min_honba}: "
-                                  f"{'dealer' if hand.is_dealer else 'non-dealer'} winner, "
-                                  f"{k} from each opponent")]
+            items = [
+                *items,
+                Item(
+                    "kenshoba",
+                    k,
+                    f"{honba}本場 ≥ {opts.kensho_min_honba}: "
+                    f"{'dealer' if hand.is_dealer else 'non-dealer'} winner, "
+                    f"{k} from each opponent",
+                ),
+            ]
             steps.append(Step("kenshoba", items[-1].detail))
         pays, pay_steps = _payments(hand, points, k, opts.point_value)
         steps.extend(pay_steps)
@@ -586,13 +661,24 @@ class TotenkoBalance(Ruleset):
         sums = " + ".join(str(p.amount) for p in pays)
         steps.append(Step("total", f"{sums} = {total}" if len(pays) > 1 else str(total)))
         return Score(
-            rules=self.id, total=total, payments=tuple(pays), limit="yakuman" if yakuman else None,
-            yaku=tuple(hits), items=tuple(items),
+            rules=self.id,
+            total=total,
+            payments=tuple(pays),
+            limit="yakuman" if yakuman else None,
+            yaku=tuple(hits),
+            items=tuple(items),
             decomposition=tuple(sorted_labels(ctx)) if ctx else (),
-            wait=ctx.interp.wait if ctx else None, form=ctx.interp.form if ctx else "nagashi",
+            wait=ctx.interp.wait if ctx else None,
+            form=ctx.interp.form if ctx else "nagashi",
             steps=tuple(steps),
-            extra={"points": points, "kensho_per_payer": k, "karasu": karasu, "yakuman": yakuman,
-                   "honba": honba, "point_value": opts.point_value},
+            extra={
+                "points": points,
+                "kensho_per_payer": k,
+                "karasu": karasu,
+                "yakuman": yakuman,
+                "honba": honba,
+                "point_value": opts.point_value,
+            },
         )
 
     def _nagashi(self, hand: Hand) -> Score:
@@ -605,8 +691,9 @@ class TotenkoBalance(Ruleset):
         k = kensho_points(opts, hand.is_dealer, honba) if opts.nagashi_kensho else 0
         hit = YakuHit(NAGASHI.id, NAGASHI.name, NAGASHI.name_ja, NAGASHI_POINTS, _P)
         items = [Item(NAGASHI.id, NAGASHI_POINTS, "流し満貫 30点固定, paid like a tsumo")]
-        score = self._priced(replace(hand, tsumo=True), opts, (hit,), items, NAGASHI_POINTS, honba,
-                             False, None, kensho=k)
+        score = self._priced(
+            replace(hand, tsumo=True), opts, (hit,), items, NAGASHI_POINTS, honba, False, None, kensho=k
+        )
         warns = self.warnings(hand, opts)
         if hand.concealed or hand.melds:
             warns.append("the hand's tiles are not used for nagashi mangan")
@@ -622,13 +709,10 @@ def _kokushi_shape(hand: Hand) -> bool:
     if hand.melds:
         return False
     c = counts_of([*hand.concealed, hand.win_tile])
-    return sum(c) == 14 and all(c[k] for k in YAOCHUU) and not any(
-        c[k] for k in range(34) if k not in YAOCHUU)
+    return sum(c) == 14 and all(c[k] for k in YAOCHUU) and not any(c[k] for k in range(34) if k not in YAOCHUU)
 
 
-def _payments(
-    hand: Hand, points: int, kensho: int, point_value: int
-) -> tuple[list[Payment], list[Step]]:
+def _payments(hand: Hand, points: int, kensho: int, point_value: int) -> tuple[list[Payment], list[Step]]:
     """Tsumo: each opponent pays P + K. Ron: the discarder P + K, the bystander K. In sticks."""
     each = (points + kensho) * point_value
     if hand.tsumo:
@@ -641,8 +725,7 @@ def _payments(
     text = f"ron: the discarder pays {owed} × {point_value} = {each}"
     if kensho:
         pays.append(Payment("other", kensho * point_value))
-        text += (f"; the uninvolved player pays the kenshoba {kensho} × {point_value} "
-                 f"= {kensho * point_value}")
+        text += f"; the uninvolved player pays the kenshoba {kensho} × {point_value} = {kensho * point_value}"
     return pays, [Step("payment", text)]
 
 
