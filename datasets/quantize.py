@@ -256,7 +256,7 @@ def classifier_calibration(folders: Sequence[Path], n: int = 512) -> np.ndarray:
     seeded shuffle, as the classifier reads them (the training run calibrates on as many)."""
     import random
 
-    from paiscan.datasets.train_classifier import model_input, read_crop_folder
+    from paiscan.datasets.crops import model_input, read_crop_folder
 
     crops = [crop for d in folders for crop in read_crop_folder(d)[0]]
     random.Random(0).shuffle(crops)

@@ -178,8 +178,8 @@ def test_the_committed_int8_files_hold_7_bit_weights(path: Path) -> None:
 @pytest.fixture(scope="module")
 def crops(tmp_path_factory: pytest.TempPathFactory) -> np.ndarray:
     """The classifier's inputs for the crops of six renders, rendered once for the tests below."""
+    from paiscan.datasets.crops import model_input, read_crop_folder
     from paiscan.datasets.synth import write_dataset
-    from paiscan.datasets.train_classifier import model_input, read_crop_folder
 
     folder = tmp_path_factory.mktemp("crops")
     write_dataset(folder, 6, 990007, crops=True, progress=False)

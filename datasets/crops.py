@@ -1,0 +1,119 @@
+"""The classifier's tile crops as ``paiscan synth --crops`` writes them, and as a model reads them.
+
+Shared by training (:mod:`paiscan.datasets.train_classifier`), quantization's calibration
+(:mod:`paiscan.datasets.quantize`) and the benchmarks, so that none of them imports another for it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+from paiscan.datasets.synth.io import crop_margins, crop_rng
+from paiscan.scoring.tiles import BACK
+from paiscan.vision.models import cut_window
+
+#: the input (width, height) a recipe trains at unless it says otherwise; the runtime reads a
+#: model's input size from its file
+INPUT_SIZE = (48, 64)
+#: the 37 faces (34 kinds + red 0m 0p 0s) and the back (contract id 37): the classifier reads each
+#: localized tile at full resolution, so it, not the low-resolution localizer, has the last word on
+#: face down (a white dragon or a far tile is easily taken for a back at the localizer's 384 px)
+N_CLASSES = 38
+
+
+def crop_angles(meta: dict[str, Any]) -> list[float]:
+    """The angle of each face in the crops ``paiscan synth --crops`` cut from one render (crop
+    ``k`` of the render is ``[k]``; NaN for face-down tiles): the face's angle in the photo, less
+    90° where the crop was turned. The margins are drawn again from the render's seed exactly as
+    :func:`paiscan.datasets.synth.io.crop_tiles` drew them."""
+    size = (int(meta["width"]), int(meta["height"]))
+    boxes = meta["boxes"]
+    out: list[float] = []
+    for i, margins in crop_margins([b["box"] for b in boxes], crop_rng(int(meta["seed"]))):
+        b = boxes[i]
+        turned = cut_window(b["box"], margins, size)[4]
+        out.append(float("nan") if b.get("face_down") else float(b["angle_deg"]) + (90.0 if turned else 0.0))
+    return out
+
+
+#: a back this light (every BGR channel) is white: earlier renders drew some, now left out
+WHITE_BACK_MIN = 150
+
+
+def synth_crop_files(d: Path) -> Iterator[tuple[Path, int, float]]:
+    """The tile crops of one ``paiscan synth --crops`` folder: (file, class id, the face's angle in
+    the crop from :func:`crop_angles`, NaN without the render's meta). Face-down crops of renders
+    with white backs (made before the renderer dropped them) are left out: such a back is a blank
+    white dragon face down."""
+    for f, c, a, _group, _cut in synth_crop_entries(d):
+        yield f, c, a
+
+
+#: a render's box whose tile the frame cuts by this share or more is a cut tile (``cut_weight``)
+CUT_TRUNCATED = 0.05
+
+
+def synth_crop_entries(d: Path) -> Iterator[tuple[Path, int, float, str, bool]]:
+    """:func:`synth_crop_files` with each crop's group in its render (``hand``, ``dora``, ...;
+    empty without the render's meta) and whether the frame cuts its tile (:data:`CUT_TRUNCATED`)."""
+    crops = d / "crops"
+    if not crops.is_dir():
+        return
+    angles: dict[str, list[float]] = {}
+    groups: dict[str, list[str]] = {}
+    cut: dict[str, list[bool]] = {}
+    white: dict[str, bool] = {}
+    for cls_dir in sorted(crops.iterdir()):
+        if not cls_dir.name.isdigit() or int(cls_dir.name) >= N_CLASSES:
+            continue
+        for f in sorted(cls_dir.glob("*.jpg")):
+            name, _, k = f.stem.rpartition("_")
+            if name not in angles:
+                meta_path = d / "meta" / f"{name}.json"
+                meta = json.loads(meta_path.read_text()) if meta_path.is_file() else {}
+                angles[name] = crop_angles(meta) if meta else []
+                groups[name] = [str(b.get("group", "")) for b in meta.get("boxes", [])]
+                cut[name] = [float(b.get("truncated", 0.0)) >= CUT_TRUNCATED for b in meta.get("boxes", [])]
+                white[name] = min(meta.get("style", {}).get("back_bgr", [0])) >= WHITE_BACK_MIN
+            if int(cls_dir.name) == BACK and white[name]:
+                continue
+            i = int(k)
+            yield (
+                f,
+                int(cls_dir.name),
+                angles[name][i] if i < len(angles[name]) else float("nan"),
+                groups[name][i] if i < len(groups[name]) else "",
+                i < len(cut[name]) and cut[name][i],
+            )
+
+
+def read_crop_folder(d: Path) -> tuple[list[np.ndarray], list[int], list[float]]:
+    """The crops of one ``paiscan synth --crops`` folder as images, class ids and face angles (for
+    the benchmarks); ``SystemExit`` naming the folder when it has none."""
+    crops, truth, angles = [], [], []
+    for f, c, a in synth_crop_files(d):
+        img = cv2.imread(str(f))
+        if img is not None:
+            crops.append(img)
+            truth.append(c)
+            angles.append(a)
+    if not crops:
+        raise SystemExit(f"no crops under {d / 'crops'} (make them with paiscan synth --crops)")
+    return crops, truth, angles
+
+
+def to_tensor_batch(imgs: Sequence[np.ndarray]) -> np.ndarray:
+    arr = np.stack(imgs)[:, :, :, ::-1].transpose(0, 3, 1, 2).astype(np.float32) / 255.0
+    return np.ascontiguousarray(arr)
+
+
+def model_input(images: Sequence[np.ndarray], size: tuple[int, int] = INPUT_SIZE) -> np.ndarray:
+    """Crops (BGR, any size) as the input batch of a model taking ``size`` (width, height),
+    resized as :func:`evaluate` and the runtime resize them."""
+    return to_tensor_batch([cv2.resize(im, size, interpolation=cv2.INTER_AREA) for im in images])
