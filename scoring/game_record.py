@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -546,6 +547,32 @@ def parse_record(data: Any) -> GameRecord:
     return GameRecord(rules, players, hands, dict(options), given, start, abandoned, info)
 
 
+def load_json_text(text: str) -> Any:
+    """Decode a record's JSON text; ``bad_json`` saying what and where (line and column) otherwise.
+
+    >>> try:
+    ...     load_json_text('{"rules": "boo", "players": [1,}')
+    ... except HandError as e:
+    ...     print(e.message)
+    not valid JSON: Expecting value (line 1, column 32)
+    """
+    if text.startswith("\ufeff"):  # a byte-order mark some editors write
+        text = text[1:]
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise _err("bad_json", f"not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})", None) from None
+    except RecursionError:
+        raise _err("bad_json", "the input is nested too deeply", None) from None
+    except ValueError:  # whole numbers of thousands of digits
+        raise _err("bad_json", "not valid JSON: a number has more digits than any field can hold", None) from None
+
+
+def parse_record_text(text: str) -> GameRecord:
+    """:func:`parse_record` of JSON text (``bad_json`` with line and column when it is not JSON)."""
+    return parse_record(load_json_text(text))
+
+
 def dump_record(rec: GameRecord) -> dict[str, Any]:
     """The record as canonical JSON (fields at their defaults left out): ``parse_record`` of it is ``rec``."""
     out: dict[str, Any] = {"format": FORMAT, **dict(rec.info), "rules": rec.rules}
@@ -1010,10 +1037,19 @@ class _Frame:
             return _Priced(score, recomputed, rec_pays, "recomputed", tuple(disputes))
         raise _err(
             "ambiguous_points",
-            f"{f}.points: a tsumo total of {entry.points} cannot be split among the "
-            'payers under this ruleset; write what each paid, e.g. {"B": 500, "C": 500, "D": 1000}',
+            f"{f}.points: a tsumo total of {entry.points} cannot be split among the payers under this ruleset "
+            f"(the dealer pays more); write what each paid, e.g. {self.split_example(entry.winner, st, entry.points)}",
             f"{f}.points",
         )
+
+    def split_example(self, winner: str, st: DealState, total: Any) -> str:
+        """A per-payer map for an ambiguous tsumo total, with this hand's payers: the dealer's share
+        twice each other's (riichi's and Boo's ratio before per-payer extras), in hundreds."""
+        dealer = self.players[st.dealer]
+        payers = [p for p in self.players if p != winner]
+        unit = 100 * max(1, round(total / (100 * (len(payers) + 1)))) if isinstance(total, int) else 1000
+        example = {p: 2 * unit if p == dealer else unit for p in payers}
+        return json.dumps(example, ensure_ascii=False)
 
     def hand_replay(
         self,
@@ -1082,6 +1118,13 @@ class _Frame:
 
 
 def _summary(score: Score) -> str:
+    """The price in the ruleset's own unit: han and fu, or for additive rulesets (Totenko, WSOM) the
+    points of each yaku and item."""
+    if any(y.unit == "points" for y in score.yaku):
+        item_ids = {it.id for it in score.items}
+        parts = [(it.id, it.value) for it in score.items]
+        parts = [(y.id, y.value) for y in score.yaku if y.id not in item_ids] + parts  # items may list the yaku
+        return f"{sum(v for _, v in parts)} points: " + ", ".join(f"{k} {v}" for k, v in parts)
     parts = []
     if score.fu:
         parts.append(f"{score.fu} fu")
@@ -1653,8 +1696,11 @@ def replay(rec: GameRecord, prefer_points: str | None = None) -> GameReplay:
         warnings.append("the sheet stops before the end of the game: the settlement is provisional")
     settlement, standings = frame.settlement(scores, st, end, yakuman_winner)
     finished = end is not None or rec.rules == "totenko_balance"
+    # the settlement may move points after the last hand (riichi deposits left on the table go to the
+    # top): every field named "final" gives the standings' figure
+    final = {s.player: s.final for s in standings}
     return GameReplay(
-        rec.rules, players, start, tuple(hands), dict(scores), finished, end, settlement, standings, tuple(warnings)
+        rec.rules, players, start, tuple(hands), final, finished, end, settlement, standings, tuple(warnings)
     )
 
 
@@ -1720,8 +1766,10 @@ __all__ = [
     "Standing",
     "Start",
     "dump_record",
+    "load_json_text",
     "parse_game_options",
     "parse_record",
+    "parse_record_text",
     "replay",
     "replay_json",
 ]

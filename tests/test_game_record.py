@@ -661,3 +661,69 @@ def test_the_csv_runs_no_formula_and_is_written_whole(tmp_path: Path) -> None:
     code, _ = cli(["game", "-", "--json", "--csv", str(tmp_path / "ghost.csv")], stdin=ghost)
     assert code == 0 and "D\\ud800" in (tmp_path / "ghost.csv").read_text(encoding="utf-8")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["club.csv", "ghost.csv"]
+
+
+def test_leftover_deposits_are_in_every_final() -> None:
+    """Issue #51: East-only, a dealer-noten draw ends the game with two sticks on the table (leftover_pot
+    top): the top-level ``final`` gave the top 28500 while the settlement and standings gave 30500."""
+    r = run_game(
+        {
+            "rules": "riichi",
+            "game_options": {"rounds": 1, "leftover_pot": "top"},
+            "players": SEATS,
+            "start": {"number": 4, "scores": dict(zip(SEATS, [29000, 25000, 25000, 21000], strict=True))},
+            "hands": [{"result": "draw", "tenpai": ["east"], "riichi": ["east", "south"]}],
+        }
+    )
+    assert r.end is not None and r.end["reason"] == "all_last" and r.settlement["leftover_pot"] == 2000
+    top = r.settlement["order"][0]
+    assert top == "east"
+    out = r.to_dict()
+    assert out["final"] == out["settlement"]["final"] == {s["player"]: s["final"] for s in out["standings"]}
+    assert out["final"]["east"] == 29000 - 1000 + 3000 + 2000 and sum(out["final"].values()) == 100_000
+    table = run_game(
+        {
+            "rules": "riichi",
+            "game_options": {"rounds": 1, "leftover_pot": "table"},
+            "players": SEATS,
+            "start": {"number": 4},
+            "hands": [{"result": "draw", "tenpai": ["east"], "riichi": ["east", "south"]}],
+        }
+    )
+    assert sum(table.final.values()) == 98_000 and table.final == table.settlement["final"]
+
+
+@pytest.mark.parametrize(("winner", "dealer"), [("B", "A"), ("A", "B")])
+def test_ambiguous_points_names_this_hands_payers(winner: str, dealer: str) -> None:
+    """Issue #51: the suggestion was always {"B":500,"C":500,"D":1000}, even when B was the winner."""
+    hands: list[dict[str, Any]] = []
+    if dealer == "B":  # A's non-dealer ron passes the deal to B
+        hands.append({"result": "ron", "winner": "C", "discarder": "D", "points": 1000})
+    hands.append({"result": "tsumo", "winner": winner, "points": 4000})
+    with pytest.raises(HandError) as exc:
+        run_game({"rules": "riichi", "players": ["A", "B", "C", "D"], "hands": hands})
+    assert exc.value.code == "ambiguous_points" and exc.value.field == f"hands[{len(hands) - 1}].points"
+    example_map = json.loads(exc.value.message.split("e.g. ", 1)[1])
+    assert set(example_map) == {"A", "B", "C", "D"} - {winner}
+    assert example_map[dealer] == 2 * min(example_map.values()) and sum(example_map.values()) == 4000
+
+
+def test_totenko_points_differ_counts_points_not_han() -> None:
+    """Issue #51: a Totenko dispute said "0 han: yakuhai_chun"; Totenko counts points."""
+    r = replay(parse_record(example("totenko")))
+    msg = next(d.message for d in r.disputes if d.kind == POINTS_DIFFER)
+    assert " han" not in msg
+    found = re.search(r"\((\d+) points: (.*)\)$", msg)
+    assert found is not None
+    parts = dict(p.rsplit(" ", 1) for p in found.group(2).split(", "))
+    assert sum(int(v) for v in parts.values()) == int(found.group(1)) and "chiitoitsu" in parts
+    assert int(found.group(1)) * 100 == r.hands[2].recomputed["total"]  # type: ignore[index]
+
+
+def test_bad_json_text_names_line_and_column() -> None:
+    from paiscan.scoring.game_record import parse_record_text
+
+    with pytest.raises(HandError) as exc:
+        parse_record_text('{"rules": "boo",\n  "players": ["A", "B",, "C"]}')
+    assert exc.value.code == "bad_json" and "line 2, column 24" in exc.value.message  # the second comma
+    assert parse_record_text("\ufeff" + json.dumps(example("boo"))) == parse_record(example("boo"))
