@@ -5,6 +5,7 @@ background (ponds, walls) without a box. Trained on as they are, those tiles wou
 felt. So each training-split photo is read by the committed models, and a face-up tile they find
 with no label, at least ``UNLABELLED_CONF`` sure (localizer and classifier both), is added as a
 tile; less sure ones, and face-down ones (dark objects on the table read as backs), are left out.
+The hard negatives (keyboards, trays, desks: no box) are written with no box, as backgrounds.
 
 The label boxes are kept as they are. Some sets' boxes hold the face only, where the localizer
 draws the whole tile, but replacing them by the models' boxes went wrong where the models' boxes
@@ -87,7 +88,8 @@ def write_real_localizer_set(out: Path, reader: PhotoReader, root: Path | None =
         decoded, dets = reader.detect_photo(reader.decode(item.image.read_bytes()))
         h, w = decoded.bgr.shape[:2]
         labels = read_yolo_labels(item.labels, w, h)
-        boxes = with_unlabelled_tiles(labels, dets)
+        # a hard negative shows no tile: whatever the models find on it is exactly what to unlearn
+        boxes = labels if item.negative else with_unlabelled_tiles(labels, dets)
         f = min(1.0, MAX_SIDE / max(w, h))
         img = (
             decoded.bgr
