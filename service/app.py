@@ -57,6 +57,8 @@ from paiscan.service.inference import Busy, InferencePool, Reader, ReaderUnavail
 from paiscan.service.preview import make_preview
 from paiscan.service.settings import ServiceSettings
 from paiscan.vision.image import ImageError, decode_image, sniff
+from paiscan.service.sheets import default_data_dir
+from paiscan.service.sheets_api import sheets_router
 
 log = logging.getLogger("paiscan.service")
 
@@ -623,6 +625,8 @@ def create_app(settings: ServiceSettings | None = None, reader: Reader | None = 
         )
 
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
+    app.include_router(page_router)  # the page's manifest, service worker and tile sets
+    app.include_router(sheets_router(settings.data_dir or default_data_dir()))  # stored game sheets
     return app
 
 

@@ -73,6 +73,49 @@ class ServiceSettings(BaseSettings):
         default=8, ge=1, le=10_000, description="photos accepted at once, running and waiting; more are answered 503"
     )
     retry_after_s: int = Field(default=2, ge=1, le=3600, description="the Retry-After of a 503 busy answer")
+    data_dir: Path | None = Field(
+        default=None,
+        description="folder of the stored game sheets' database (default: the per-user data folder, "
+        "~/.local/share/paiscan)",
+    )
+    read_timeout_s: float = Field(
+        default=2.0,
+        gt=0.0,
+        le=600.0,
+        description="seconds one photo may take to decode and read once a worker has it; past it the answer is "
+        "503 too_slow (paiscan.vision.deadline)",
+    )
+    queue_wait_s: float = Field(
+        default=5.0,
+        gt=0.0,
+        le=600.0,
+        description="seconds a photo may wait for a worker; past it the answer is 503 busy",
+    )
+    json_jobs: int = Field(
+        default=8,
+        ge=1,
+        le=1024,
+        description="scores and game replays computed at once; more are answered 503 busy",
+    )
+
+    header_timeout_s: float = Field(
+        default=10.0, gt=0.0, le=600.0, description="seconds a connection may take to send a request's headers"
+    )
+    body_timeout_s: float = Field(
+        default=15.0, gt=0.0, le=600.0, description="seconds a request body may pause between two of its chunks"
+    )
+    body_total_s: float = Field(
+        default=60.0, gt=0.0, le=3600.0, description="seconds a whole request body may take to arrive"
+    )
+    keep_alive_s: float = Field(
+        default=5.0, gt=0.0, le=600.0, description="seconds an idle keep-alive connection stays"
+    )
+    max_connections: int = Field(
+        default=256, ge=1, le=100_000, description="open connections at once; more are answered 503 and closed"
+    )
+    shutdown_timeout_s: float = Field(
+        default=10.0, gt=0.0, le=600.0, description="seconds a shutdown waits for requests in progress"
+    )
 
     @model_validator(mode="after")
     def _queue_holds_workers(self) -> ServiceSettings:
