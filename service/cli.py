@@ -517,29 +517,38 @@ DEFAULT_THREADS = 2
 
 @app.command("eval")
 def eval_cmd(
-    data: Annotated[Path, typer.Option("--data", help="labelled folder: images/, labels/, [structures/, ignore/]")],
+    data: Annotated[
+        list[Path],
+        typer.Option(
+            "--data",
+            help="labelled folder: images/, labels/, [structures/, ignore/, manifest.csv]; give it again for "
+            "more folders (figures per folder under sources)",
+        ),
+    ],
     peer: Annotated[str | None, typer.Option("--peer", help="also run a peer: mahjong-detector")] = None,
-    limit: Annotated[int | None, typer.Option("--limit", help="only the first N images")] = None,
+    limit: Annotated[int | None, typer.Option("--limit", min=1, help="only the first N images of each folder")] = None,
     models: ModelsDir = None,
     threads: Threads = DEFAULT_THREADS,
 ) -> None:
-    """Tile and structure metrics of a labelled folder, as one JSON object."""
-    from paiscan.datasets.evaluate import evaluate_folder, paiscan_detector, peer_detector
+    """Tile and structure metrics of labelled folders, as one JSON object (a photo that fails to read
+    is counted and named, never the end of the run)."""
+    from paiscan.datasets.evaluate import evaluate_folders, paiscan_detector, peer_detector
 
-    if not (data / "images").is_dir():
-        _fail("bad_field", f"{data}/images is not a folder", "data")
+    for folder in data:
+        if not (folder / "images").is_dir():
+            _fail("bad_field", f"{folder}/images is not a folder", "data")
+    if peer is not None and peer != "mahjong-detector":
+        _fail("bad_field", f"unknown peer {peer!r} (known: mahjong-detector)", "peer")
     reader = _reader(models, threads)
     reader.warm()
-    result = evaluate_folder(data, paiscan_detector(reader), limit=limit, progress=sys.stderr.isatty())
+    result = evaluate_folders(data, paiscan_detector(reader), limit=limit, progress=sys.stderr.isatty())
     if peer is not None:
-        if peer != "mahjong-detector":
-            _fail("bad_field", f"unknown peer {peer!r} (known: mahjong-detector)", "peer")
         try:
             detector = peer_detector()
         except ImportError:
             _fail("peer_unavailable", "pip install mahjong-detector (extra: peer) to compare with it", "peer")
-        mine_plain = evaluate_folder(data, paiscan_detector(reader), limit=limit, plain_reds=True)
-        result["peer"] = {"name": peer, **evaluate_folder(data, detector, limit=limit, plain_reds=True)}
+        mine_plain = evaluate_folders(data, paiscan_detector(reader), limit=limit, plain_reds=True)
+        result["peer"] = {"name": peer, **evaluate_folders(data, detector, limit=limit, plain_reds=True)}
         result["paiscan_reds_as_plain"] = mine_plain
     _emit(result)
 

@@ -9,6 +9,7 @@ from paiscan.datasets.evaluate import (
     Prediction,
     RowAgreement,
     evaluate_folder,
+    evaluate_folders,
     iou,
     machine,
     match,
@@ -228,3 +229,104 @@ def test_exact_structure_is_also_given_on_the_renders_whose_hand_lies_whole_in_f
     assert m["n_structures_in_frame"] == 3 and m["exact_structure_rate_in_frame"] == 1.0
     shutil.rmtree(copy / "meta")  # a folder without records gives the whole figure alone
     assert "exact_structure_rate_in_frame" not in evaluate_folder(copy, wrong_on_the_cut_one)
+
+
+def _copy(folder: Path, to: Path) -> Path:
+    import shutil
+
+    shutil.copytree(folder, to)
+    return to
+
+
+def test_a_photo_that_fails_to_read_is_counted_and_named_and_the_run_goes_on(folder: Path, tmp_path: Path) -> None:
+    copy = _copy(folder, tmp_path / "set")
+    names = sorted(p.name for p in (copy / "images").iterdir())
+    n_tiles = sum(len((copy / "labels" / f"{Path(n).stem}.txt").read_text().splitlines()) for n in names)
+    exact = truth_detector(copy)
+    broken = names[1]
+    (copy / "images" / broken).write_bytes(b"not a photo")
+
+    def detector(data: bytes, rules: str) -> Prediction:
+        if data == b"not a photo":
+            raise ValueError("cannot decode the photo")
+        return exact(data, rules)
+
+    m = evaluate_folder(copy, detector)
+    assert m["n_images"] == 4 and m["n_failed"] == 1
+    assert m["failures"] == [{"source": "set", "image": broken, "error": "ValueError: cannot decode the photo"}]
+    lost = len((copy / "labels" / f"{Path(broken).stem}.txt").read_text().splitlines())
+    assert m["n_tiles"] == n_tiles and m["tile_recall"] == round((n_tiles - lost) / n_tiles, 4)
+    assert m["tile_precision"] == 1.0 and m["exact_structure_rate"] == 0.75 and m["exact_image_rate"] == 0.75
+    # a label file that is not YOLO text fails its photo alone, by name
+    (copy / "labels" / f"{Path(names[2]).stem}.txt").write_text("1m 0.5 0.5 0.1 0.1\n")
+    m = evaluate_folder(copy, detector)
+    assert m["n_failed"] == 2 and m["failures"][1]["image"] == names[2]
+    assert m["failures"][1]["error"].startswith("ValueError")
+
+
+def test_detections_in_ignore_regions_count_neither_way(folder: Path, tmp_path: Path) -> None:
+    copy = _copy(folder, tmp_path / "set")
+    for f in (copy / "ignore").glob("*.txt"):
+        f.unlink()
+    first = sorted(p.stem for p in (copy / "images").iterdir())[0]
+    lines = (copy / "labels" / f"{first}.txt").read_text().splitlines()
+    # a region over the top-left corner (where the extra detections lie) and over the first label
+    (copy / "ignore" / f"{first}.txt").write_text(f"0 0.01 0.01 0.02 0.02\n{lines[0]}\n")
+    (copy / "labels" / f"{first}.txt").write_text("".join(line + "\n" for line in lines))
+    n_labels = sum(
+        len((copy / "labels" / f"{p.stem}.txt").read_text().splitlines()) for p in (copy / "images").iterdir()
+    )
+    base = evaluate_folder(copy, truth_detector(copy, extra=2))
+    assert base["tile_precision"] < 1.0  # the extras on the other photos still count
+    # the first label lies in a region: it is not judged, and missing it is no miss
+    perfect = evaluate_folder(copy, truth_detector(copy))
+    dropped = evaluate_folder(copy, truth_detector(copy, drop=1))
+    others = [p.stem for p in (copy / "images").iterdir() if p.stem != first]
+    assert perfect["n_tiles"] == dropped["n_tiles"] == n_labels - 1 and dropped["tile_precision"] == 1.0
+    assert dropped["tile_recall"] == round((n_labels - 1 - len(others)) / (n_labels - 1), 4)
+    # the first photo alone: its extras lie in the region
+    only = tmp_path / "one"
+    _copy(copy, only)
+    for stem in others:
+        (only / "images" / f"{stem}.jpg").unlink()
+    m = evaluate_folder(only, truth_detector(only, extra=2))
+    assert m["tile_precision"] == 1.0 and m["tile_recall"] == 1.0 and m["exact_image_rate"] == 1.0
+    (only / "ignore" / f"{first}.txt").unlink()
+    m = evaluate_folder(only, truth_detector(only, extra=2))
+    assert m["tile_precision"] < 1.0 and m["exact_image_rate"] == 0.0
+
+
+def test_figures_per_source_folder_and_kind(folder: Path, tmp_path: Path) -> None:
+    a = _copy(folder, tmp_path / "riichi-set")
+    b = tmp_path / "chinese-set"
+    write_dataset(b, 3, seed=5150, rules="riichi", crops=False, workers=1, progress=False)
+    names = sorted(p.name for p in (b / "images").iterdir())
+    kinds = ["hand_photo", "phone_photo_IMG", "phone_photo_IMG"]
+    (b / "manifest.csv").write_text(
+        "file,source_kind\n" + "".join(f"images/{n},{k}\n" for n, k in zip(names, kinds, strict=True))
+    )
+    in_a, in_b = truth_detector(a), truth_detector(b, wrong=1)
+    photos_a = {p.read_bytes() for p in (a / "images").iterdir()}
+
+    def detector(data: bytes, rules: str) -> Prediction:  # right on set a, one tile a photo wrong on set b
+        return in_a(data, rules) if data in photos_a else in_b(data, rules)
+
+    m = evaluate_folders([a, a, b], detector)
+    assert m["n_images"] == 7  # a folder given twice is read once
+    assert set(m["sources"]) == {"riichi-set", "chinese-set", "chinese-set/hand_photo", "chinese-set/phone_photo_IMG"}
+    assert [m["sources"][f"chinese-set/{k}"]["n_images"] for k in ("hand_photo", "phone_photo_IMG")] == [1, 2]
+    for key in ("precision", "recall", "found_at_all", "class_right_when_found"):
+        assert m["sources"]["riichi-set"][key] == 1.0
+    chinese = m["sources"]["chinese-set"]
+    assert chinese["found_at_all"] == 1.0 and chinese["class_right_when_found"] < m["class_right_when_found"] < 1.0
+    assert chinese["n_tiles"] + m["sources"]["riichi-set"]["n_tiles"] == m["n_tiles"]
+    single = evaluate_folder(a, detector)
+    assert "sources" not in single and single["n_images"] == 4
+
+
+def test_the_issues_figures_judge_face_tight_labels_at_iou_30(folder: Path) -> None:
+    m = evaluate_folder(folder, truth_detector(folder, face_only=True, wrong=1))
+    assert m["match_iou_loose"] == 0.3
+    assert m["found_at_all"] == m["localization_recall_iou30"] > 0.9
+    assert m["class_right_when_found"] == m["cls_accuracy_iou30"] < 1.0
+    assert 0 < m["recall"] < m["found_at_all"] and 0 < m["precision"] < 1.0
