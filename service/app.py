@@ -625,7 +625,6 @@ def create_app(settings: ServiceSettings | None = None, reader: Reader | None = 
         )
 
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
-    app.include_router(page_router)  # the page's manifest, service worker and tile sets
     app.include_router(sheets_router(settings.data_dir or default_data_dir()))  # stored game sheets
     return app
 
