@@ -1,4 +1,8 @@
 import io
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -101,7 +105,106 @@ def test_a_codecs_own_failure_is_an_unreadable_image(monkeypatch: pytest.MonkeyP
         m.setattr(Image.Image, "load", broken_load)
         with pytest.raises(ImageError) as info:
             decode_image(data)
-    assert info.value.code == "unreadable_image" and "Security limit" in info.value.message
+    assert info.value.code == "unreadable_image" and "Security limit" not in info.value.message  # the codec's words
     with pytest.raises(ImageError) as info:
         decode_image(data[:16])
     assert info.value.code == "unreadable_image" and "BytesIO" not in info.value.message
+
+
+def test_a_phone_jpeg_over_the_pixel_limit_is_read_reduced() -> None:
+    """A 9000×6750 (61 MP) phone JPEG is read, not refused: decoded at 1/8 for the localizer, and
+    at 1/2 when its full size is asked for (the limit bounds the pixels decoded, not the camera)."""
+    photo = Image.new("L", (9000, 6750), 90)
+    photo.paste(200, (0, 0, 4500, 6750))
+    data = encode(photo, "JPEG", quality=70)
+    del photo
+    small = decode_image(data, max_side=1000)
+    assert small.original_size == (9000, 6750) and small.scale == 0.125 and small.bgr.shape == (844, 1125, 3)
+    assert small.bgr[:, :500].mean() > 180 and small.bgr[:, -500:].mean() < 110  # the picture, not noise
+    whole = decode_image(data)  # as large as the limit allows
+    assert whole.scale == 0.5 and whole.bgr.shape[:2] == (3375, 4500)
+    assert redecode(small, 100.0).scale == 0.5  # never past the limit
+
+
+def test_a_jpeg_too_large_even_at_an_eighth_is_refused_in_our_words() -> None:
+    data = encode(Image.new("L", (4000, 4000)), "JPEG")
+    with pytest.raises(ImageError) as info:
+        decode_image(data, max_pixels=200_000)  # 1/8 is still 250,000 pixels
+    assert info.value.code == "too_many_pixels" and "0.2 MP" in info.value.message
+
+
+def test_pillows_own_bomb_limit_is_said_in_our_words() -> None:
+    """A PNG declaring 200 MP passes Pillow's warning level and trips its error: neither wording is shown."""
+    bomb = encode(Image.new("1", (20_000, 10_000)), "PNG")
+    with pytest.raises(ImageError) as info:
+        decode_image(bomb)
+    message = info.value.message
+    assert info.value.code == "too_many_pixels" and "200 MP" in message and "40 MP" in message
+    assert "decompression bomb" not in message.lower() and "DOS" not in message
+
+
+def test_a_truncated_jpeg_is_said_in_our_words() -> None:
+    arr = (np.random.default_rng(3).random((400, 600, 3)) * 255).astype("uint8")
+    data = encode(Image.fromarray(arr), "JPEG")
+    with pytest.raises(ImageError) as info:
+        decode_image(data[: len(data) - 3000])
+    assert info.value.code == "unreadable_image"
+    assert "not processed" not in info.value.message and "ends early" in info.value.message
+
+
+def test_pillow_opens_only_the_sniffed_format() -> None:
+    """A file that starts like a JPEG and holds a PhotoCD header further on: Pillow alone would open it
+    as a PhotoCD; it is a damaged JPEG."""
+    data = b"\xff\xd8\xff\xe0" + b"\0" * 2044 + b"PCD_" + b"\0" * 2044 + b"\x01" * 200_000
+    assert Image.open(io.BytesIO(data)).format == "PCD"
+    with pytest.raises(ImageError) as info:
+        decode_image(data)
+    assert info.value.code == "unreadable_image"
+
+
+def test_a_large_png_is_kept_reduced_and_decoded_larger_on_demand() -> None:
+    img = Image.new("RGB", (6000, 3000), (10, 200, 30))
+    data = encode(img, "PNG")
+    small = decode_image(data, max_side=1000)
+    assert small.scale == 0.5 and small.bgr.shape == (1500, 3000, 3) and small.source == data
+    assert np.abs(small.bgr[10, 10].astype(int) - (30, 200, 10)).max() <= 1
+    assert redecode(small, 2.0).scale == 1.0
+
+
+MEMORY_PROBE = """
+import sys, threading
+from paiscan.vision.image import decode_image
+def hwm():
+    return next(int(l.split()[1]) for l in open("/proc/self/status") if l.startswith("VmHWM"))
+data = open(sys.argv[1], "rb").read()
+n = int(sys.argv[2])
+decode_image(data[:0] + open(sys.argv[3], "rb").read(), max_side=1000)  # warm the codecs
+base = hwm()
+out = []
+threads = [threading.Thread(target=lambda: out.append(decode_image(data, max_side=1000).bgr.shape)) for _ in range(n)]
+for t in threads: t.start()
+for t in threads: t.join()
+assert len(out) == n, out
+print(base // 1024, hwm() // 1024, out[0])
+"""
+
+
+def test_a_39_mp_16_bit_grey_png_decodes_in_bounded_memory(tmp_path: Path) -> None:
+    """The issue's bomb: a 92 kB 16-bit grey PNG of 39 MP took 1.25 GB. 8-bit arithmetic a strip at
+    a time: the peak grows by under 250 MB (ten at once: tests/test_service_memory.py)."""
+    burst = 1
+    ramp = np.tile(np.linspace(0, 65535, 7200).astype(np.uint16), (5400, 1))
+    big, small = tmp_path / "big.png", tmp_path / "small.png"
+    Image.fromarray(ramp).save(big, "PNG")
+    Image.fromarray(ramp[:64, ::100].copy()).save(small, "PNG")
+    del ramp
+    done = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(MEMORY_PROBE), str(big), str(burst), str(small)],
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
+    assert done.returncode == 0, done.stderr
+    base_mb, peak_mb, shape = done.stdout.split(maxsplit=2)
+    assert shape.strip() == "(2700, 3600, 3)"
+    assert int(peak_mb) - int(base_mb) < 250, done.stdout

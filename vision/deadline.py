@@ -1,0 +1,108 @@
+"""A time limit and a cancel flag for one photo's reading, carried in a context variable.
+
+The service installs a :class:`Deadline` around ``reader.read(...)`` (:func:`limit`); the reading's
+stages call :func:`check` between units of work (a window, a tile, a layout candidate). ``check``
+raises :class:`ReadingTooSlow` once the budget is spent and :class:`ReadingCancelled` once the
+client has gone; with no deadline installed (the CLI, the benchmarks, tests) it does nothing, so
+the stages need not know who called them.
+
+A context variable is per thread and per asyncio task: the deadline is installed in the worker
+thread that runs the reading. A stage that hands work to threads of its own passes the context on
+(``contextvars.copy_context().run``) or checks before and after.
+
+>>> with limit(10.0) as d:
+...     check()
+...     0 < remaining() <= 10.0, current() is d
+(True, True)
+>>> current() is None, remaining()
+(True, inf)
+>>> with limit(0.0):
+...     check()
+Traceback (most recent call last):
+...
+paiscan.vision.deadline.ReadingTooSlow: the reading took longer than its limit of 0.0 s
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+
+
+class ReadingStopped(Exception):
+    """The reading was stopped before it finished (the base of the two reasons below)."""
+
+
+class ReadingTooSlow(ReadingStopped):
+    """The reading's time budget is spent."""
+
+
+class ReadingCancelled(ReadingStopped):
+    """Whoever asked for the reading no longer wants it (the HTTP client hung up)."""
+
+
+@dataclass(frozen=True)
+class Deadline:
+    """``budget_s`` seconds from ``start`` (``time.monotonic()``), and a flag to cancel sooner."""
+
+    budget_s: float
+    start: float = field(default_factory=time.monotonic)
+    cancelled: threading.Event = field(default_factory=threading.Event, compare=False, repr=False)
+
+    def remaining(self) -> float:
+        """Seconds left (negative once spent)."""
+        return self.start + self.budget_s - time.monotonic()
+
+    def elapsed(self) -> float:
+        return time.monotonic() - self.start
+
+    def cancel(self) -> None:
+        """Stop the reading at its next :meth:`check` (thread-safe)."""
+        self.cancelled.set()
+
+    def check(self) -> None:
+        """Raise :class:`ReadingCancelled` or :class:`ReadingTooSlow` when the reading must stop."""
+        if self.cancelled.is_set():
+            raise ReadingCancelled("the reading was cancelled: its client has gone")
+        if self.remaining() <= 0:
+            raise ReadingTooSlow(f"the reading took longer than its limit of {self.budget_s:.1f} s")
+
+
+_CURRENT: ContextVar[Deadline | None] = ContextVar("paiscan_deadline", default=None)
+
+
+def current() -> Deadline | None:
+    """The deadline installed in this context, if any."""
+    return _CURRENT.get()
+
+
+def check() -> None:
+    """Stop the reading here when its deadline has passed or it was cancelled; nothing without one."""
+    d = _CURRENT.get()
+    if d is not None:
+        d.check()
+
+
+def remaining() -> float:
+    """Seconds left to the installed deadline; ``math.inf`` without one."""
+    d = _CURRENT.get()
+    return math.inf if d is None else d.remaining()
+
+
+@contextmanager
+def limit(budget_s: float | None = None, deadline: Deadline | None = None) -> Iterator[Deadline]:
+    """Install ``deadline`` (or a new one of ``budget_s`` seconds from now) for the block."""
+    if deadline is None:
+        if budget_s is None:
+            raise ValueError("give budget_s or deadline")
+        deadline = Deadline(budget_s)
+    token = _CURRENT.set(deadline)
+    try:
+        yield deadline
+    finally:
+        _CURRENT.reset(token)
