@@ -734,11 +734,71 @@ def score_cmd(
 def serve_cmd(
     host: Annotated[str, typer.Option("--host")] = "127.0.0.1",
     port: Annotated[int, typer.Option("--port", min=1, max=65535)] = 8000,
+    data_dir: Annotated[
+        Path | None,
+        typer.Option("--data-dir", help="folder of the stored game sheets (env PAISCAN_DATA_DIR; default per user)"),
+    ] = None,
 ) -> None:
     """Start the HTTP service and the web page."""
+    if data_dir is not None:  # read by the app's settings, which are built on import
+        import os
+
+        os.environ["PAISCAN_DATA_DIR"] = str(data_dir)
     from paiscan.service.app import serve
 
     serve(host=host, port=port)
+
+
+sheets_app = typer.Typer(help="the stored game sheets (the database paiscan serve keeps)", no_args_is_help=True)
+app.add_typer(sheets_app, name="sheets")
+
+
+@sheets_app.command("import")
+def sheets_import_cmd(
+    folder: Annotated[Path, typer.Argument(help="a folder of game records (*.json) and CSV sheets (*.csv)")],
+    data_dir: Annotated[
+        Path | None,
+        typer.Option("--data-dir", help="the database's folder (env PAISCAN_DATA_DIR; default per user)"),
+    ] = None,
+) -> None:
+    """Store every record and CSV sheet of a folder, with a progress bar; then a summary of the flags. Exit 1
+    when a file could not be stored (the others are)."""
+    from tqdm import tqdm
+
+    from paiscan.service.settings import ServiceSettings
+    from paiscan.service.sheets import SheetStore, default_data_dir, import_file, importable
+
+    if not folder.is_dir():
+        _fail("unreadable_input", f"{folder} is not a folder", "FOLDER")
+    target = data_dir or ServiceSettings().data_dir or default_data_dir()
+    try:
+        store = SheetStore(target)
+        files = importable(folder)
+    except (OSError, RuntimeError) as exc:
+        _fail("store_unavailable", f"cannot open the sheets in {target}: {exc}", "data_dir")
+    results = [import_file(store, p) for p in tqdm(files, desc="sheets", unit="file", disable=not sys.stderr.isatty())]
+    flags: dict[str, int] = {}
+    for r in results:
+        for kind, n in (r.disputes or {}).items():
+            flags[kind] = flags.get(kind, 0) + n
+    failed = [r for r in results if r.error is not None]
+    _emit(
+        {
+            "data_dir": str(target),
+            "files": len(results),
+            "stored": len(results) - len(failed),
+            "hands": sum(len(r.sheet.record["hands"]) for r in results if r.sheet is not None),
+            "flags": flags,
+            "sheets": [
+                {"file": r.path.name, "id": r.sheet.id, "flags": dict(r.disputes or {})}
+                if r.sheet is not None
+                else {"file": r.path.name, "error": dict(r.error or {})}
+                for r in results
+            ],
+        }
+    )
+    if failed:
+        raise typer.Exit(1)
 
 
 def main() -> None:

@@ -259,3 +259,44 @@ class SheetStore:
     def _check_version(sheet: Sheet, expected: int | None) -> None:
         if expected is not None and expected != sheet.version:
             raise VersionConflict(sheet.id, expected, sheet.version)
+
+
+@dataclass(frozen=True)
+class ImportResult:
+    """One file of ``paiscan sheets import``: the sheet stored, or the error (nothing stored)."""
+
+    path: Path
+    sheet: Sheet | None = None
+    error: Mapping[str, Any] | None = None
+    disputes: Mapping[str, int] | None = None
+
+
+def import_file(store: SheetStore, path: Path) -> ImportResult:
+    """Store one record file (``.json``) or CSV sheet (``.csv``); a bad one is reported, never raised."""
+    from paiscan.scoring.game_record import load_json_text
+    from paiscan.service.sheet_csv import read_sheet_csv, sheet_line
+
+    text = ""
+    try:
+        text = path.read_text(encoding="utf-8")
+        data = read_sheet_csv(text) if path.suffix.lower() == ".csv" else load_json_text(text)
+        sheet = store.create(data)
+    except HandError as exc:
+        err = exc.to_dict()["error"]
+        line = sheet_line(text, exc.field) if path.suffix.lower() == ".csv" else None
+        if line is not None:
+            err = {**err, "message": f"{line}: {err['message']}"}
+        return ImportResult(path, error=err)
+    except (OSError, UnicodeDecodeError) as exc:
+        return ImportResult(
+            path, error={"code": "unreadable_input", "message": f"cannot read {path}: {exc}", "field": None}
+        )
+    kinds: dict[str, int] = {}
+    for d in sheet.replay().disputes:
+        kinds[d.kind] = kinds.get(d.kind, 0) + 1
+    return ImportResult(path, sheet=sheet, disputes=kinds)
+
+
+def importable(folder: Path) -> list[Path]:
+    """The record files (``*.json``) and CSV sheets (``*.csv``) of a folder, sorted by name."""
+    return sorted(p for p in folder.iterdir() if p.is_file() and p.suffix.lower() in (".json", ".csv"))

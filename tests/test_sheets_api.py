@@ -214,3 +214,31 @@ def test_a_conflict_changes_nothing(tmp_path: Path) -> None:
     with pytest.raises(VersionConflict):
         store.append_hand(s.id, {"result": "draw"}, expected=1)
     assert store.get(s.id).version == 2 and len(store.get(s.id).record["hands"]) == 1
+
+
+def test_cli_sheets_import_a_folder(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from paiscan.service.cli import app as cli_app
+
+    folder = tmp_path / "stack"
+    folder.mkdir()
+    for p in [*EXAMPLES, ROOT / "examples" / "sheet_boo.csv"]:
+        (folder / p.name).write_bytes(p.read_bytes())
+    (folder / "broken.json").write_text('{"rules": "boo",\n "players": ]', encoding="utf-8")
+    (folder / "notes.txt").write_text("not a sheet", encoding="utf-8")
+    result = CliRunner().invoke(cli_app, ["sheets", "import", str(folder), "--data-dir", str(tmp_path / "db")])
+    assert result.exit_code == 1, result.output
+    out = json.loads(result.stdout.strip().splitlines()[-1])
+    assert (out["files"], out["stored"]) == (len(EXAMPLES) + 2, len(EXAMPLES) + 1)
+    broken = next(s for s in out["sheets"] if s["file"] == "broken.json")
+    assert broken["error"]["code"] == "bad_json" and "line 2" in broken["error"]["message"]
+    expected: dict[str, int] = {}
+    for p in EXAMPLES:
+        for d in replay(parse_record(json.loads(p.read_text(encoding="utf-8")))).disputes:
+            expected[d.kind] = expected.get(d.kind, 0) + 1
+    expected["points_differ"] += 1  # sheet_boo.csv: hand 4 and the hand after the end
+    expected["after_end"] += 1
+    assert out["flags"] == expected
+    stored = SheetStore(tmp_path / "db").list()
+    assert len(stored) == len(EXAMPLES) + 1 and sum(s["hands"] for s in stored) == out["hands"]
