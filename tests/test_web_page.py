@@ -6,6 +6,7 @@ the app factory, so no trained model is needed. Screenshots go to build/.
 
 from __future__ import annotations
 
+import re
 import shutil
 import socket
 import threading
@@ -432,8 +433,11 @@ def test_the_readers_notes_are_shown_with_the_problems(browser: Any, tmp_path: P
         page.wait_for_selector("#score[data-total]:not([data-total=''])")
         note = page.locator("#problems li.note")
         expect(note).to_have_count(1)
-        expect(note).to_contain_text("taken as upright")
+        # in a player's words, the tile it speaks of numbered on the photo (the reader counts from 0)
+        expect(note).to_have_text(re.compile(r"^Tile 9 on the photo looks sideways"))
         expect(page.locator("#problems")).to_be_visible()
+        expect(page.locator('#boxes .box[data-index="8"] .num')).to_have_text("9")
+        expect(page.locator("#boxes .num")).to_have_count(1)
 
 
 class NoHandReader(DemoReader):
@@ -466,7 +470,7 @@ def test_a_photo_without_a_hand_keeps_the_typed_one(browser: Any, tmp_path: Path
         _type_a_tsumo(page)
         page.set_input_files("#camera", str(photo))
         expect(page.locator("#photo-status")).to_contain_text("the tiles you entered are kept")
-        expect(page.locator("#problems")).to_contain_text("no row of tiles found")
+        expect(page.locator("#problems")).to_contain_text("No row of tiles was found in this photo")
         page.wait_for_selector('#score[data-total="2100"]')  # the typed hand still scores
         assert not foreign and not errors, (foreign, errors)
         page.context.close()

@@ -31,6 +31,8 @@ const LIMIT_JA = {
   kazoe_yakuman: "数え役満", double_yakuman: "ダブル役満", triple_yakuman: "トリプル役満",
 };
 const PAYER = { discarder: "Discarder", dealer: "Dealer", non_dealer: "Non-dealer", other: "Other player" };
+const ROLE_LABEL = { hand: "in the hand", win: "winning tile", meld: "in a meld", dora: "dora indicator",
+  ura: "ura dora indicator", nuki: "set aside" };
 const EXAMPLE = { hand: "234m406p678s2245s", win: "6s", melds: "", dora: "1p" };
 
 const $ = (id) => document.getElementById(id);
@@ -46,7 +48,7 @@ const state = {
   rulesets: [],
   ruleset: null,
   read: null,          // the last /v1/read answer
-  tiles: [],           // {face, role: hand|win|meld|dora|nuki, meld: index|null, det: index|null, fixed: bool}
+  tiles: [],           // {face, role: hand|win|meld|dora|ura|nuki, meld: index|null, det: index|null, fixed: bool}
   melds: [],           // {type, open, added, from}
   resolved: new Set(), // indexes of answered ambiguities
   options: {},         // option values that differ from the ruleset's defaults
@@ -54,6 +56,11 @@ const state = {
   scoreTimer: 0,
   wholePhoto: false,
   allAlternatives: false,
+  undo: [],            // snapshots of the hand before each edit (see sheet.js)
+  snap: null,          // the snapshot of the hand as it stands
+  upload: null,        // the last photo as sent, to read it again under other rules
+  lastScore: null,     // the last score shown, with the hand it scored
+  highlight: null,     // a detection index marked on the photo by a message
 };
 
 // ---------------------------------------------------------------- tiles and MPSZ
@@ -152,6 +159,8 @@ function handFromStructure(h) {
   push(parseMPSZ(dora), "dora");
   const nuki = Array.isArray(h.nuki) ? h.nuki.join("") : h.nuki || "";
   push(parseMPSZ(nuki), "nuki");
+  const ura = Array.isArray(h.ura_indicators) ? h.ura_indicators.join("") : h.ura_indicators || "";
+  push(parseMPSZ(ura), "ura");
   return { tiles, melds };
 }
 
@@ -167,7 +176,7 @@ function linkDetections() {
   // one, otherwise hand, win, meld, dora, nuki in that order.
   const dets = (state.read && state.read.detections) || [];
   state.tiles.forEach((t) => { t.det = null; });
-  const order = ["hand", "win", "meld", "dora", "nuki"];
+  const order = ["hand", "win", "meld", "dora", "ura", "nuki"];
   const pass = (i, faces, roles) => {
     const d = dets[i];
     for (const face of faces) {
@@ -212,7 +221,7 @@ function buildHand() {
     win: document.querySelector("input[name=win]:checked").value,
     seat_wind: $("seat-wind").value,
     round_wind: $("round-wind").value,
-    honba: Math.max(0, Math.min(999, parseInt($("honba").value, 10) || 0)),
+    honba: $("honba-field").hidden ? 0 : Math.max(0, Math.min(999, parseInt($("honba").value, 10) || 0)),
     dora_indicators: faces("dora"),
     flags: [...document.querySelectorAll("#flags input:checked")].map((c) => c.value),
   };
@@ -220,9 +229,10 @@ function buildHand() {
   if (win.length) hand.win_tile = win[0];
   const nuki = faces("nuki");
   if (nuki.length) hand.nuki = formatMPSZ(nuki);
-  if (!$("ura-field").hidden && $("in-ura").value.trim()) {
-    try { hand.ura_indicators = parseMPSZ($("in-ura").value); } catch (e) { /* reported on input */ }
-  }
+  const ura = faces("ura");
+  if (ura.length) hand.ura_indicators = ura;
+  const sticks = $("sticks-field").hidden ? 0 : Math.max(0, Math.min(99, parseInt($("sticks").value, 10) || 0));
+  if (sticks) hand.riichi_sticks = sticks;
   if (Object.keys(state.options).length) hand.options = { ...state.options };
   return hand;
 }
@@ -237,43 +247,68 @@ function syncInputs() {
   }).join(" ");
   $("in-dora").value = formatMPSZ(tilesOf("dora").map((t) => t.face), false);
   $("in-nuki").value = formatMPSZ(tilesOf("nuki").map((t) => t.face));
-  for (const id of ["in-hand", "in-win", "in-melds", "in-dora", "in-nuki"]) $(id).classList.remove("invalid");
+  $("in-ura").value = formatMPSZ(tilesOf("ura").map((t) => t.face), false);
+  for (const id of ["in-hand", "in-win", "in-melds", "in-dora", "in-ura", "in-nuki"]) $(id).classList.remove("invalid");
 }
 
 function renderHandTiles() {
+  // One group per role, each with "+" to add a tile to it; a meld's label opens the meld editor.
   const box = $("hand-tiles");
   box.replaceChildren();
-  const group = (label, tiles, cls = "") => {
+  const group = (label, tiles, cls, add, ja, sort = true) => {
     const g = el("div", `group ${cls}`);
-    g.append(el("span", "glabel", label));
+    const head = el("span", "glabel", label);
+    if (ja) { const j = el("span", "ja", ` ${ja}`); j.lang = "ja"; head.append(j); }
+    g.append(head);
     const row = el("div", "trow");
-    const sorted = label === "Dora" ? tiles : [...tiles].sort((a, b) => faceKey(a.face) - faceKey(b.face));
-    sorted.forEach((t) => {
+    const list = sort ? [...tiles].sort((a, b) => faceKey(a.face) - faceKey(b.face)) : tiles;
+    list.forEach((t) => {
       const b = el("button", "tile-btn");
       b.type = "button";
       b.append(tileEl(t.face, t.fixed ? "fixed" : ""));
-      b.setAttribute("aria-label", `${label}: ${tileName(t.face)}. Tap to change.`);
+      if (t.det !== null && t.det !== undefined) b.dataset.det = String(t.det);
+      b.setAttribute("aria-label", `${label}: ${tileName(t.face)}. ${t_("Tap to change.")}`);
       b.addEventListener("click", () => openPalette(t));
       row.append(b);
     });
+    if (add) {
+      const plus = el("button", "tile-btn add", "+");
+      plus.type = "button";
+      plus.setAttribute("aria-label", `${t_("add a tile")}: ${label}`);
+      plus.addEventListener("click", add);
+      row.append(plus);
+    }
     g.append(row);
     box.append(g);
+    return g;
   };
-  const hand = tilesOf("hand");
-  const win = tilesOf("win");
-  if (!hand.length && !win.length && !state.melds.length) {
-    box.append(el("p", "note", "No tiles yet: take a photo, or type the tiles below."));
-    $("hand-typing").open = true;
-    return;
-  }
-  group("Hand", hand);
-  group("Win", win, "win");
+  const empty = !state.tiles.length && !state.melds.length;
+  if (empty && !state.read) box.append(el("p", "note", t_("No tiles yet: take a photo, or add or type the tiles.")));
+  group(t_("Hand"), tilesOf("hand"), "hand", () => addTile("hand"), "手牌");
+  const winFull = tilesOf("win").length > 0;
+  group(t_("Win"), tilesOf("win"), "win", winFull ? null : () => addTile("win"), "和了牌");
   state.melds.forEach((m, i) => {
     const closed = m.type === "kan" && m.open === false;
-    group(`${m.type}${closed ? " (closed)" : ""}`, tilesOf("meld", i), "meld");
+    const from = m.from ? ` · ${t_(m.from)}` : "";
+    const g = group(`${t_(m.type)}${closed ? ` (${t_("closed")})` : m.added ? ` (${t_("added")})` : ""}${from}`,
+      tilesOf("meld", i), "meld", null, null, false);
+    g.dataset.meld = String(i);
+    const edit = el("button", "btn small link edit-meld", t_("edit"));
+    edit.type = "button";
+    edit.setAttribute("aria-label", `${t_("edit meld")} ${i + 1}`);
+    edit.addEventListener("click", () => openMeldEditor(i));
+    g.querySelector(".glabel").append(edit);
   });
-  if (tilesOf("dora").length) group("Dora", tilesOf("dora"), "dora");
-  if (tilesOf("nuki").length) group("Set aside", tilesOf("nuki"), "nuki");
+  group(t_("Dora"), tilesOf("dora"), "dora", () => addTile("dora"), "ドラ表示牌", false);
+  if (tilesOf("ura").length || uraAllowed()) group(t_("Ura"), tilesOf("ura"), "ura", () => addTile("ura"), "裏ドラ", false);
+  if (tilesOf("nuki").length || (state.ruleset && state.ruleset.players === 3)) {
+    group(t_("Set aside"), tilesOf("nuki"), "nuki", () => addTile("nuki"), "抜き");
+  }
+}
+
+function uraAllowed() {
+  const flags = new Set([...document.querySelectorAll("#flags input:checked")].map((c) => c.value));
+  return flags.has("riichi") || flags.has("double_riichi") || flags.has("open_riichi");
 }
 
 function cropRect(read) {
@@ -312,9 +347,11 @@ function renderBoxes() {
   img.style.left = `${(-100 * crop.x) / crop.w}%`;
   img.style.top = `${(-100 * crop.y) / crop.h}%`;
   $("btn-whole").hidden = crop.w === W && crop.h === H && !state.wholePhoto;
-  $("btn-whole").textContent = state.wholePhoto ? "Zoom to the tiles" : "Show the whole photo";
+  $("btn-whole").textContent = t_(state.wholePhoto ? "Zoom to the tiles" : "Show the whole photo");
   const unsure = new Set((read.ambiguities || [])
     .map((a, i) => (a.kind === "tile" && !state.resolved.has(i) ? a.index : null)).filter((x) => x !== null));
+  const numbered = mentionedBoxes();
+  if (state.highlight !== null) numbered.add(state.highlight);
   (read.detections || []).forEach((d, i) => {
     const [x1, y1, x2, y2] = d.box;
     const tile = state.tiles.find((t) => t.det === i);
@@ -333,10 +370,14 @@ function renderBoxes() {
     if (unsure.has(i)) b.classList.add("unsure");
     b.dataset.index = String(i);
     b.dataset.face = face;
-    const tag = el("span", "tag", face);
+    if (state.highlight === i) b.classList.add("highlight");
+    if (numbered.has(i)) b.append(el("span", "num", String(i + 1)));
+    const tag = el("span", "tag");
+    tag.append(tileEl(face, "mini"));
     b.append(tag);
     const conf = typeof d.confidence === "number" ? ` (${Math.round(d.confidence * 100)}%)` : "";
-    b.setAttribute("aria-label", `tile ${i + 1}: ${tileName(face)}${conf}. Tap to correct.`);
+    const role = tile ? ROLE_LABEL[tile.role] : "not used in the hand";
+    b.setAttribute("aria-label", `${tileName(face)}${conf}, ${t_(role)}. ${t_("Tap to correct.")}`);
     b.addEventListener("click", () => openPalette(tile || null, i));
     boxes.append(b);
   });
@@ -350,7 +391,7 @@ function renderQuestions() {
   const alts = ((read && read.alternatives) || []).filter((a) => a && typeof a === "object" && "hand" in a);
   if (!amb.length && !alts.length) { q.hidden = true; return; }
   q.hidden = false;
-  q.append(el("h3", "", "Please check"));
+  q.append(el("h3", "", t_("Please check")));
   amb.forEach((a, i) => {
     const item = el("div", `question${state.resolved.has(i) ? " done" : ""}`);
     item.dataset.amb = String(i);
@@ -359,27 +400,28 @@ function renderQuestions() {
     let choose;
     let current = null;
     if (a.kind === "win_tile") {
-      text = "Which tile completed the hand (the winning tile)?";
+      text = t_("Which tile completed the hand (the winning tile)?");
       current = (tilesOf("win")[0] || {}).face;
       choose = (c, k) => chooseWinTile(c, Array.isArray(a.indices) ? a.indices[k] : null);
     } else if (a.kind === "meld_split") {
-      text = "How do the called tiles split into melds?";
+      text = t_("How do the called tiles split into melds?");
       choose = (c) => setMelds(Array.isArray(c) ? c : [c]);
     } else if (a.kind === "role" && Number.isInteger(a.index)) {
       const t = state.tiles.find((x) => x.det === a.index);
-      text = `Tile ${a.index + 1} (${t ? t.face : readFace(a.index)}): what is it?`;
+      text = t_("The tile numbered {n} on the photo ({face}): what is it?", { n: a.index + 1,
+        face: tileName(t ? t.face : readFace(a.index)) });
       current = t ? t.role : null;
       choose = (c) => setRole(a.index, c);
     } else if (a.kind === "tile" && Number.isInteger(a.index)) {
       const t = state.tiles.find((x) => x.det === a.index);
       current = t ? t.face : null;
-      text = `Tile ${a.index + 1} (marked on the photo): which is it?`;
+      text = t_("The tile numbered {n} on the photo: which is it?", { n: a.index + 1 });
       choose = (c) => setDetectionFace(a.index, c);
     } else if (a.kind === "meld" && Number.isInteger(a.index)) {
-      text = `Meld ${a.index + 1}: which set is it?`;
+      text = t_("Meld {n}: which set is it?", { n: a.index + 1 });
       choose = (c) => setMeld(a.index, c);
     } else {
-      text = a.message || `${a.kind || "reading"}: which is it?`;
+      text = t_("Please check this part of the reading.");
       choose = null;
     }
     item.append(el("p", "", text));
@@ -390,7 +432,7 @@ function renderQuestions() {
       const b = el("button", "btn choice");
       b.type = "button";
       if (a.kind === "role" && typeof c === "string") {
-        b.append(el("span", "", ROLE_NAME[c] || c));
+        b.append(el("span", "", t_(ROLE_NAME[c] || c)));
       } else if (typeof c === "string" && /^[0-9][mpsz]$/.test(c)) {
         b.classList.add("tilechoice");
         b.append(tileEl(c));
@@ -442,9 +484,21 @@ function renderProblems() {
   const problems = (state.read && state.read.problems) || [];
   // the reader's notes: what it assumed to make the photo read (check the melds, a box dropped)
   const notes = (state.read && state.read.notes) || [];
-  ul.hidden = !problems.length && !notes.length;
-  problems.forEach((p) => ul.append(el("li", "", p.message || p.code || String(p))));
-  notes.forEach((n) => ul.append(el("li", "note", n)));
+  const shown = [...problems.map((p) => ["", problemText(p)]), ...notes.map((n) => ["note", noteText(n)])]
+    .filter(([, text]) => text);
+  ul.hidden = !shown.length;
+  shown.forEach(([cls, text]) => ul.append(el("li", cls, text)));
+}
+
+function mentionedBoxes() {
+  // detections a question or a note speaks of by number: their boxes show the number
+  const out = new Set();
+  const read = state.read || {};
+  (read.ambiguities || []).forEach((a) => { if (Number.isInteger(a.index) && a.kind !== "meld") out.add(a.index); });
+  (read.notes || []).forEach((n) => {
+    for (const m of String(n).matchAll(/\btile (\d+)'s/g)) out.add(Number(m[1]));  // the reader counts from 0
+  });
+  return out;
 }
 
 function renderAll() {
@@ -456,6 +510,7 @@ function renderAll() {
 }
 
 function afterEdit() {
+  recordEdit();
   renderAll();
   scheduleScore(0);
 }
@@ -559,7 +614,7 @@ async function priceQuestion(k, a, seq) {
   const oldNote = item.querySelector(".same-score");
   if (oldNote) oldNote.remove();
   if (prices.length > 1 && prices.every((x) => x.total !== null && x.total === prices[0].total)) {
-    item.append(el("p", "note same-score", "Every choice scores the same: answer it only to keep the record exact."));
+    item.append(el("p", "note same-score", t_("Every choice scores the same: answer it only to keep the record exact.")));
   }
 }
 
@@ -633,30 +688,36 @@ function removeTile(tile) {
   afterEdit();
 }
 
-function openPalette(tile, detIndex = null) {
+function openPalette(tile, detIndex = null, mode = null) {
+  // The tile sheet: the tile's role, its likeliest faces, every face. mode.add: a new tile for that role.
   const dlg = $("palette");
   const det = detIndex !== null ? state.read.detections[detIndex] : tile && tile.det !== null && state.read
     ? state.read.detections[tile.det] : null;
-  const current = tile ? tile.face : det ? det.class : null;
-  const where = tile ? { hand: "in the hand", win: "winning tile", meld: "in a meld", dora: "dora indicator",
-    nuki: "set aside" }[tile.role] : "not used in the hand";
-  $("palette-title").textContent = current ? `${current} — ${where}` : "Choose a tile";
+  const current = mode && mode.add ? null : tile ? tile.face : det ? det.class : null;
+  const where = tile ? ROLE_LABEL[tile.role] : "not used in the hand";
+  $("palette-title").textContent = mode && mode.add ? `${t_("Add a tile")}: ${t_(ROLE_LABEL[mode.add])}`
+    : current ? `${tileName(current)} — ${t_(where)}` : t_("Choose a tile");
   const pick = (face) => {
     dlg.close();
+    if (mode && mode.add) { addPicked(face, mode.add, mode.at); return; }
     if (tile) {
+      const was = tile.face;
       tile.face = face;
       tile.fixed = true;
       if (tile.det !== null) resolveTile(tile.det);
       if (tile.role === "meld") state.melds[tile.meld] = inferMeld(tilesOf("meld", tile.meld).map((t) => t.face),
         state.melds[tile.meld]);
+      say(`${tileName(was)} → ${tileName(face)}.`);
       afterEdit();
     } else if (detIndex !== null) setDetectionFace(detIndex, face);
   };
+  renderRoles(tile, detIndex, mode);
   const top = $("palette-top");
   top.replaceChildren();
-  const topk = det && Array.isArray(det.topk) ? det.topk.filter((x) => Array.isArray(x) && x[0] !== "?") : [];
+  const topk = det && !(mode && mode.add) && Array.isArray(det.topk)
+    ? det.topk.filter((x) => Array.isArray(x) && x[0] !== "?") : [];
   if (topk.length) {
-    top.append(el("p", "note", "Most likely"));
+    top.append(el("p", "note", t_("Most likely")));
     const row = el("div", "palette-row");
     topk.forEach(([face, p]) => {
       const b = paletteButton(face, pick, face === current);
@@ -667,16 +728,10 @@ function openPalette(tile, detIndex = null) {
   }
   const actions = $("palette-actions");
   actions.replaceChildren();
-  if (tile && tile.role === "hand") {
-    const b = el("button", "btn small", "Make it the winning tile");
-    b.type = "button";
-    b.addEventListener("click", () => { dlg.close(); chooseWinTile(tile.face); });
-    actions.append(b);
-  }
   if (tile) {
-    const b = el("button", "btn small danger", tile.det !== null ? "Not a tile / not in the hand" : "Remove");
+    const b = el("button", "btn small danger", t_("Remove"));
     b.type = "button";
-    b.addEventListener("click", () => { dlg.close(); removeTile(tile); });
+    b.addEventListener("click", () => { dlg.close(); removeTile(tile); say(`${tileName(tile.face)}: ${t_("removed")}.`); });
     actions.append(b);
   }
   const all = $("palette-all");
@@ -742,7 +797,7 @@ function onTyped(event) {
         const prev = k >= 0 ? old.splice(k, 1)[0] : null;
         state.tiles.push({ face, role: "meld", meld: i, det: prev ? prev.det : null });
       }));
-    } else if (input.id === "in-ura") { /* read when building the hand */ }
+    } else if (input.id === "in-ura") relinkRole("ura", parseMPSZ(input.value));
     input.classList.remove("invalid");
     input.title = "";
   } catch (e) {
@@ -751,6 +806,7 @@ function onTyped(event) {
     showScoreError({ code: "bad_tile", message: e.message, field: input.id.replace("in-", "") });
     return;
   }
+  recordEdit(input.id);
   renderHandTiles();
   renderBoxes();
   scheduleScore(300);
@@ -762,9 +818,21 @@ function fillWinds() {
   for (const [id, winds] of [["seat-wind", WINDS.slice(0, players)], ["round-wind", WINDS]]) {
     const sel = $(id);
     const prev = sel.value || "east";
-    sel.replaceChildren(...winds.map((w) => { const o = el("option", "", WIND_LABEL[w]); o.value = w; return o; }));
+    sel.replaceChildren(...winds.map((w) => {
+      const o = el("option", "", t_(WIND_LABEL[w]) + (id === "seat-wind" && w === "east" ? ` — ${t_("dealer")}` : ""));
+      o.value = w;
+      return o;
+    }));
     sel.value = winds.includes(prev) ? prev : "east";
   }
+  dealerNote();
+}
+
+function dealerNote() {
+  // the dealer follows from the seat wind: say so, so that East is never taken silently
+  const east = $("seat-wind").value === "east";
+  $("dealer-note").textContent = east ? t_("Seat wind East: the winner is the dealer (親).")
+    : t_("The winner is not the dealer (子); the dealer sits East.");
 }
 
 function renderFlags() {
@@ -796,9 +864,23 @@ function onFlagsChanged() {
 
 function optionDefault(o) { return o.default; }
 
+// options about the game (its end, its settlement, what is legal at the table), not this hand's score
+const GAME_OPTIONS = new Set(["start_points", "c_top_banned", "bust_requires_top", "forbidden_valid_all_last",
+  "bust_partial_payment", "same_turn_missed_ron", "yakuman_bonus"]);
+
+function isGameOption(o) {
+  return GAME_OPTIONS.has(o.name) || /^settlement\b/.test(o.meaning || "");
+}
+
+function optionTitle(name) {
+  const words = name.replace(/_/g, " ");
+  return words[0].toUpperCase() + words.slice(1);
+}
+
 function renderOptions() {
   const box = $("options");
   box.replaceChildren();
+  $("game-options").replaceChildren();
   const rs = state.ruleset;
   const opts = rs ? rs.options : [];
   $("options-box").hidden = !opts.length;
@@ -811,13 +893,14 @@ function renderOptions() {
     const value = o.name in state.options ? state.options[o.name] : optionDefault(o);
     const row = el("div", "opt");
     const label = el("label", "");
-    const title = el("span", "oname", o.name.replace(/_/g, " "));
+    const title = el("span", "oname", optionTitle(o.name));
     const meaning = el("small", "", o.meaning || "");
     let input;
     const set = (v) => {
       if (JSON.stringify(v) === JSON.stringify(o.default)) delete state.options[o.name];
       else state.options[o.name] = v;
       updateOptionsCount();
+      saveSettings();
       scheduleScore(200);
     };
     if (o.choices && o.choices.length) {
@@ -869,8 +952,10 @@ function renderOptions() {
     if (label.classList.contains("check")) label.append(input, title);
     else label.append(title, input);
     row.append(label, meaning);
-    box.append(row);
+    (isGameOption(o) ? $("game-options") : box).append(row);
   });
+  $("game-options-box").hidden = !$("game-options").childElementCount;
+  $("hand-options-title").hidden = $("game-options-box").hidden;
   updateOptionsCount();
 }
 
@@ -879,10 +964,15 @@ function updateOptionsCount() {
   $("options-count").textContent = n ? `(${n} changed)` : "(defaults)";
 }
 
-function selectRuleset(id) {
+function selectRuleset(id, options = {}) {
   state.ruleset = state.rulesets.find((r) => r.id === id) || state.rulesets[0] || null;
-  state.options = {};
+  const known = new Set(state.ruleset ? state.ruleset.options.map((o) => o.name) : []);
+  state.options = Object.fromEntries(Object.entries(options || {}).filter(([k]) => known.has(k)));
   $("nuki-field").hidden = !(state.ruleset && state.ruleset.players === 3) && !tilesOf("nuki").length;
+  // Jun counts no honba and no deposits; riichi deposits exist only in riichi mahjong
+  const rid = state.ruleset ? state.ruleset.id : "";
+  $("honba-field").hidden = rid === "jun";
+  $("sticks-field").hidden = rid !== "riichi";
   fillWinds();
   renderFlags();
   renderOptions();
@@ -918,12 +1008,12 @@ async function score() {
     status = r.status;
     body = await r.json();
   } catch (e) {
-    body = { error: { code: "network", message: `The server did not answer (${e.message}).` } };
+    body = { error: { code: "network", message: "" } };
   }
   if (seq !== state.scoreSeq) return;
   $("score-card").classList.remove("busy");
   if (body && body.error) showScoreError(body.error, status);
-  else renderScore(body);
+  else { renderScore(body); state.lastScore = { score: body, hand }; $("share-row").hidden = false; }
   priceChoices(seq);
 }
 
@@ -934,15 +1024,24 @@ function setScoreBar(text, bad) {
   $("score-bar-text").textContent = text || "";
 }
 
-function showScoreError(err, status) {
+function showScoreError(err) {
   const box = $("score");
   const div = el("div", "error");
-  div.append(el("strong", "", "Cannot score this hand"));
-  div.append(el("p", "", err.message || err.code));
-  if (err.field) div.append(el("p", "note", `Field: ${err.field}${status ? ` · ${status}` : ""} · ${err.code}`));
+  const text = err.code === "bad_tile" && err.field ? err.message : scoreErrorText(err);
+  div.append(el("strong", "", t_("Cannot score this hand")));
+  div.append(el("p", "", text));
   box.replaceChildren(div);
   box.dataset.total = "";
-  setScoreBar(`Cannot score: ${err.message || err.code}`, true);
+  box.dataset.code = err.code || "";
+  state.lastScore = null;
+  $("share-row").hidden = true;
+  setScoreBar(`${t_("Cannot score")}: ${text}`, true);
+  if (err.code === "too_many_red_fives") {
+    const fix = el("button", "btn small", t_("Make them plain fives"));
+    fix.type = "button";
+    fix.addEventListener("click", () => remapForRules());
+    div.append(fix);
+  }
 }
 
 function fmtNum(n) { return Number(n).toLocaleString("en-US"); }
@@ -954,13 +1053,14 @@ function renderScore(s) {
   const head = el("div", "total");
   head.append(el("span", "points", fmtNum(s.total)), el("span", "unit", "points"));
   box.append(head);
+  box.dataset.code = "";
   const parts = [];
   if (s.limit) parts.push(`${s.limit.replace(/_/g, " ")}${LIMIT_JA[s.limit] ? " " + LIMIT_JA[s.limit] : ""}`);
   if (s.han) parts.push(`${s.han} han 翻`);
-  if (s.fu) parts.push(`${s.fu} fu 符`);
+  if (s.han && s.fu) parts.push(`${s.fu} fu 符`);
   if (s.wait) parts.push(`wait: ${s.wait}`);
   if (parts.length) box.append(el("p", "summary", parts.join(" · ")));
-  setScoreBar(`${fmtNum(s.total)} points${s.limit ? " · " + s.limit.replace(/_/g, " ") : s.han ? ` · ${s.han} han ${s.fu} fu` : ""}`);
+  setScoreBar(`${fmtNum(s.total)} points${s.limit ? " · " + s.limit.replace(/_/g, " ") : s.han ? ` · ${s.han} han${s.fu ? ` ${s.fu} fu` : ""}` : ""}`);
 
   // payments, equal ones grouped
   const pay = el("ul", "payments");
@@ -981,10 +1081,11 @@ function renderScore(s) {
     s.yaku.forEach((y) => {
       const li = el("li", "");
       const name = el("span", "yname");
-      if (y.name_ja) name.append(el("span", "ja", y.name_ja));
+      if (y.name_ja) { const ja = el("span", "ja", y.name_ja); ja.lang = "ja"; name.append(ja); }
       name.append(el("span", "en", y.name));
       const unit = { han: "han", yakuman: "yakuman", points: "pt" }[y.unit] || y.unit;
-      const count = y.count && y.count > 1 ? ` ×${y.count}` : "";
+      // value is the yaku's total; count says how many tiles or sets gave it
+      const count = y.count && y.count > 1 ? ` (${y.count} ${t_("tiles")})` : "";
       li.append(name, el("span", "yval", `${y.value} ${unit}${count}`));
       ul.append(li);
     });
@@ -1004,6 +1105,7 @@ function renderScore(s) {
   if ((s.fu_details || []).length) {
     const d = el("details", "fu");
     d.append(el("summary", "", `Fu 符: ${s.fu}`));
+    d.hidden = !s.fu;
     const ul = el("ul", "yaku");
     s.fu_details.forEach((f) => {
       const li = el("li", "");
@@ -1044,90 +1146,133 @@ function renderScore(s) {
 }
 
 // ---------------------------------------------------------------- photos
-async function shrinkImage(file, maxBytes) {
-  // Only for photos over the server's limit: re-encode at a smaller size in the browser.
-  const bitmap = await createImageBitmap(file);
-  let scale = Math.min(1, 3000 / Math.max(bitmap.width, bitmap.height));
-  for (let i = 0; i < 4; i++) {
-    const canvas = document.createElement("canvas");
-    canvas.width = Math.round(bitmap.width * scale);
-    canvas.height = Math.round(bitmap.height * scale);
-    canvas.getContext("2d").drawImage(bitmap, 0, 0, canvas.width, canvas.height);
-    const blob = await new Promise((res) => canvas.toBlob(res, "image/jpeg", 0.9));
-    if (blob && blob.size <= maxBytes) return blob;
-    scale *= 0.7;
-  }
-  throw new Error("the photo is too large");
+const SEND_LONG_SIDE = 2000;   // px: the long side a photo is shrunk to before upload (the reader works near 1000)
+const SEND_QUALITY = 0.9;      // JPEG quality of the shrunk photo
+
+async function shrinkImage(file) {
+  // The photo at most SEND_LONG_SIDE px long, as JPEG: a 12–50 MP photo uploads in a second, not 12.
+  // null when the browser cannot decode it (HEIC in most browsers): the file goes as it is.
+  let bitmap;
+  try { bitmap = await createImageBitmap(file, { imageOrientation: "from-image" }); } catch (e) { return null; }
+  const scale = Math.min(1, SEND_LONG_SIDE / Math.max(bitmap.width, bitmap.height));
+  if (scale === 1 && file.size < 1.5e6 && /jpeg|png|webp/.test(file.type)) { bitmap.close(); return null; }
+  const canvas = document.createElement("canvas");
+  canvas.width = Math.round(bitmap.width * scale);
+  canvas.height = Math.round(bitmap.height * scale);
+  canvas.getContext("2d").drawImage(bitmap, 0, 0, canvas.width, canvas.height);
+  bitmap.close();
+  const blob = await new Promise((res) => canvas.toBlob(res, "image/jpeg", SEND_QUALITY));
+  return blob && blob.size < file.size ? blob : null;
+}
+
+function postPhoto(form, onProgress) {
+  // XMLHttpRequest, not fetch: fetch reports no upload progress
+  return new Promise((resolve) => {
+    const xhr = new XMLHttpRequest();
+    xhr.open("POST", "/v1/read");
+    xhr.responseType = "text";
+    xhr.upload.onprogress = (e) => { if (e.lengthComputable) onProgress(e.loaded / e.total); };
+    xhr.upload.onload = () => onProgress(1);
+    xhr.onload = () => {
+      let body = null;
+      try { body = JSON.parse(xhr.responseText); } catch (e) { body = null; }
+      resolve({ status: xhr.status, body });
+    };
+    xhr.onerror = () => resolve({ status: 0, body: null });
+    xhr.ontimeout = () => resolve({ status: 0, body: { error: { code: "timeout" } } });
+    xhr.timeout = 120000;
+    xhr.send(form);
+  });
 }
 
 // each photo read gets a number: the answer to an older one, arriving late, is dropped
 let readSeq = 0;
 
-function failedRead(status, msg) {
-  // the old photo's preview and reading no longer match what was sent: take them away, keep the tiles
+function failedRead(msg) {
+  // A clear state: the old photo, its tiles and its score go (Undo brings them back); typed tiles stay.
+  const fromPhoto = !!state.read;
   state.read = null;
   $("photo-view").hidden = true;
-  status.textContent = msg;
-  status.className = "note bad";
+  $("photo-status").textContent = "";
+  $("photo-failed").hidden = false;
+  $("photo-failed-text").textContent = msg;
+  if (fromPhoto) { state.tiles = []; state.melds = []; state.resolved = new Set(); }
+  $("photo-failed-kept").textContent = fromPhoto ? t_("The previous photo's hand was cleared (Undo brings it back).")
+    : state.tiles.length ? t_("The tiles you entered are kept.") : "";
   afterEdit();
 }
 
-async function readPhoto(file) {
+function setProgress(text, fraction) {
+  $("upload-progress").hidden = fraction === null;
+  if (fraction !== null) $("upload-bar").value = Math.round(100 * fraction);
+  $("upload-time").textContent = text;
+}
+
+async function readPhoto(file, again = false) {
   const status = $("photo-status");
   if (!file) return;
   const seq = ++readSeq;
+  const t0 = performance.now();
+  const secs = () => ((performance.now() - t0) / 1000).toFixed(1);
   status.className = "note";
-  let upload = file;
-  const max = state.info ? state.info.max_upload_bytes : 15e6;
-  if (file.size > max) {
-    status.textContent = "Making the photo smaller…";
-    try { upload = await shrinkImage(file, max); } catch (e) {
-      if (seq === readSeq) failedRead(status, `This photo is larger than ${Math.round(max / 1e6)} MB and could not be made smaller.`);
-      return;
-    }
+  $("photo-failed").hidden = true;
+  status.textContent = t_("Preparing the photo…");
+  let upload = state.upload && again ? state.upload : null;
+  if (!upload) {
+    upload = (await shrinkImage(file)) || file;
     if (seq !== readSeq) return;
+    state.upload = upload;
   }
-  status.textContent = "Reading the tiles…";
+  const max = state.info ? state.info.max_upload_bytes : 15e6;
+  if (upload.size > max) {
+    if (seq === readSeq) failedRead(t_(PHOTO_ERRORS.file_too_large));
+    return;
+  }
   $("photo-card").classList.add("busy");
   const form = new FormData();
-  form.append("file", upload, file.name || "photo.jpg");
+  form.append("file", upload, upload === file ? file.name || "photo.jpg" : "photo.jpg");
   form.append("rules", state.ruleset ? state.ruleset.id : "riichi");
   form.append("preview", "plain");
-  let body;
-  let r;
-  try {
-    r = await fetch("/v1/read", { method: "POST", body: form });
-  } catch (e) {
-    body = { error: { message: `The server could not be reached (${e.message}).` } };
-  }
-  if (r) {
-    try { body = await r.json(); } catch (e) {  // a proxy's page, not the service's JSON
-      body = { error: { message: r.status === 413 ? "The photo is larger than the server accepts."
-        : `The server answered ${r.status} ${r.statusText || ""} without a reading.`.replace(" .", ".") } };
-    }
-  }
+  let phase = "upload";
+  const tick = setInterval(() => {
+    if (seq === readSeq && phase === "read") setProgress(`${t_("Reading the tiles…")} ${secs()} s`, 1);
+  }, 200);
+  const onProgress = (f) => {
+    if (seq !== readSeq) return;
+    if (f >= 1) phase = "read";
+    setProgress(f >= 1 ? `${t_("Reading the tiles…")} ${secs()} s`
+      : `${t_("Sending")} ${Math.round((upload.size * f) / 1e3)} / ${Math.round(upload.size / 1e3)} kB · ${secs()} s`, f);
+  };
+  onProgress(0);
+  status.textContent = "";
+  const { status: code, body: raw } = await postPhoto(form, onProgress);
+  clearInterval(tick);
   if (seq !== readSeq) return;
   $("photo-card").classList.remove("busy");
-  if (!r || !r.ok || body.error) {
+  setProgress("", null);
+  const body = raw || { error: { code: code === 0 ? "network" : code === 413 ? "payload_too_large" : "server" } };
+  if (code < 200 || code >= 300 || body.error) {
     const err = body.error || {};
-    let msg = err.message || "The photo could not be read.";
-    if (r && r.status === 503 && err.code === "busy") msg = "The server is busy; try again in a moment.";
-    failedRead(status, msg);
+    failedRead(photoErrorText(err.code, err.message, code));
     return;
   }
   state.read = body;
   state.resolved = new Set();
+  state.highlight = null;
   $("photo-img").src = body.preview || "";
   $("photo-view").hidden = !body.preview;
   const n = (body.detections || []).length;
-  const t = body.timings_ms && body.timings_ms.total ? ` in ${(body.timings_ms.total / 1000).toFixed(1)} s` : "";
-  status.textContent = `${n} tile${n === 1 ? "" : "s"} found${t}.`;
+  const server = body.timings_ms && body.timings_ms.total ? (body.timings_ms.total / 1000).toFixed(1) : null;
+  status.textContent = t_("{n} tiles found in {s} s", { n, s: secs() }) +
+    (server ? ` (${t_("reading")} ${server} s)` : "") + ".";
   state.wholePhoto = false;
   state.allAlternatives = false;
   $("hand-typing").open = false;
   if (body.hand) setStructure(body.hand);
-  else status.textContent += " No hand was read from it: the tiles you entered are kept.";
+  else if (state.tiles.length) status.textContent += " " + t_("No hand was read from it: the tiles you entered are kept.");
+  else status.textContent += " " + t_("No hand was read from it.");
   $("nuki-field").hidden = !(state.ruleset && state.ruleset.players === 3) && !tilesOf("nuki").length;
+  $("ruleset-note").textContent = "";
   afterEdit();
 }
 
@@ -1137,27 +1282,44 @@ function example() {
   afterEdit();
 }
 
+function stepper(id, minus, plus, max) {
+  const set = (v) => { $(id).value = String(Math.max(0, Math.min(max, v))); scheduleScore(0); };
+  $(id).addEventListener("input", () => scheduleScore(300));
+  $(minus).addEventListener("click", () => set((+$(id).value || 0) - 1));
+  $(plus).addEventListener("click", () => set((+$(id).value || 0) + 1));
+}
+
 async function start() {
+  applyLanguage();
   for (const id of ["camera", "picker"]) {
     $(id).addEventListener("change", (e) => { const f = e.target.files[0]; e.target.value = ""; readPhoto(f); });
+    $(`btn-${id}`).addEventListener("click", () => $(id).click());
   }
+  $("btn-retry").addEventListener("click", () => $("picker").click());
+  $("btn-type").addEventListener("click", () => { $("hand-typing").open = true; $("in-hand").focus(); });
   for (const id of ["in-hand", "in-win", "in-melds", "in-dora", "in-ura", "in-nuki"]) {
     $(id).addEventListener("input", onTyped);
   }
   $("btn-example").addEventListener("click", example);
   $("btn-clear").addEventListener("click", () => {
-    state.tiles = []; state.melds = []; state.read = null; state.resolved = new Set();
-    $("photo-view").hidden = true; $("photo-status").textContent = "";
+    state.tiles = []; state.melds = []; state.read = null; state.resolved = new Set(); state.upload = null;
+    $("photo-view").hidden = true; $("photo-status").textContent = ""; $("photo-failed").hidden = true;
     afterEdit();
   });
   document.querySelectorAll("input[name=win]").forEach((r) => r.addEventListener("change", () => {
     renderFlags(); scheduleScore(0);
   }));
-  for (const id of ["seat-wind", "round-wind"]) $(id).addEventListener("change", () => scheduleScore(0));
-  $("honba").addEventListener("input", () => scheduleScore(300));
-  $("honba-minus").addEventListener("click", () => { $("honba").value = Math.max(0, (+$("honba").value || 0) - 1); scheduleScore(0); });
-  $("honba-plus").addEventListener("click", () => { $("honba").value = Math.min(999, (+$("honba").value || 0) + 1); scheduleScore(0); });
-  $("ruleset").addEventListener("change", (e) => { selectRuleset(e.target.value); scheduleScore(0); });
+  for (const id of ["seat-wind", "round-wind"]) {
+    $(id).addEventListener("change", () => { dealerNote(); saveSettings(); scheduleScore(0); });
+  }
+  stepper("honba", "honba-minus", "honba-plus", 999);
+  stepper("sticks", "sticks-minus", "sticks-plus", 99);
+  $("ruleset").addEventListener("change", (e) => {
+    const saved = loadSettings().options || {};
+    selectRuleset(e.target.value, saved[e.target.value]);
+    saveSettings();
+    remapForRules().then(() => scheduleScore(0));
+  });
   $("preset").addEventListener("change", (e) => {
     const p = state.ruleset && state.ruleset.presets[e.target.value];
     state.options = {};
@@ -1166,21 +1328,28 @@ async function start() {
     }
     const keep = e.target.value;
     renderOptions();
+    saveSettings();
     $("preset").value = keep;
     scheduleScore(0);
   });
   $("btn-whole").addEventListener("click", () => { state.wholePhoto = !state.wholePhoto; renderBoxes(); });
+  $("btn-zoom").addEventListener("click", () => {
+    const on = $("photo-view").classList.toggle("zoomed");
+    $("btn-zoom").setAttribute("aria-pressed", String(on));
+  });
   $("score-bar").addEventListener("click", () => $("score-card").scrollIntoView({ behavior: "smooth" }));
   $("palette").addEventListener("click", (e) => { if (e.target === $("palette")) $("palette").close(); });
+  startSheet();
+  startShare();
 
   try {
     const [rs, info] = await Promise.all([fetch("/v1/rulesets").then((r) => r.json()),
       fetch("/v1/info").then((r) => r.json()).catch(() => null)]);
     state.rulesets = rs.rulesets || [];
     state.info = info;
-    if (!state.rulesets.length) throw new Error((rs.error && rs.error.message) || "no rulesets were sent");
+    if (!state.rulesets.length) throw new Error("no rules");
   } catch (e) {
-    $("score").replaceChildren(el("p", "error", `Cannot reach the server: ${e.message}`));
+    $("score").replaceChildren(el("p", "error", t_("The server could not be reached. Check the Wi-Fi and try again.")));
   }
   const sel = $("ruleset");
   sel.replaceChildren(...state.rulesets.map((r) => {
@@ -1188,17 +1357,19 @@ async function start() {
     o.value = r.id;
     return o;
   }));
-  selectRuleset("riichi");
+  const saved = loadSettings();
+  const first = state.rulesets.some((r) => r.id === saved.ruleset) ? saved.ruleset : "riichi";
+  selectRuleset(first, (saved.options || {})[first]);
   sel.value = state.ruleset ? state.ruleset.id : "";
+  for (const [id, v] of [["seat-wind", saved.seat], ["round-wind", saved.round]]) {
+    if (v && [...$(id).options].some((o) => o.value === v)) $(id).value = v;
+  }
+  dealerNote();
   if (state.info && !state.info.photo_reading) {
     const s = $("photo-status");
-    s.textContent = `Photo reading is not available on this server: ${state.info.photo_reading_message || "no models"}. ` +
-      "You can still type a hand.";
+    s.textContent = t_("Photo reading is not available on this server; you can still type a hand.");
     s.className = "note bad";
-    for (const id of ["camera", "picker"]) {
-      $(id).disabled = true;
-      $(id).parentElement.classList.add("disabled");
-    }
+    for (const id of ["btn-camera", "btn-picker"]) $(id).disabled = true;
     $("hand-typing").open = true;
   }
   if ("IntersectionObserver" in window) {
@@ -1206,6 +1377,10 @@ async function start() {
       entries.forEach((e) => document.body.classList.toggle("score-visible", e.isIntersecting));
     }, { threshold: 0.15 }).observe($("score-card"));
   }
+  if ("serviceWorker" in navigator && window.isSecureContext) {
+    navigator.serviceWorker.register("/sw.js", { scope: "/" }).catch(() => { /* the page works without it */ });
+  }
+  recordEdit();
   renderAll();
   document.body.classList.add("ready");
 }
