@@ -54,11 +54,12 @@ from paiscan.service.errors import (
     validation_error,
 )
 from paiscan.service.inference import Busy, InferencePool, Reader, ReaderUnavailable, load_reader
+from paiscan.service.page_api import router as page_router
 from paiscan.service.preview import make_preview
 from paiscan.service.settings import ServiceSettings
-from paiscan.vision.image import ImageError, decode_image, sniff
 from paiscan.service.sheets import default_data_dir
 from paiscan.service.sheets_api import sheets_router
+from paiscan.vision.image import ImageError, decode_image, sniff
 
 log = logging.getLogger("paiscan.service")
 
@@ -624,8 +625,9 @@ def create_app(settings: ServiceSettings | None = None, reader: Reader | None = 
             STATIC_DIR / "index.html", headers={"Cache-Control": "no-cache", "Content-Security-Policy": CSP}
         )
 
-    app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
+    app.include_router(page_router)  # the page's manifest, service worker and tile sets
     app.include_router(sheets_router(settings.data_dir or default_data_dir()))  # stored game sheets
+    app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
     return app
 
 
