@@ -738,8 +738,16 @@ def serve_cmd(
         Path | None,
         typer.Option("--data-dir", help="folder of the stored game sheets (env PAISCAN_DATA_DIR; default per user)"),
     ] = None,
+    lan: Annotated[
+        bool, typer.Option("--lan", help="listen on every interface and print the address (and a QR code) for phones")
+    ] = False,
 ) -> None:
     """Start the HTTP service and the web page."""
+    if lan:
+        from paiscan.service.lan import announce
+
+        host = "0.0.0.0" if host == "127.0.0.1" else host
+        typer.echo(announce(port))
     if data_dir is not None:  # read by the app's settings, which are built on import
         import os
 
