@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from test_layout_helpers import layout_boxes, names, shuffled
 
-from paiscan.scoring.registry import available
+from paiscan.scoring.registry import available, get_ruleset
 from paiscan.scoring.tiles import parse_tiles
 from paiscan.vision import layout, reading
 from paiscan.vision.detection import Detection
@@ -26,7 +26,7 @@ PON_HAND = "123m456p78s11z 9s ~0.8 5'55z"  # 10 concealed, 9s apart, pon of 5z f
 
 
 def hand_row(dets: list[Detection], rules: str = "riichi") -> HandRow:
-    lay = analyse_layout(dets, rules)
+    lay = analyse_layout(dets, get_ruleset(rules))
     assert lay.hand is not None
     return lay.hand
 
@@ -662,7 +662,7 @@ def test_a_dead_wall_whose_indicator_looks_sideways_is_still_cut_off() -> None:
 
 def test_a_sure_call_mark_among_three_faces_keeps_a_run_of_backs_in_the_hand() -> None:
     # closed kans and a pon a gap beyond the concealed tiles: the pon's sideways tile says melds
-    from paiscan.vision.layout import _wall_like
+    from paiscan.vision.layout.dead_wall import _wall_like
 
     def run(backs: str, sideways: int | None) -> list[RowTile]:
         return [
@@ -970,7 +970,7 @@ def test_a_lone_tile_upside_down_to_the_hand_by_a_pond_is_the_ponds() -> None:
     ],
 )
 def test_a_faces_upright_reference_is_the_axis_its_neighbours_share(angles: list[float], sideways: list[int]) -> None:
-    from paiscan.vision.layout import _local_axis_offsets
+    from paiscan.vision.layout.sideways import _local_axis_offsets
 
     a = np.array(angles, dtype=float)
     to_normal = np.where(np.abs(a - 50) < 30, 0.0, 60.0)  # only the flat faces' axis is off the normal
@@ -1085,7 +1085,8 @@ def test_discards_touching_the_dead_wall_are_no_indicators() -> None:
 def test_a_dead_wall_goes_on_through_the_tiles_touching_it_to_its_last_back(
     wall_names: list[str], found: int, indicators: list[str]
 ) -> None:
-    from paiscan.vision.layout import _DeadWall, _extend_wall, _geo
+    from paiscan.vision.layout.dead_wall import _DeadWall, _extend_wall
+    from paiscan.vision.layout.geometry import _geo
 
     wall = [(name, 2.0 + k * 1.02, 3.2) for k, name in enumerate(wall_names)]
     dets = layout_boxes("123m456p789s1122z 2z", extras=wall, faces=True)
@@ -1106,7 +1107,8 @@ def test_a_dead_wall_goes_on_through_the_tiles_touching_it_to_its_last_back(
     ],
 )
 def test_a_dead_wall_shows_at_most_five_faces(faces: list[str], wall: bool) -> None:
-    from paiscan.vision.layout import _dead_walls, _geo, _Line
+    from paiscan.vision.layout.dead_wall import _dead_walls
+    from paiscan.vision.layout.geometry import _geo, _Line
 
     tiles = [(name, 2.0 + k * 1.02, 3.2) for k, name in enumerate(["1z", "1z", *faces])]
     dets = layout_boxes("123m456p789s1122z 2z", extras=tiles, faces=True)
@@ -1544,7 +1546,8 @@ def test_a_two_tile_remnant_continuing_the_hand_joins_it_whatever_its_direction(
     # centres, one a little higher) is 30° off the row's, which the merge used to refuse
     import numpy as np
 
-    from paiscan.vision.layout import _geo, _Line, _merge_continuations
+    from paiscan.vision.layout.geometry import _geo, _Line
+    from paiscan.vision.layout.rows import _merge_continuations
 
     dets = layout_boxes("123m456p789s1122z 2z")
     hand = _Line(list(range(2, 14)), np.array([1.0, 0.0]), np.array(dets[8].centre), {})
@@ -1600,7 +1603,8 @@ def test_a_line_that_starts_in_a_hole_near_the_hands_end_and_runs_on_past_it_joi
     # second line that begins inside the first's span, which the merge used to refuse
     import numpy as np
 
-    from paiscan.vision.layout import _geo, _Line, _merge_continuations
+    from paiscan.vision.layout.geometry import _geo, _Line
+    from paiscan.vision.layout.rows import _merge_continuations
 
     dets = layout_boxes("1222p 3p 123m 3'33s 9999s")
     called = 8  # the sideways 3s; 11-14 the kan
@@ -1619,7 +1623,8 @@ def test_touching_discards_is_measured_in_their_own_size(shrink: float, touches:
     # as in a selection render (seed 990012, image 279): someone's discards lie farther from the
     # camera than the indicator beside the hand, their tiles smaller and so the gaps between them:
     # a lone indicator a gap away from them touched them when measured in the hand's tile widths
-    from paiscan.vision.layout import _geo, _touches
+    from paiscan.vision.layout.geometry import _geo
+    from paiscan.vision.layout.surroundings import _touches
 
     strays = [(t, 1.0 + 1.05 * k, 4.45) for k, t in enumerate(["1s", "2s", "3s", "4s"])]
     dets = layout_boxes("123m456p789s1122z 2z", extras=[("3p", 2.05, 3.0), *strays], faces=True)
@@ -1922,7 +1927,8 @@ def test_a_background_line_whose_faces_disagree_says_nothing_of_the_way_beside_i
     # as in a fresh render (seed 990015, image 561): two tiles of a pond's near row, read upside
     # down, were parted from the rest of its row, whose faces' mean top was 0.02 long and a hair
     # the other way; the two were read as dora indicators
-    from paiscan.vision.layout import _beside_background, _geo
+    from paiscan.vision.layout.geometry import _geo
+    from paiscan.vision.layout.surroundings import _beside_background
 
     pond = [(t, 6.0 + 1.05 * k, 5.0) for k, t in enumerate(["2s", "8s", "9p", "6s", "3p", "8p"])]
     dets = layout_boxes("123m456p789s1122z 2z", extras=[("5m", 3.9, 4.6), ("1p", 4.95, 4.8), *pond], faces=True)
@@ -1937,7 +1943,7 @@ def test_a_tile_the_frame_cuts_marks_a_call_only_unsurely(cut: bool, monkeypatch
     # face, read on part of it, looked 98° off its neighbours'; as a sure call mark it made the
     # concealed tiles a meld, and no reading fitted (the reading's last resort, a sideways face
     # turned upright, would now read it too: it is off here)
-    monkeypatch.setattr(reading, "TURN_TRIES", 0)
+    monkeypatch.setattr(reading.resorts, "TURN_TRIES", 0)
     dets = layout_boxes("22p55z 5z 2'22z 4'44m 3'33z", faces=True)
     x1, y1, x2, y2 = dets[0].box
     dets[0] = replace(dets[0], box=(x1 + (x2 - x1) * 0.3, y1, x2, y2), face_angle=-98.0, face_sure=0.46, cut=cut)
@@ -2070,7 +2076,9 @@ def test_an_indicator_laid_off_a_run_of_gari_stays_apart(boxes: list[tuple[float
     # as in a fresh render (seed 990016, image 145): a 0m indicator diagonally off three gari. With
     # the models' boxes a best line through all four passed within a quarter of a size of each, so
     # the indicator was read as a fourth gari, silently: it is measured from the run's own line
-    from paiscan.vision.layout import GARI_JOIN_SIZE, _geo, _join_set_aside
+    from paiscan.vision.layout import GARI_JOIN_SIZE
+    from paiscan.vision.layout.geometry import _geo
+    from paiscan.vision.layout.surroundings import _join_set_aside
 
     dets = render_dets([(name, box, 0) for name, box in zip(["0m", "1m", "0m", "9m"], boxes, strict=True)])
     g = _geo(dets)
@@ -2156,7 +2164,8 @@ def test_a_blank_faces_guessed_axis_marks_a_call_only_unsurely() -> None:
 def test_a_face_looking_as_the_hands_is_not_turned_however_unsure_its_top() -> None:
     # ``_face_turned`` answers True, False or None (unknown): callers ask ``is False``, so an
     # unsure top must not make the answer a NumPy bool
-    from paiscan.vision.layout import _face_turned, _geo
+    from paiscan.vision.layout.geometry import _geo
+    from paiscan.vision.layout.surroundings import _face_turned
 
     dets = layout_boxes("123m456p789s1122z 2z", faces=True, face_sure=0.3)
     row = hand_row(dets).row

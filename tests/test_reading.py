@@ -481,7 +481,7 @@ def test_a_meld_tile_whose_face_reads_sideways_is_taken_as_upright(
     r = read(dets)
     assert r.valid and any("taken as upright" in n for n in r.notes)
     assert [m["tiles"] for m in r.to_dict()["hand"]["melds"]] == ["789s", "444z"]
-    monkeypatch.setattr(reading, "TURN_TRIES", 0)
+    monkeypatch.setattr(reading.resorts, "TURN_TRIES", 0)
     assert not read(dets).valid
 
 

@@ -14,11 +14,12 @@ from typing import Any
 
 import numpy as np
 
+from paiscan.scoring.engine import Ruleset
 from paiscan.scoring.tiles import BACK, kind
 from paiscan.vision.detection import ROUND_FACES, Detection, iou
 from paiscan.vision.image import DecodedImage, decode_image, redecode
 from paiscan.vision.models import MODELS_DIR, Classifier, Localizer, TileBox, inside_frame, whole_tile_box, zoom_windows
-from paiscan.vision.reading import Reading, read_hand
+from paiscan.vision.reading import Reading, read_hand, ruleset_of
 
 #: the roles of the hand row's tiles: those read again when no reading of the photo is valid
 HAND_ROLES = frozenset({"hand", "win", "meld"})
@@ -394,7 +395,7 @@ class PhotoReader:
         bgr: np.ndarray,
         dets: list[Detection],
         reading: Reading,
-        rules: str = "riichi",
+        rules: Ruleset | str = "riichi",
         context: dict[str, Any] | None = None,
     ) -> tuple[list[Detection], Reading]:
         """When ``reading`` is not valid, the detections and reading with the face-up tiles of its
@@ -426,7 +427,7 @@ class PhotoReader:
         bgr: np.ndarray,
         dets: list[Detection],
         reading: Reading,
-        rules: str = "riichi",
+        rules: Ruleset | str = "riichi",
         context: dict[str, Any] | None = None,
     ) -> tuple[list[Detection], Reading]:
         """The detections and reading after :meth:`reread_roles`: the hand read again only where
@@ -442,7 +443,7 @@ class PhotoReader:
         dets: list[Detection],
         reading: Reading,
         faint: Sequence[TileBox],
-        rules: str = "riichi",
+        rules: Ruleset | str = "riichi",
         context: dict[str, Any] | None = None,
     ) -> tuple[list[Detection], Reading]:
         """The detections and reading with a missed stacked tile found: for each pon of the best
@@ -523,8 +524,11 @@ class PhotoReader:
         return closer if any(t.confidence >= self.localizer.conf for t in closer) else tiles
 
     def read(
-        self, image: DecodedImage | bytes, rules: str = "riichi", context: dict[str, Any] | None = None
+        self, image: DecodedImage | bytes, rules: Ruleset | str = "riichi", context: dict[str, Any] | None = None
     ) -> PhotoResult:
+        """Read the hand a photo shows under ``rules`` (a ruleset, or its id: looked up once here, an
+        unknown id answered by :func:`read_hand` with an ``unknown_ruleset`` problem)."""
+        rules = ruleset_of(rules)
         timings: dict[str, float] = {}
         t0 = time.perf_counter()
         decoded = self.decode(image) if isinstance(image, bytes | bytearray) else image

@@ -1,0 +1,380 @@
+"""Lines of tiles: found one after another, cut where tiles lie far apart, joined where a short line
+continues a longer one, and oriented (which end is the player's right)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+
+from paiscan.vision.layout.dead_wall import DEAD_WALL_BACKS, _closed_kans_in, _split_dead_wall
+from paiscan.vision.layout.geometry import ROW_REFINE_TOL, _canonical, _face_top, _Geo, _Line, _principal
+from paiscan.vision.layout.results import HAND_MIN_TILES, MIN_ROW_TILES, Row, RowTile, _flip_tiles, _split_gap
+from paiscan.vision.layout.sideways import _line_runs, _row_tiles
+from paiscan.vision.layout.stacked import _attach_stacked, _detach_stacked
+
+#: half-width of a row band, in tile sizes (sqrt of box area): sideways tiles sit ~0.15 off
+#: the centre line of upright ones, a stacked tile or an indicator above the row ~1 away
+ROW_TOL = 0.3
+
+
+ANGLE_STEP_DEG = 1.0
+
+
+#: the faces' vote (sum of certainty × cos of the angle to the row's normal) decides which side of
+#: the row the player sits when it is at least this large and this share of the voters
+FACES_MIN_VOTE = 1.5
+
+
+FACES_MIN_SHARE = 0.3
+
+
+FAR_GAP = 3.0
+
+
+EXCLUDE_GAP = 1.0
+
+
+#: a short line or a lone tile continuing a longer line at its end (a hand row bent by perspective,
+#: or a meld sitting lower than the concealed tiles): centres within ``MERGE_V_TOL`` of their size
+#: from the longer line, and at most ``MERGE_GAP`` tile sizes beyond its end
+MERGE_V_TOL = 0.6
+
+
+MERGE_GAP = 1.5
+
+
+#: ... measured from the whole line, or from the line through its tiles within this many tile sizes
+#: of the end they continue (at least three): a line found across two rows (the hand's far end and
+#: a dead wall beside it, one tile higher) keeps a direction that none of its tiles follow once the
+#: wall is cut off, and a row bent by perspective turns along its length. On the selection renders
+#: 2,406 read exactly against 2,398 (refused 61 against 70), the fresh ones 1,845 against 1,841,
+#: the true detections 2,546 against 2,539; 3 and 6 tile sizes read 2,405 and 2,406
+MERGE_END_UNITS = 4.0
+
+
+MAX_DETECTIONS = 200
+
+
+#: a gap before the last concealed tile too narrow to split the row (``split_gap``) still sets the
+#: winning tile apart when it is at least ``WEAK_GAP_MIN`` tile widths and ``WEAK_GAP_OVER`` wider
+#: than every other gap among at least ``WEAK_GAP_MIN_GAPS`` concealed tiles: a player's "a little
+#: apart". On renders whose winning tile lies 4-16 mm apart, 46 % of the gaps the split missed are
+#: such; on renders with no gap, 0.6 % of the rows show one (``split_gap`` alone: 2.5 %). Another
+#: winning tile then costs ``WIN_AGAINST_WEAK_GAP_COST``, past the reading's question band, and so
+#: does every tile of the row read from the other end (where that tile comes first)
+WEAK_GAP_MIN = 0.1
+
+
+WEAK_GAP_OVER = 0.1
+
+
+WEAK_GAP_MIN_GAPS = 4
+
+
+def _best_line(pts: np.ndarray, size: np.ndarray, pool: list[int]) -> _Line | None:
+    idx = np.array(pool)
+    p, s = pts[idx], size[idx]
+    n = len(idx)
+    if n < MIN_ROW_TILES:
+        return None
+    angles = np.deg2rad(np.arange(0.0, 180.0, ANGLE_STEP_DEG))
+    normals = np.stack([-np.sin(angles), np.cos(angles)], axis=1)
+    v = (p @ normals.T).astype(np.float32)  # (n, A)
+    tol = (ROW_TOL * np.maximum(s[:, None], s[None, :])).astype(np.float32)  # (n, n)
+
+    def inside(a0: int, a1: int) -> np.ndarray:  # member, anchor, angle: within the band
+        va = v[:, a0:a1]
+        return np.abs(va[:, None, :] - va[None, :, :]) <= tol[:, :, None]
+
+    step = 30  # angles at a time: memory n² · step
+    counts = np.concatenate([inside(a, a + step).sum(axis=0) for a in range(0, len(angles), step)], axis=1)
+    best = int(counts.max())
+    if best < MIN_ROW_TILES:
+        return None
+    # of the (anchor, angle) bands holding the most tiles, the one whose members lie closest to
+    # their own mean line (in tile sizes); all ties at once, the first on equal spread
+    anchors, ang = np.nonzero(counts == best)
+    vk = v[:, ang].T  # (K, n): every tile across each tied angle
+    inband = np.abs(vk - vk[np.arange(len(ang)), anchors][:, None]) <= tol[:, anchors].T
+    mean = np.where(inband, vk, 0.0).sum(axis=1) / inband.sum(axis=1)
+    spread = np.where(inband, ((vk - mean[:, None]) / s[None, :]) ** 2, 0.0).sum(axis=1)
+    k = int(np.argmin(spread))
+    best_angle = int(ang[k])
+    members = np.nonzero(inband[k])[0]
+    d = np.array([math.cos(angles[best_angle]), math.sin(angles[best_angle])])
+    centre = p[members].mean(axis=0)
+    for _ in range(3):  # refine: principal axis of the members, members within the refined band
+        if len(members) >= 3:
+            d, centre = _principal(p[members])
+        normal = np.array([-d[1], d[0]])
+        dist = np.abs((p - centre) @ normal)
+        new = np.nonzero(dist <= ROW_REFINE_TOL * s)[0]
+        if len(new) < MIN_ROW_TILES or set(new.tolist()) == set(members.tolist()):
+            break
+        members = new
+    return _Line([int(idx[i]) for i in members], _canonical(d), centre, {})
+
+
+def _release_far(g: _Geo, line: _Line) -> list[int]:
+    """Cut the line at gaps wider than ``FAR_GAP``; keep the largest part (and meld-like parts
+    next to it); return the detections let go."""
+    clusters = _line_runs(g, line, lambda gap: gap > FAR_GAP)
+    if len(clusters) == 1:
+        return []
+    main = max(range(len(clusters)), key=lambda i: len(clusters[i]))
+    keep = {main}
+    for step in (-1, 1):
+        i = main + step
+        while 0 <= i < len(clusters) and len(clusters[i]) >= 3 and any(t.marked for t in clusters[i]):
+            keep.add(i)
+            i += step
+    released: list[int] = []
+    for i, cl in enumerate(clusters):
+        if i in keep:
+            continue
+        for t in cl:
+            line.members.remove(t.det)
+            released.append(t.det)
+            if t.stacked is not None:
+                released.append(line.stacked.pop(t.det))
+    return released
+
+
+def _release_doubtful_backs(g: _Geo, line: _Line) -> list[int]:
+    """Let go of the line's face-down tiles read with under ``DOUBTFUL_END_CONF`` when without them,
+    and not with them, every face-down tile of the line belongs to a closed kan (and some do): a
+    faint box on the felt between the winning tile and two closed kans made them a dead wall, whose
+    faces were read as indicators (selection render 990013/148)."""
+    tiles = _row_tiles(g, line)[0]
+    weak = [t.det for t in tiles if t.back and t.doubtful]
+    rest = [t for t in tiles if not (t.back and t.doubtful)]
+    if not weak or _closed_kans_in(tiles) or not any(t.back for t in rest) or not _closed_kans_in(rest):
+        return []
+    for j in weak:
+        line.members.remove(j)
+    return weak
+
+
+def _extract_lines(g: _Geo, skip: set[int], aside: Sequence[bool] = ()) -> tuple[list[_Line], list[int]]:
+    pool = [i for i in range(len(g.dets)) if i not in skip]
+    if len(pool) > MAX_DETECTIONS:  # keep the most confident
+        pool = sorted(sorted(pool, key=lambda i: -g.dets[i].confidence)[:MAX_DETECTIONS])
+    lines: list[_Line] = []
+    loose: list[int] = []
+    while len(pool) >= MIN_ROW_TILES:
+        line = _best_line(g.pts, g.size, pool)
+        if line is None:
+            break
+        pool_before = list(pool)
+        released = _settle(g, line, pool, skip)
+        walls = _split_dead_wall(g, line, aside)
+        lines.extend(walls)
+        if walls:  # the line found again without the wall (see _found_again)
+            walled = {j for w in walls for j in w.members}
+            unwalled = [
+                j for j in pool_before if j not in walled and j not in line.stacked.values() and j not in released
+            ]
+            again = _found_again(g, line, unwalled)
+            if again is not None:  # its tiles, along the first line's direction (measured on more tiles)
+                pool[:] = unwalled
+                line = _Line(again.members, line.direction, again.point, dict(line.stacked))
+                released += _settle(g, line, pool, skip)
+        loose.extend(released)
+        lines.append(line)
+    rest = sorted(loose + pool)
+    lines, rest = _merge_continuations(g, lines, rest)
+    return lines, rest
+
+
+def _settle(g: _Geo, line: _Line, pool: list[int], skip: set[int]) -> list[int]:
+    """Take ``line``'s tiles out of ``pool`` and its stacked tiles onto it (from ``pool`` or the
+    duplicates ``skip``); return the tiles it lets go (far apart, or faint backs)."""
+    for m in line.members:
+        pool.remove(m)
+    _detach_stacked(g, line)
+    _attach_stacked(g, line, pool, skip)
+    return _release_far(g, line) + _release_doubtful_backs(g, line)
+
+
+def _found_again(g: _Geo, line: _Line, pool: list[int]) -> _Line | None:
+    """The best line in ``pool`` (the tiles before ``line`` was taken, less the dead wall cut off
+    its end, its stacked tiles and the tiles it let go) where it holds every tile ``line`` kept
+    and more, else ``None``: the wall bent the line it was found in, which missed tiles of the
+    hand (fresh render 990015/363: its first four concealed tiles, refused). The line found again
+    keeps the first one's direction, and one with no more tiles is not taken: measured on fewer
+    tiles, its direction closed the winning tile's gap (990015/517) and a stacked tile joined
+    the row (990015/337)."""
+    again = _best_line(g.pts, g.size, pool)
+    return again if again is not None and set(again.members) > set(line.members) else None
+
+
+def _joins(g: _Geo, line: _Line, dets: Sequence[int]) -> bool:
+    """``dets`` either continue ``line`` just beyond one of its ends, within ``MERGE_V_TOL`` across
+    it or across the line through its end (``MERGE_END_UNITS``), or fill a hole between its tiles,
+    within ``MERGE_V_TOL`` across it (within its span, none of its tiles within half a tile along
+    it: tiles a slightly bent row lost to another line; on the selection renders 451 of 500 read
+    exactly against 449, true detections 492 against 490, totenko/kansai_boo 199 of 250 against
+    197), or both: some fill holes near an end and the rest go on past it (a pon's called tile
+    the first line skipped, and the kan beyond: selection render 990012/124, fresh 990018/121 and
+    held-out 990001/126 refused before; nothing else read otherwise)."""
+    d = line.direction
+    idx = np.array(dets)
+    members = np.array(line.members)
+    u_line = (g.pts[members] - line.point) @ d
+    u = (g.pts[idx] - line.point) @ d
+    unit = float(np.median(g.size[members]))
+    inside = (u > u_line.min()) & (u < u_line.max())
+    clear = np.abs(u[:, None] - u_line[None, :]).min(axis=1) > 0.5 * unit
+    if inside.any() and not inside.all():  # some fill holes near an end, the rest go on past it
+        return (
+            _across_within(g, idx[inside], d, line.point)
+            and bool(np.all(clear[inside]))
+            and _joins(g, line, [int(j) for j in idx[~inside]])
+        )
+    on_line = _across_within(g, idx, d, line.point)
+    beyond = max(float(u.min() - u_line.max()), float(u_line.min() - u.max()))
+    if 0.0 < beyond <= MERGE_GAP * unit + unit:
+        if on_line:
+            return True
+        end = u_line.max() if u.min() > u_line.max() else u_line.min()
+        near = members[np.abs(u_line - end) <= MERGE_END_UNITS * unit]
+        if len(near) < 3:
+            return False
+        end_d, end_point = _principal(g.pts[near])
+        return _across_within(g, idx, end_d, end_point)
+    return on_line and bool(np.all(inside & clear))
+
+
+def _across_within(g: _Geo, idx: np.ndarray, direction: np.ndarray, point: np.ndarray) -> bool:
+    """Every tile of ``idx`` lies within ``MERGE_V_TOL`` of its size across the line."""
+    normal = np.array([-direction[1], direction[0]])
+    return bool(np.all(np.abs((g.pts[idx] - point) @ normal) <= MERGE_V_TOL * g.size[idx]))
+
+
+def _merge_continuations(g: _Geo, lines: list[_Line], rest: list[int]) -> tuple[list[_Line], list[int]]:
+    """Join short lines and lone tiles that continue a line long enough to be the hand at an end
+    (not dead walls: more than ``DEAD_WALL_BACKS`` face-down tiles, not all in closed kans; two closed
+    kans side by side show four backs, and a line of them parted from the concealed tiles is the
+    hand's end all the same). A line that grew looks again for stacked tiles among the loose ones:
+    a sideways tile let go from a longer line rejoins it alone, and the tile stacked on it (or the
+    one it lay on) stays loose (selection renders 990011/786 and 990014/252: added kans read as
+    pons, now exactly; nothing else moved on 4,600)."""
+
+    def walled(line: _Line) -> bool:
+        return sum(g.backs[m] for m in line.members) > DEAD_WALL_BACKS and not _closed_kans_in(_row_tiles(g, line)[0])
+
+    lines = sorted(lines, key=lambda ln: -len(ln.members))
+    merged: list[_Line] = []
+    taken: set[int] = set()
+    for i, line in enumerate(lines):
+        if i in taken:
+            continue
+        if len(line.members) >= HAND_MIN_TILES and not walled(line):
+            changed, grown = True, False
+            while changed:
+                changed = False
+                for j in range(i + 1, len(lines)):
+                    other = lines[j]
+                    if j in taken or walled(other):
+                        continue
+                    # (a remnant of two tiles, left when a line gave back its far ones, has no direction to speak of;
+                    # a longer one's is measured on the tiles it kept: the direction it was found with may be a
+                    # released tile's, as in selection render 990012/797, whose first three concealed tiles made a
+                    # line at 6° with a pond tile and could not rejoin the hand at 35°)
+                    if len(other.members) >= MIN_ROW_TILES and abs(
+                        float(line.direction @ _principal(g.pts[other.members])[0])
+                    ) < math.cos(math.radians(20)):
+                        continue
+                    if _joins(g, line, other.members):
+                        line.members.extend(other.members)
+                        line.stacked.update(other.stacked)
+                        taken.add(j)
+                        changed = True
+                for k in list(rest):
+                    if not g.backs[k] and _joins(g, line, [k]):
+                        line.members.append(k)
+                        rest.remove(k)
+                        changed = True
+                grown = grown or changed
+            if grown:  # a sideways tile it took may carry a stacked tile left loose
+                _attach_stacked(g, line, rest)
+        merged.append(line)
+    return merged, rest
+
+
+def _orient(
+    tiles: list[RowTile],
+    direction: np.ndarray,
+    cue_v: Sequence[float],
+    stacked_v: Sequence[float] = (),
+    faces_v: Sequence[float] = (),
+) -> tuple[list[RowTile], np.ndarray, str]:
+    """Flip the row so that it runs from the player's left to right; also says what decided.
+
+    ``faces_v``: each upright face's vote, its certainty times the cosine of its top to the row's
+    ``v`` direction (positive: the top points away from the player as the row now runs).
+    """
+    n = len(tiles)
+    flip: bool | None = None
+    why = "default"
+    vote = float(sum(faces_v))
+    if abs(vote) >= max(FACES_MIN_VOTE, FACES_MIN_SHARE * len(faces_v)):  # tops point away from the player
+        flip, why = vote < 0, "faces"
+    votes = [1 if v > 0 else -1 for v in stacked_v if abs(v) > 1e-9]
+    if flip is None and votes and sum(votes) != 0:  # a stacked tile lies on the far side of its base
+        flip, why = sum(votes) < 0, "stacked"
+    marks = [i for i, t in enumerate(tiles) if t.marked]
+    if flip is None and marks:  # the concealed tiles (no call marks) are on the left
+        left_run, right_run = marks[0], n - 1 - marks[-1]
+        if left_run != right_run:
+            flip = left_run < right_run
+            why = "melds" if abs(left_run - right_run) >= 3 else "melds_weak"
+    if flip is None and n > 2:  # a lone tile a little apart at one end: the winning tile
+        split = _split_gap(tiles)
+        first_alone = split <= tiles[1].gap_before < EXCLUDE_GAP
+        last_alone = split <= tiles[-1].gap_before < EXCLUDE_GAP
+        if first_alone != last_alone:
+            flip, why = first_alone, "win_gap"
+        else:  # ... or set apart by a gap under the split, plainly the widest
+            gaps = [t.gap_before for t in tiles[1:]]
+            first_weak = gaps[0] < split and _plainly_wider(gaps[0], gaps[1:])
+            last_weak = gaps[-1] < split and _plainly_wider(gaps[-1], gaps[:-1])
+            if first_weak != last_weak:
+                flip, why = first_weak, "weak_gap"
+    if flip is None:  # indicators and other tiles apart lie above the row (away from the player)
+        votes = [1 if v > 0 else -1 for v in cue_v if abs(v) > 1e-9]
+        if votes and sum(votes) != 0:
+            flip, why = sum(votes) < 0, "apart"
+    if not flip:
+        return tiles, direction, why
+    return _flip_tiles(tiles), -direction, why
+
+
+def _make_row(g: _Geo, line: _Line, cue_dets: Iterable[int], orient: bool = True) -> Row:
+    tiles, unit, degenerate = _row_tiles(g, line, gaps=True)
+    d = line.direction
+    why = "default"
+    if orient:
+        up = np.array([d[1], -d[0]])
+        cues = [float((g.pts[j] - line.point) @ up) for j in cue_dets]
+        stacked = [float((g.pts[s] - g.pts[b]) @ up) for b, s in line.stacked.items()]
+        faces = []
+        for t in tiles:
+            a = g.angles[t.det]
+            if not t.sideways and not np.isnan(a):
+                faces.append(float(g.sure[t.det]) * float(_face_top(a) @ up))
+        tiles, d, why = _orient(tiles, d, cues, stacked, faces)
+    return Row(tuple(tiles), (float(d[0]), float(d[1])), unit, _split_gap(tiles), why, degenerate)
+
+
+def _plainly_wider(gap: float, others: Sequence[float]) -> bool:
+    """Whether ``gap`` sets a tile a little apart: under the row's split, perhaps, but plainly
+    wider (``WEAK_GAP_MIN``, ``WEAK_GAP_OVER``) than ``others``, enough of them
+    (``WEAK_GAP_MIN_GAPS``) to tell.
+
+    >>> _plainly_wider(0.2, [0.02] * 12), _plainly_wider(0.2, [0.02] * 3), _plainly_wider(0.2, [0.15] * 12)
+    (True, False, False)
+    """
+    return len(others) >= WEAK_GAP_MIN_GAPS and gap >= WEAK_GAP_MIN and gap - max(others) >= WEAK_GAP_OVER
