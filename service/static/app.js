@@ -1386,3 +1386,12 @@ async function start() {
 }
 
 document.addEventListener("DOMContentLoaded", start);
+
+// "Add to game": the scored hand goes to the game view (game.js picks it up from localStorage)
+document.addEventListener("DOMContentLoaded", () => {
+  document.getElementById("btn-add-game").addEventListener("click", () => {
+    if (!state.lastScore) return;
+    localStorage.setItem("paiscan.addToGame", JSON.stringify(state.lastScore));
+    location.href = "/static/game.html";
+  });
+});
