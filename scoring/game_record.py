@@ -1122,10 +1122,10 @@ def _summary(score: Score) -> str:
     points of each yaku and item."""
     if any(y.unit == "points" for y in score.yaku):
         item_ids = {it.id for it in score.items}
-        parts = [(it.id, it.value) for it in score.items]
-        parts = [(y.id, y.value) for y in score.yaku if y.id not in item_ids] + parts  # items may list the yaku
-        return f"{sum(v for _, v in parts)} points: " + ", ".join(f"{k} {v}" for k, v in parts)
-    parts = []
+        counted = [(y.id, y.value) for y in score.yaku if y.id not in item_ids]  # items may list the yaku
+        counted += [(it.id, it.value) for it in score.items]
+        return f"{sum(v for _, v in counted)} points: " + ", ".join(f"{k} {v}" for k, v in counted)
+    parts: list[str] = []
     if score.fu:
         parts.append(f"{score.fu} fu")
     parts.append(f"{score.han} han")
