@@ -20,7 +20,7 @@ from functools import lru_cache
 from itertools import product
 from typing import NamedTuple
 
-from paiscan.scoring.hand import Hand
+from paiscan.scoring.hand import Hand, Meld
 from paiscan.scoring.tiles import YAOCHUU, format_tiles, kind
 
 SEQUENCE, TRIPLET, KAN, PAIR = 0, 1, 2, 3
@@ -134,32 +134,47 @@ def suit_splits(counts: tuple[int, ...], honors: bool = False) -> tuple[tuple[_S
     return no_pair, with_pair
 
 
-def standard_splits(counts34: Sequence[int]) -> list[list[tuple[int, int]]]:
-    """Every standard split (sets plus exactly one pair) of concealed counts over 34 kinds."""
-    per_suit: list[tuple[int, tuple[_Split, ...], tuple[_Split, ...]] | None] = []
-    for s in range(4):
-        base = s * 9
-        c = tuple(counts34[base : base + (7 if s == 3 else 9)])
+@lru_cache(maxsize=1 << 16)
+def _suit_sets(s: int, counts: tuple[int, ...]) -> tuple[tuple[_Split, ...], tuple[_Split, ...]]:
+    """:func:`suit_splits` of suit ``s`` with each offset turned into its kind 0..33."""
+    no_pair, with_pair = suit_splits(counts, s == 3)
+    base = s * 9
+    return (
+        tuple(tuple((shape, base + off) for shape, off in split) for split in no_pair),
+        tuple(tuple((shape, base + off) for shape, off in split) for split in with_pair),
+    )
+
+
+def _standard_splits(counts34: Sequence[int]) -> list[_Split]:
+    """Every standard split (sets plus exactly one pair), as tuples of (shape, kind)."""
+    active: list[tuple[tuple[_Split, ...], tuple[_Split, ...]]] = []
+    for s, lo, hi in ((0, 0, 9), (1, 9, 18), (2, 18, 27), (3, 27, 34)):
+        c = tuple(counts34[lo:hi])
         if not any(c):
-            per_suit.append(None)
             continue
-        no_pair, with_pair = suit_splits(c, s == 3)
+        no_pair, with_pair = _suit_sets(s, c)
         if not no_pair and not with_pair:
             return []
-        per_suit.append((base, no_pair, with_pair))
-    results: list[list[tuple[int, int]]] = []
-    active = [p for p in per_suit if p is not None]
+        active.append((no_pair, with_pair))
+    results: list[_Split] = []
     for pair_suit in range(len(active)):
         choices = []
-        for idx, (base, no_pair, with_pair) in enumerate(active):
+        for idx, (no_pair, with_pair) in enumerate(active):
             options = with_pair if idx == pair_suit else no_pair
             if not options:
                 break
-            choices.append([[(shape, base + off) for shape, off in split] for split in options])
+            choices.append(options)
         else:
-            for combo in product(*choices):
-                results.append([g for part in combo for g in part])
+            if len(choices) == 1:
+                results.extend(choices[0])
+            else:
+                results.extend(tuple(g for part in combo for g in part) for combo in product(*choices))
     return results
+
+
+def standard_splits(counts34: Sequence[int]) -> list[list[tuple[int, int]]]:
+    """Every standard split (sets plus exactly one pair) of concealed counts over 34 kinds."""
+    return [list(split) for split in _standard_splits(counts34)]
 
 
 def counts_of(tiles: Sequence[int]) -> list[int]:
@@ -178,65 +193,74 @@ def _sequence_wait(start: int, win: int) -> str:
     return PENCHAN if start % 9 == 0 else RYANMEN
 
 
+#: tile id (0..36) → kind (0..33)
+_KIND_OF: tuple[int, ...] = tuple(kind(t) for t in range(37))
+#: (shape, kind) → the concealed Group (one shared value per set; a Group is an immutable tuple)
+_CONCEALED_GROUP: dict[tuple[int, int], Group] = {
+    (shape, k): Group(shape, k, False, True, False) for shape in (SEQUENCE, TRIPLET, KAN, PAIR) for k in range(34)
+}
+_YAOCHUU_SET = frozenset(YAOCHUU)
+
+
+def _meld_group(m: Meld) -> Group:
+    if m.type == "chi":
+        return Group(SEQUENCE, m.kind, True, False, True)
+    if m.type == "pon":
+        return Group(TRIPLET, m.kind, True, False, True)
+    return Group(KAN, m.kind, m.open, not m.open, True)
+
+
 def interpretations(hand: Hand, seven_pairs_duplicates: bool = False) -> list[Interpretation]:
     """Every reading of the complete hand with every placement of the winning tile.
 
     ``seven_pairs_duplicates`` lets seven pairs use four of a kind as two pairs (Totenko, WSOM).
     """
-    win = kind(hand.win_tile)
-    counts = counts_of(hand.concealed)
+    kind_of = _KIND_OF
+    win = kind_of[hand.win_tile]
+    counts = [0] * 34
+    for t in hand.concealed:
+        counts[kind_of[t]] += 1
     counts[win] += 1
-    meld_groups: list[Group] = []
-    for m in hand.melds:
-        if m.type == "chi":
-            meld_groups.append(Group(SEQUENCE, m.kind, True, False, True))
-        elif m.type == "pon":
-            meld_groups.append(Group(TRIPLET, m.kind, True, False, True))
-        else:
-            meld_groups.append(Group(KAN, m.kind, m.open, not m.open, True))
+    meld_groups = [_meld_group(m) for m in hand.melds]
     out: list[Interpretation] = []
-    need_sets = 4 - len(meld_groups)
+    n_groups = 5 - len(meld_groups)
     ron = not hand.tsumo
-    for split in standard_splits(counts):
-        if len(split) != need_sets + 1:
+    closed_group = _CONCEALED_GROUP
+    for split in _standard_splits(counts):
+        if len(split) != n_groups:
             continue
         seen: set[tuple[int, int]] = set()
-        for idx, (shape, tile) in enumerate(split):
+        for idx, group in enumerate(split):
+            shape, tile = group
             if not (tile == win or (shape == SEQUENCE and tile <= win <= tile + 2)):
                 continue
-            if (shape, tile) in seen:
+            if group in seen:
                 continue
-            seen.add((shape, tile))
-            groups = list(meld_groups)
-            win_index = -1
-            for j, (sh, t) in enumerate(split):
-                concealed = not (j == idx and ron and sh == TRIPLET)
-                if j == idx:
-                    win_index = len(groups)
-                groups.append(Group(sh, t, False, concealed, False))
+            seen.add(group)
+            groups = [*meld_groups, *(closed_group[g] for g in split)]
+            win_index = len(meld_groups) + idx
             if shape == PAIR:
                 wait = TANKI
             elif shape == TRIPLET:
                 wait = SHANPON
+                if ron:  # a triplet completed on ron is not concealed
+                    groups[win_index] = Group(TRIPLET, tile, False, False, False)
             else:
                 wait = _sequence_wait(tile, win)
             out.append(Interpretation("standard", tuple(groups), win_index, wait))
-    if not meld_groups:
-        pairs = [k for k, c in enumerate(counts) if c]
+    if not meld_groups and sum(counts) == 14:
         if (
-            all(c in (2, 4) for c in counts if c)
-            and sum(counts) == 14
-            and (all(counts[k] == 2 for k in pairs) or seven_pairs_duplicates)
+            not counts.count(1)
+            and not counts.count(3)
+            and max(counts) <= 4
+            and (seven_pairs_duplicates or not counts.count(4))
         ):
             groups = []
-            for k in pairs:
-                groups.extend([Group(PAIR, k)] * (counts[k] // 2))
+            for k, c in enumerate(counts):
+                if c:
+                    groups.extend([closed_group[(PAIR, k)]] * (c // 2))
             out.append(Interpretation("chiitoitsu", tuple(groups), groups.index(Group(PAIR, win)), TANKI))
-        if (
-            sum(counts) == 14
-            and all(counts[k] for k in YAOCHUU)
-            and not any(counts[k] for k in range(34) if k not in YAOCHUU)
-        ):
+        if all(counts[k] for k in YAOCHUU) and not any(counts[k] for k in range(34) if k not in _YAOCHUU_SET):
             wait = KOKUSHI_13 if counts[win] == 2 else KOKUSHI_SINGLE
             out.append(Interpretation("kokushi", (), -1, wait))
     return out

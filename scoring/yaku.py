@@ -18,12 +18,80 @@ from paiscan.scoring.tiles import (
     DRAGONS,
     GREEN_TILES,
     RED_5M,
-    RED_5S,
     WIND_TILES,
     YAOCHUU,
     dora_from_indicator,
     kind,
 )
+
+#: Gates: cheap facts of the whole hand, one bit each. A checker marked with :func:`gated` can only
+#: count when every bit of its gate is set, so :func:`evaluate` skips it otherwise (a necessary
+#: condition, never a sufficient one: the checker still decides).
+G_FLAGS = 1 << 0  # some flag is set
+G_TSUMO = 1 << 1  # won by tsumo
+G_NO_YAOCHUU = 1 << 2  # no terminal or honor anywhere
+G_ALL_YAOCHUU = 1 << 3  # only terminals and honors
+G_NO_MIDDLE = 1 << 4  # no 4, 5 or 6 of a suit (every set and the pair can hold a yaochuu tile)
+G_ONE_SUIT = 1 << 5  # tiles of exactly one number suit
+G_NO_NUMBERS = 1 << 6  # honors only
+G_THREE_SUITS = 1 << 7  # tiles of all three number suits
+G_ITTSU_TILES = 1 << 8  # some suit holds each of 1..9
+G_TRIPS3 = 1 << 9  # at least three kinds held three or four times
+G_TRIPS4 = 1 << 10  # at least four kinds held three or four times
+G_HONOR_TRIP = 1 << 11  # some honor held three or four times
+G_DRAGONS8 = 1 << 12  # at least eight dragon tiles
+G_WINDS11 = 1 << 13  # at least eleven wind tiles
+G_ALL_GREEN = 1 << 14  # only green tiles
+G_KANS3 = 1 << 15  # three kans
+G_KANS4 = 1 << 16  # four kans
+
+_MIDDLES = frozenset(k for k in range(27) if k % 9 in (3, 4, 5))
+_SUIT_KINDS = tuple(frozenset(range(s * 9, s * 9 + 9)) for s in range(3))
+_HONORS = frozenset(range(27, 34))
+#: tile id (0..36) → kind (0..33); red fives are fives
+_KIND_OF: tuple[int, ...] = tuple(kind(t) for t in range(37))
+
+
+def _gates(
+    counts: list[int], present: set[int], suits: frozenset[int], flags: frozenset[str], tsumo: bool, n_kans: int
+) -> int:
+    g = 0
+    if n_kans >= 3:
+        g |= G_KANS3 if n_kans == 3 else G_KANS4
+    if flags:
+        g |= G_FLAGS
+    if tsumo:
+        g |= G_TSUMO
+    if present.isdisjoint(YAOCHUU):
+        g |= G_NO_YAOCHUU
+    elif present <= YAOCHUU:
+        g |= G_ALL_YAOCHUU
+    if present.isdisjoint(_MIDDLES):
+        g |= G_NO_MIDDLE
+    n_suits = len(suits)
+    if n_suits == 1:
+        g |= G_ONE_SUIT
+    elif n_suits == 0:
+        g |= G_NO_NUMBERS
+    elif n_suits == 3:
+        g |= G_THREE_SUITS
+    if n_suits and (0 not in counts[0:9] or 0 not in counts[9:18] or 0 not in counts[18:27]):
+        g |= G_ITTSU_TILES
+    trips = counts.count(3) + counts.count(4)
+    if trips >= 3:
+        g |= G_TRIPS3
+        if trips >= 4:
+            g |= G_TRIPS4
+    if not present.isdisjoint(_HONORS):
+        if max(counts[27:34]) >= 3:
+            g |= G_HONOR_TRIP
+        if counts[31] + counts[32] + counts[33] >= 8:
+            g |= G_DRAGONS8
+        if counts[27] + counts[28] + counts[29] + counts[30] >= 11:
+            g |= G_WINDS11
+    if present <= GREEN_TILES:
+        g |= G_ALL_GREEN
+    return g
 
 
 @dataclass(slots=True)
@@ -43,30 +111,45 @@ class Facts:
     number_suits: frozenset[int]
     all_yaochuu: bool
     no_yaochuu: bool
+    gates: int  # the G_* bits that hold (see :func:`gated`)
 
     @classmethod
     def of(cls, hand: Hand) -> Facts:
         counts = [0] * 34
+        kind_of = _KIND_OF
+        tiles = [*hand.concealed, hand.win_tile]
+        n_kans = 0
+        closed = True
+        for m in hand.melds:
+            tiles += m.tiles
+            if m.type == "kan":
+                n_kans += 1
+            if m.open:
+                closed = False
         reds = [0, 0, 0]
-        for t in hand.all_tiles:
-            counts[kind(t)] += 1
-            if RED_5M <= t <= RED_5S:
+        for t in tiles:
+            counts[kind_of[t]] += 1
+            if t >= RED_5M:
                 reds[t - RED_5M] += 1
-        present = [k for k in range(34) if counts[k]]
+        present = {kind_of[t] for t in tiles}
+        suits = frozenset(s for s in (0, 1, 2) if not present.isdisjoint(_SUIT_KINDS[s]))
+        no_yaochuu = present.isdisjoint(YAOCHUU)
+        flags = hand.flags
         return cls(
-            counts=counts,
-            closed=hand.is_closed,
-            tsumo=hand.tsumo,
-            dealer=hand.is_dealer,
-            seat_wind=WIND_TILES[hand.seat_wind],
-            round_wind=WIND_TILES[hand.round_wind],
-            flags=hand.flags,
-            reds=(reds[0], reds[1], reds[2]),
-            n_kans=sum(1 for m in hand.melds if m.is_kan),
-            has_honors=any(k >= 27 for k in present),
-            number_suits=frozenset(k // 9 for k in present if k < 27),
-            all_yaochuu=all(k in YAOCHUU for k in present),
-            no_yaochuu=not any(k in YAOCHUU for k in present),
+            counts,
+            closed,
+            hand.tsumo,
+            hand.is_dealer,
+            WIND_TILES[hand.seat_wind],
+            WIND_TILES[hand.round_wind],
+            flags,
+            (reds[0], reds[1], reds[2]),
+            n_kans,
+            not present.isdisjoint(_HONORS),
+            suits,
+            present <= YAOCHUU,
+            no_yaochuu,
+            _gates(counts, present, suits, flags, hand.tsumo, n_kans),
         )
 
     def dora_count(self, indicators: Iterable[int], three_player: bool = False) -> int:
@@ -139,25 +222,73 @@ class Yaku:
         return self.closed if closed else self.open
 
 
+def gated(gate: int) -> Callable[[Checker], Checker]:
+    """Mark a checker as one that can only count when the hand has every bit of ``gate`` (G_* bits).
+
+    The gate belongs to the checker, so a ruleset that swaps a yaku's checker (``replace(y,
+    check=...)``) drops the gate with it; a checker with no gate always runs.
+    """
+
+    def mark(check: Checker) -> Checker:
+        check.gate = gate  # type: ignore[attr-defined]
+        return check
+
+    return mark
+
+
+#: one row of a table's yaku that may count for a hand: (checker, yaku, value per count, hits by count)
+_Row = tuple[Checker, Yaku, int, dict[int, YakuHit]]
+#: id(table) → (the table, {closed and gate bits: the rows worth checking}); the entry keeps the
+#: table alive, so an id is never reused while its entry is here
+_ACTIVE: dict[int, tuple[Sequence[Yaku], dict[int, tuple[_Row, ...]]]] = {}
+
+
+def _active(table: Sequence[Yaku], closed: bool, gates: int) -> tuple[_Row, ...]:
+    """The yaku of ``table`` with a value for a closed/open hand whose checker's gate holds."""
+    entry = _ACTIVE.get(id(table))
+    if entry is None or entry[0] is not table:
+        if len(_ACTIVE) >= 256:  # tables built per call (none today) would otherwise pile up
+            _ACTIVE.clear()
+        entry = _ACTIVE[id(table)] = (table, {})
+    key = gates << 1 | closed
+    rows = entry[1].get(key)
+    if rows is None:
+        picked: list[_Row] = []
+        for y in table:
+            value = y.closed if closed else y.open
+            if value is None or (value == 0 and y.unit != "points"):
+                continue
+            gate = getattr(y.check, "gate", 0)
+            if gate & gates == gate:
+                picked.append((y.check, y, value, {}))
+        rows = entry[1][key] = tuple(picked)
+    return rows
+
+
 def evaluate(table: Sequence[Yaku], ctx: Context) -> list[YakuHit]:
-    """The yaku of ``table`` that the interpretation has, after exclusions, in table order."""
-    closed = ctx.facts.closed
-    found: list[tuple[Yaku, int]] = []
-    for y in table:
-        value = y.closed if closed else y.open
-        if value is None or (value == 0 and y.unit != "points"):
-            continue
-        n = y.check(ctx)
+    """The yaku of ``table`` that the interpretation has, after exclusions, in table order.
+
+    Only the yaku whose checker's gate the hand meets are checked (:func:`gated`); a hit of a
+    yaku counted ``n`` times is made once and shared (a :class:`YakuHit` is immutable).
+    """
+    facts = ctx.facts
+    found: list[tuple[Yaku, int, int, dict[int, YakuHit]]] = []
+    for check, y, value, hits in _active(table, facts.closed, facts.gates):
+        n = check(ctx)
         if n:
-            found.append((y, n))
+            found.append((y, n, value, hits))
     if not found:
         return []
-    dropped = {x for y, _ in found for x in y.excludes}
-    return [
-        YakuHit(y.id, y.name, y.name_ja, (y.closed if closed else y.open or 0) * n, y.unit, n, y.series)
-        for y, n in found
-        if y.id not in dropped
-    ]
+    dropped = {x for f in found for x in f[0].excludes}
+    out: list[YakuHit] = []
+    for y, n, value, hits in found:
+        if y.id in dropped:
+            continue
+        hit = hits.get(n)
+        if hit is None:
+            hit = hits[n] = YakuHit(y.id, y.name, y.name_ja, value * n, y.unit, n, y.series)
+        out.append(hit)
+    return out
 
 
 def revalue(
@@ -186,18 +317,21 @@ def flag(name: str) -> Checker:
         return int(name in ctx.facts.flags)
 
     check.__name__ = f"flag_{name}"
-    return check
+    return gated(G_FLAGS)(check)
 
 
+@gated(G_TSUMO)
 def menzen_tsumo(ctx: Context) -> int:
     return int(ctx.facts.tsumo and ctx.facts.closed)
 
 
+@gated(G_FLAGS)
 def riichi(ctx: Context) -> int:
     f = ctx.facts.flags
     return int("riichi" in f and "double_riichi" not in f)
 
 
+@gated(G_NO_YAOCHUU)
 def tanyao(ctx: Context) -> int:
     return int(ctx.facts.no_yaochuu and ctx.interp.form != "kokushi")
 
@@ -214,13 +348,15 @@ def dragon_trip(tile: int) -> Checker:
     def check(ctx: Context) -> int:
         return int(tile in ctx.trips)
 
-    return check
+    return gated(G_HONOR_TRIP)(check)
 
 
+@gated(G_HONOR_TRIP)
 def seat_wind_trip(ctx: Context) -> int:
     return int(ctx.facts.seat_wind in ctx.trips)
 
 
+@gated(G_HONOR_TRIP)
 def round_wind_trip(ctx: Context) -> int:
     return int(ctx.facts.round_wind in ctx.trips)
 
@@ -246,11 +382,13 @@ def ryanpeikou(ctx: Context) -> int:
     return int(_identical_sequence_pairs(ctx) == 2)
 
 
+@gated(G_THREE_SUITS)
 def sanshoku(ctx: Context) -> int:
     s = set(ctx.seqs)
     return int(any(n in s and n + 9 in s and n + 18 in s for n in range(7)))
 
 
+@gated(G_ITTSU_TILES)
 def ittsu(ctx: Context) -> int:
     s = set(ctx.seqs)
     return int(any(b in s and b + 3 in s and b + 6 in s for b in (0, 9, 18)))
@@ -269,60 +407,74 @@ def _all_groups_have(ctx: Context, tiles: frozenset[int]) -> bool:
 _TERMINALS = frozenset(k for k in YAOCHUU if k < 27)
 
 
+@gated(G_NO_MIDDLE)
 def chanta(ctx: Context) -> int:
     """Every set and the pair hold a yaochuu tile, some honor, and at least one sequence."""
     return int(ctx.standard and bool(ctx.seqs) and ctx.facts.has_honors and _all_groups_have(ctx, YAOCHUU))
 
 
+@gated(G_NO_MIDDLE)
 def junchan(ctx: Context) -> int:
     return int(ctx.standard and bool(ctx.seqs) and not ctx.facts.has_honors and _all_groups_have(ctx, _TERMINALS))
 
 
+@gated(G_TRIPS4)
 def toitoi(ctx: Context) -> int:
     return int(ctx.standard and len(ctx.trips) == 4)
 
 
+@gated(G_TRIPS3)
 def sanankou(ctx: Context) -> int:
     return int(ctx.concealed_trips == 3)
 
 
+@gated(G_TRIPS4)
 def suuankou(ctx: Context) -> int:
     return int(ctx.concealed_trips == 4)
 
 
+@gated(G_TRIPS4)
 def suuankou_tanki(ctx: Context) -> int:
     return int(ctx.concealed_trips == 4 and ctx.interp.wait == "tanki")
 
 
+@gated(G_KANS3)
 def sankantsu(ctx: Context) -> int:
     return int(ctx.facts.n_kans == 3)
 
 
+@gated(G_KANS4)
 def suukantsu(ctx: Context) -> int:
     return int(ctx.facts.n_kans == 4)
 
 
+@gated(G_TRIPS3)
 def sanshoku_doukou(ctx: Context) -> int:
     s = set(ctx.trips)
     return int(any(n in s and n + 9 in s and n + 18 in s for n in range(9)))
 
 
+@gated(G_DRAGONS8)
 def shousangen(ctx: Context) -> int:
     return int(sum(1 for d in DRAGONS if d in ctx.trips) == 2 and ctx.pair in DRAGONS)
 
 
+@gated(G_DRAGONS8)
 def daisangen(ctx: Context) -> int:
     return int(all(d in ctx.trips for d in DRAGONS))
 
 
+@gated(G_WINDS11)
 def shousuushii(ctx: Context) -> int:
     return int(sum(1 for w in WIND_TILES if w in ctx.trips) == 3 and ctx.pair in WIND_TILES)
 
 
+@gated(G_WINDS11)
 def daisuushii(ctx: Context) -> int:
     return int(all(w in ctx.trips for w in WIND_TILES))
 
 
+@gated(G_ALL_YAOCHUU)
 def honroutou(ctx: Context) -> int:
     return int(ctx.facts.all_yaochuu and ctx.interp.form != "kokushi" and not ctx.seqs)
 
@@ -331,26 +483,32 @@ def chiitoitsu(ctx: Context) -> int:
     return int(ctx.interp.form == "chiitoitsu")
 
 
+@gated(G_ONE_SUIT)
 def honitsu(ctx: Context) -> int:
     return int(len(ctx.facts.number_suits) == 1 and ctx.facts.has_honors)
 
 
+@gated(G_ONE_SUIT)
 def chinitsu(ctx: Context) -> int:
     return int(len(ctx.facts.number_suits) == 1 and not ctx.facts.has_honors)
 
 
+@gated(G_NO_NUMBERS)
 def tsuuiisou(ctx: Context) -> int:
     return int(not ctx.facts.number_suits)
 
 
+@gated(G_ALL_YAOCHUU)
 def chinroutou(ctx: Context) -> int:
     return int(ctx.facts.all_yaochuu and not ctx.facts.has_honors)
 
 
+@gated(G_ALL_GREEN)
 def ryuuiisou(ctx: Context) -> int:
     return int(all(ctx.facts.counts[k] == 0 for k in range(34) if k not in GREEN_TILES))
 
 
+@gated(G_ALL_GREEN)
 def ryuuiisou_with_hatsu(ctx: Context) -> int:
     return int(ryuuiisou(ctx) and ctx.facts.counts[32] > 0)
 
@@ -366,10 +524,12 @@ def _chuuren_suit(ctx: Context) -> int | None:
     return None
 
 
+@gated(G_ONE_SUIT)
 def chuuren(ctx: Context) -> int:
     return int(ctx.interp.form == "standard" and _chuuren_suit(ctx) is not None)
 
 
+@gated(G_ONE_SUIT)
 def junsei_chuuren(ctx: Context) -> int:
     """Nine-sided chuuren: the 13 tiles before the win were exactly 1112345678999."""
     base = _chuuren_suit(ctx) if ctx.interp.form == "standard" else None
@@ -379,10 +539,12 @@ def junsei_chuuren(ctx: Context) -> int:
     return int(ctx.facts.counts[win] in (2, 4))
 
 
+@gated(G_ALL_YAOCHUU)
 def kokushi(ctx: Context) -> int:
     return int(ctx.interp.form == "kokushi")
 
 
+@gated(G_ALL_YAOCHUU)
 def kokushi_13(ctx: Context) -> int:
     return int(ctx.interp.wait == "kokushi_13")
 
