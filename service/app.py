@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import threading
 import time
 from collections.abc import AsyncIterator, Callable, Collection
 from contextlib import asynccontextmanager
@@ -22,10 +23,11 @@ from functools import cache
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from fastapi import FastAPI, File, Form, UploadFile
+from fastapi import FastAPI, File, Form, Request, UploadFile
 from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, WithJsonSchema
+from pydantic.json_schema import SkipJsonSchema
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from paiscan.scoring import HandError, check_context, context_fault, field_root, score_hand
@@ -49,16 +51,22 @@ from paiscan.service.errors import (
     ApiError,
     BodyCap,
     BodyLimitMiddleware,
+    BodyTimeoutMiddleware,
     GuardMiddleware,
+    SafeJSONResponse,
+    SecurityHeadersMiddleware,
     install_error_handlers,
     validation_error,
 )
-from paiscan.service.inference import Busy, InferencePool, Reader, ReaderUnavailable, load_reader
+from paiscan.service.inference import Busy, ClientGone, InferencePool, Reader, ReaderUnavailable, load_reader
 from paiscan.service.page_api import router as page_router
 from paiscan.service.preview import make_preview
 from paiscan.service.settings import ServiceSettings
 from paiscan.service.sheets import default_data_dir
 from paiscan.service.sheets_api import sheets_router
+from paiscan.service.strictjson import StrictRoute, strict_loads
+from paiscan.vision.deadline import Deadline, ReadingCancelled, ReadingStopped, ReadingTooSlow
+from paiscan.vision.deadline import limit as deadline_limit
 from paiscan.vision.image import ImageError, decode_image, sniff
 
 log = logging.getLogger("paiscan.service")
@@ -73,7 +81,9 @@ RulesField = Annotated[str, Form(description="ruleset id: its tile set and what 
 PreviewField = Annotated[
     PreviewMode, Form(description="annotated: the photo with boxes drawn; plain: the photo only; none: no preview")
 ]
-PhotoField = Annotated[UploadFile, File(description="the photo: JPEG, PNG, WebP or HEIC")]
+PhotoField = Annotated[
+    UploadFile, File(description="the photo: JPEG, PNG, WebP or HEIC", json_schema_extra={"minLength": 1})
+]
 HandField = Annotated[
     str,
     Form(
@@ -87,7 +97,16 @@ ERRORS_PHOTO: dict[int | str, dict[str, Any]] = {
     413: {"model": ErrorResponse, "description": "the upload is larger than the limit"},
     415: {"model": ErrorResponse, "description": "not a JPEG, PNG, WebP or HEIC image"},
     422: {"model": ErrorResponse, "description": "damaged, truncated or too large image; bad field"},
-    503: {"model": ErrorResponse, "description": "busy (see Retry-After) or the models are not available"},
+    408: {"model": ErrorResponse, "description": "the request body stalled (request_timeout)"},
+    503: {
+        "model": ErrorResponse,
+        "description": "busy or too_slow (see Retry-After), or the models are not available",
+    },
+}
+ERRORS_JSON: dict[int | str, dict[str, Any]] = {
+    408: {"model": ErrorResponse, "description": "the request body stalled (request_timeout)"},
+    413: {"model": ErrorResponse, "description": "the body is larger than the limit"},
+    503: {"model": ErrorResponse, "description": "busy (see Retry-After)"},
 }
 CSP = (
     "default-src 'self'; img-src 'self' data: blob:; style-src 'self'; script-src 'self'; "
@@ -108,6 +127,7 @@ class ServiceState:
     pool: InferencePool | None = None
     reader_name: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
+    json_in_flight: int = 0
 
     def get_pool(self) -> InferencePool:
         if self.pool is None:
@@ -116,7 +136,7 @@ class ServiceState:
 
     def not_ready_error(self) -> ApiError:
         if self.unavailable is not None:
-            return ApiError(503, "models_unavailable", f"photo reading is not available: {self.unavailable}")
+            return ApiError(503, "models_unavailable", self.unavailable)
         return ApiError(
             503,
             "models_unavailable",
@@ -124,14 +144,39 @@ class ServiceState:
             headers={"Retry-After": str(self.settings.retry_after_s)},
         )
 
-    def busy_error(self) -> ApiError:
+    def busy_error(self, waited: bool = False) -> ApiError:
         pool = self.get_pool()
+        message = (
+            f"the photo waited over {self.settings.queue_wait_s:g} s for a worker; try again shortly"
+            if waited
+            else f"the server is reading {pool.in_flight} photos, its limit; try again shortly"
+        )
+        return ApiError(503, "busy", message, headers={"Retry-After": str(self.settings.retry_after_s)})
+
+    def too_slow_error(self) -> ApiError:
         return ApiError(
             503,
-            "busy",
-            f"the server is reading {pool.in_flight} photos, its limit; try again shortly",
+            "too_slow",
+            f"reading this photo took longer than the limit of {self.settings.read_timeout_s:g} s; try again when "
+            "the server is less busy, or send a closer photo of the hand alone",
+            "file",
             headers={"Retry-After": str(self.settings.retry_after_s)},
         )
+
+    async def run_json_job(self, fn: Callable[..., dict[str, Any]], *args: Any) -> dict[str, Any]:
+        """``fn(*args)`` off the event loop, at most ``json_jobs`` at once; more are answered 503 busy."""
+        if self.json_in_flight >= self.settings.json_jobs:
+            raise ApiError(
+                503,
+                "busy",
+                f"the server is computing {self.json_in_flight} answers, its limit; try again shortly",
+                headers={"Retry-After": str(self.settings.retry_after_s)},
+            )
+        self.json_in_flight += 1
+        try:
+            return await asyncio.to_thread(fn, *args)
+        finally:
+            self.json_in_flight -= 1
 
 
 def server_timing(timings: dict[str, float]) -> str:
@@ -286,8 +331,8 @@ class GameIn(BaseModel):
     abandoned: GameAbandonedIn | None = None
 
     def to_record(self) -> dict[str, Any]:
-        """The record as given (fields left out stay out)."""
-        return self.model_dump(exclude_unset=True, by_alias=True)
+        """The record as given (fields left out stay out; a null is a field left out, as the schema says)."""
+        return self.model_dump(exclude_unset=True, exclude_none=True, by_alias=True)
 
 
 class GameOut(BaseModel):
@@ -350,11 +395,11 @@ def create_app(settings: ServiceSettings | None = None, reader: Reader | None = 
             await asyncio.to_thread(state.reader.warm)
             state.ready = True
             log.info("photo reader %s ready (warmed in %.0f ms)", state.reader_name, (time.perf_counter() - t0) * 1000)
-        except ReaderUnavailable as exc:
-            state.unavailable = str(exc)
+        except ReaderUnavailable as exc:  # the detail (paths, the library's words) goes to the log only
+            state.unavailable = exc.public
             log.warning("photo reading unavailable: %s", exc)
-        except Exception as exc:  # a model that fails to load must not stop scoring by JSON
-            state.unavailable = f"the photo reader failed to start ({type(exc).__name__}: {exc})"
+        except Exception:  # a model that fails to load must not stop scoring by JSON
+            state.unavailable = "photo reading is not available: the photo reader failed to start"
             log.exception("photo reader failed to start")
         finally:
             state.starting = False
@@ -376,7 +421,10 @@ def create_app(settings: ServiceSettings | None = None, reader: Reader | None = 
         '`{"error": {"code", "message", "field"}}`.',
         lifespan=lifespan,
         swagger_ui_parameters={"validatorUrl": None},
+        redirect_slashes=False,  # a redirect would echo the Host header
+        default_response_class=SafeJSONResponse,
     )
+    app.router.route_class = StrictRoute  # JSON bodies: no duplicate keys, no lone surrogates
     app.state.service = state
     install_error_handlers(app)
 
@@ -396,6 +444,8 @@ def create_app(settings: ServiceSettings | None = None, reader: Reader | None = 
 
     app.add_middleware(PrecheckMiddleware, state=state)
     app.add_middleware(BodyLimitMiddleware, cap_for=cap_for)
+    app.add_middleware(BodyTimeoutMiddleware, pause_s=settings.body_timeout_s, total_s=settings.body_total_s)
+    app.add_middleware(SecurityHeadersMiddleware, csp=CSP)
     app.add_middleware(GuardMiddleware)
 
     # ------------------------------------------------------------------ health
@@ -446,12 +496,12 @@ def create_app(settings: ServiceSettings | None = None, reader: Reader | None = 
         "/v1/score",
         response_model=ScoreOut,
         tags=["scoring"],
-        responses={413: {"model": ErrorResponse}, 422: {"model": ErrorResponse, "description": "an invalid hand"}},
+        responses={**ERRORS_JSON, 422: {"model": ErrorResponse, "description": "an invalid hand"}},
     )
     async def score(hand: HandIn) -> Any:
         """Score a Hand (contract JSON); an invalid hand is 422 naming the field."""
         t0 = time.perf_counter()
-        out = await asyncio.to_thread(_score, hand.to_contract())  # off the event loop, as a replay is
+        out = await state.run_json_job(_score, hand.to_contract())  # off the event loop, as a replay is
         timings = {"score": (time.perf_counter() - t0) * 1000}
         out["timings_ms"] = {k: round(v, 2) for k, v in timings.items()}
         return JSONResponse(out, headers={"Server-Timing": server_timing(timings)})
@@ -461,33 +511,42 @@ def create_app(settings: ServiceSettings | None = None, reader: Reader | None = 
         "/v1/games",
         response_model=GameOut,
         tags=["games"],
-        responses={
-            413: {"model": ErrorResponse},
-            422: {"model": ErrorResponse, "description": "an invalid game record"},
-        },
+        responses={**ERRORS_JSON, 422: {"model": ErrorResponse, "description": "an invalid game record"}},
     )
     async def games(record: GameIn) -> Any:
         """Replay a game record (docs/game_records.md): each hand's deal, points and running scores, the
         end of the game, the settlement, and every hand where the sheet and the rules disagree. An invalid
         record is 422 naming the field (``hands[3].discarder``, ``hands[0].hand.win_tile`` …)."""
         t0 = time.perf_counter()
-        out = await asyncio.to_thread(_replay_game, record.to_record())
+        out = await state.run_json_job(_replay_game, record.to_record())
         timings = {"replay": (time.perf_counter() - t0) * 1000}
         out["timings_ms"] = {k: round(v, 2) for k, v in timings.items()}
         return JSONResponse(out, headers={"Server-Timing": server_timing(timings)})
 
     # ------------------------------------------------------------------ photos
     def read_job(
+        data: bytes,
+        rules: str,
+        context: dict[str, Any] | None,
+        preview: PreviewMode,
+        queued_at: float,
+        cancel: threading.Event,
+    ) -> dict[str, Any]:
+        """Decode, read and draw one photo (runs in a worker thread) within ``read_timeout_s``."""
+        with deadline_limit(deadline=Deadline(settings.read_timeout_s, cancelled=cancel)) as deadline:
+            deadline.check()
+            return read_within(data, rules, context, preview, queued_at)
+
+    def read_within(
         data: bytes, rules: str, context: dict[str, Any] | None, preview: PreviewMode, queued_at: float
     ) -> dict[str, Any]:
-        """Decode, read and draw one photo (runs in a worker thread)."""
         t0 = time.perf_counter()
         reader = state.reader
         if reader is None:
             raise state.not_ready_error()
         try:
             decoded = decode_image(data, settings.max_pixels, settings.decode_max_side)
-        except ImageError:
+        except (ImageError, ReadingStopped):
             raise
         except Exception as exc:  # a codec's own failure: the photo's error, never an internal one
             log.exception("decoding a photo failed")
@@ -498,7 +557,7 @@ def create_app(settings: ServiceSettings | None = None, reader: Reader | None = 
         try:
             result = reader.read(decoded, rules=rules, context=context)
             out = result.to_dict()
-        except ImageError:
+        except (ImageError, ReadingStopped):
             raise
         except HandError as err:
             raise ApiError(422, err.code, err.message, err.field or "rules") from None
@@ -531,10 +590,11 @@ def create_app(settings: ServiceSettings | None = None, reader: Reader | None = 
         return out
 
     async def read_photo(
-        file: UploadFile, rules: str, context: dict[str, Any] | None, preview: PreviewMode
+        request: Request, file: UploadFile, rules: str, context: dict[str, Any] | None, preview: PreviewMode
     ) -> dict[str, Any]:
         if not state.ready:
             raise state.not_ready_error()
+        await _refuse_repeated_fields(request)
         data = await file.read()
         if not data:
             raise ApiError(415, "not_an_image", "the file is empty", "file")
@@ -542,12 +602,28 @@ def create_app(settings: ServiceSettings | None = None, reader: Reader | None = 
             raise ApiError(413, "too_large", photo_cap.message, "file")
         if sniff(data[:16]) is None:
             raise ApiError(415, "not_an_image", "the file is not a JPEG, PNG, WebP or HEIC image", "file")
+        cancel = threading.Event()
         try:
-            return await state.get_pool().run(read_job, data, rules, context, preview, time.perf_counter())
-        except Busy:
-            raise state.busy_error() from None
+            return await state.get_pool().run(
+                read_job,
+                data,
+                rules,
+                context,
+                preview,
+                time.perf_counter(),
+                cancel,
+                queue_wait_s=settings.queue_wait_s,
+                gone=request.is_disconnected,
+                on_gone=cancel.set,
+            )
+        except Busy as exc:
+            raise state.busy_error(waited=exc.waited) from None
         except ImageError as exc:
             raise _image_error(exc) from None
+        except ReadingTooSlow:
+            raise state.too_slow_error() from None
+        except (ClientGone, ReadingCancelled):  # nobody reads this answer: it is for the access log
+            raise ApiError(408, "client_gone", "the client closed the connection before the answer") from None
 
     def finish(out: dict[str, Any], t0: float, timings: dict[str, float], status: int = 200) -> JSONResponse:
         timings["total"] = (time.perf_counter() - t0) * 1000
@@ -557,20 +633,23 @@ def create_app(settings: ServiceSettings | None = None, reader: Reader | None = 
         )
 
     @app.post("/v1/read", response_model=ReadOut, tags=["photos"], responses=ERRORS_PHOTO)
-    async def read(file: PhotoField, rules: RulesField = "riichi", preview: PreviewField = "annotated") -> Any:
+    async def read(
+        request: Request, file: PhotoField, rules: RulesField = "riichi", preview: PreviewField = "annotated"
+    ) -> Any:
         """What a photo shows: detections, the hand, alternatives, ambiguities and a preview (≤ 1024 px)."""
         t0 = time.perf_counter()
         _check_rules(rules, "rules")
-        out = await read_photo(file, rules, None, preview)
+        out = await read_photo(request, file, rules, None, preview)
         return finish(out, t0, dict(out.pop("timings_ms")))
 
     @app.post("/v1/photo-score", response_model=PhotoScoreOut, tags=["photos"], responses=ERRORS_PHOTO)
     async def photo_score(
+        request: Request,
         file: PhotoField,
         hand: HandField = "{}",
         preview: PreviewField = "annotated",
         rules: Annotated[
-            str | None,
+            str | SkipJsonSchema[None],
             Form(description="ruleset id, as /v1/read takes it (or hand.rules; both must agree)", max_length=64),
         ] = None,
     ) -> Any:
@@ -588,7 +667,8 @@ def create_app(settings: ServiceSettings | None = None, reader: Reader | None = 
             check_context(context)
         except HandError as err:
             raise ApiError(422, err.code, err.message, f"hand.{err.field}" if err.field else "hand") from None
-        recognised = await read_photo(file, rules, {k: v for k, v in context.items() if k not in TILE_FIELDS}, preview)
+        situation = {k: v for k, v in context.items() if k not in TILE_FIELDS}
+        recognised = await read_photo(request, file, rules, situation, preview)
         timings = dict(recognised.pop("timings_ms"))
         recognised["timings_ms"] = {k: round(v, 1) for k, v in timings.items()}
         read_hand = {k: v for k, v in (recognised.get("hand") or {}).items() if k in HAND_FIELDS}
@@ -631,10 +711,18 @@ def create_app(settings: ServiceSettings | None = None, reader: Reader | None = 
     return app
 
 
+async def _refuse_repeated_fields(request: Request) -> None:
+    """A form field given twice (two ``file`` parts …) is refused rather than one silently taken."""
+    form = await request.form()  # parsed once: FastAPI has read it already
+    for name in dict.fromkeys(form.keys()):
+        if len(form.getlist(name)) > 1:
+            raise ApiError(422, "duplicate_field", f"the form gives {name!r} more than once: send it once", name)
+
+
 def _parse_context(text: str) -> dict[str, Any]:
     """The photo-score ``hand`` field: JSON of the Hand without its tiles."""
     try:
-        raw = json.loads(text) if text.strip() else {}
+        raw = strict_loads(text, prefix="hand") if text.strip() else {}
     except (json.JSONDecodeError, RecursionError) as exc:
         raise ApiError(
             422, "bad_json", f"hand is not valid JSON: {getattr(exc, 'msg', 'too deeply nested')}", "hand"
@@ -649,7 +737,7 @@ def _parse_context(text: str) -> dict[str, Any]:
         model = HandContext.model_validate(raw)
     except ValidationError as exc:
         raise validation_error(exc.errors(), prefix="hand") from None
-    return model.model_dump(exclude_unset=True, by_alias=True)
+    return model.model_dump(exclude_unset=True, exclude_none=True, by_alias=True)
 
 
 def _human_bytes(n: int) -> str:
@@ -680,4 +768,6 @@ def serve(host: str = "127.0.0.1", port: int = 8000) -> None:
     """Run the service (``paiscan serve``); settings come from ``PAISCAN_*`` environment variables."""
     import uvicorn
 
-    uvicorn.run(app, host=host, port=port, log_level="info", timeout_keep_alive=15)
+    from paiscan.service.server import uvicorn_config
+
+    uvicorn.Server(uvicorn_config(app, app.state.service.settings, host, port)).run()

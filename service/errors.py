@@ -7,14 +7,16 @@ last resort that keeps an unexpected exception from ever becoming a bare 500.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
+import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from fastapi import FastAPI, Request
+from fastapi import FastAPI, HTTPException, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
@@ -44,6 +46,15 @@ _STATUS_CODES = {
 }
 
 
+class SafeJSONResponse(JSONResponse):
+    """JSON whose text is always valid UTF-8: a lone surrogate that slipped into a message is written
+    as its escape instead of failing the answer (the inputs are refused before, see strictjson)."""
+
+    def render(self, content: Any) -> bytes:
+        text = json.dumps(content, ensure_ascii=False, allow_nan=False, indent=None, separators=(",", ":"))
+        return text.encode("utf-8", "backslashreplace")
+
+
 class ApiError(Exception):
     """An error answer: status, the contract's code/message/field, and optional headers and extra keys."""
 
@@ -69,7 +80,15 @@ class ApiError(Exception):
         return {"error": {"code": self.code, "message": self.message, "field": self.field}, **self.extra}
 
     def response(self) -> JSONResponse:
-        return JSONResponse(self.body(), status_code=self.status, headers=self.headers)
+        return SafeJSONResponse(self.body(), status_code=self.status, headers=self.headers)
+
+
+class ApiHTTPError(HTTPException):
+    """An :class:`ApiError` raised where FastAPI lets only an HTTPException through (parsing a body)."""
+
+    def __init__(self, error: ApiError) -> None:
+        super().__init__(error.status, error.message)
+        self.error = error
 
 
 def error_body(code: str, message: str, field: str | None = None) -> dict[str, Any]:
@@ -176,6 +195,8 @@ def install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        if isinstance(exc, ApiHTTPError):
+            return exc.error.response()
         if exc.status_code == 400:
             # FastAPI's "There was an error parsing the body": JSON nested too deeply, broken multipart …
             is_json = "json" in request.headers.get("content-type", "")
@@ -185,11 +206,11 @@ def install_error_handlers(app: FastAPI) -> None:
                 if isinstance(exc.detail, str)
                 else "the request body could not be parsed"
             )
-            return JSONResponse(error_body(code, message, field), status_code=422)
+            return SafeJSONResponse(error_body(code, message, field), status_code=422)
         code = _STATUS_CODES.get(exc.status_code, "http_error")
         message = exc.detail if isinstance(exc.detail, str) else json.dumps(exc.detail)
         status = exc.status_code if exc.status_code < 500 else UNEXPECTED_STATUS
-        return JSONResponse(error_body(code, message), status_code=status, headers=exc.headers)
+        return SafeJSONResponse(error_body(code, message), status_code=status, headers=exc.headers)
 
     @app.exception_handler(Exception)
     async def _unexpected(request: Request, exc: Exception) -> JSONResponse:  # pragma: no cover - see the guard
@@ -199,7 +220,7 @@ def install_error_handlers(app: FastAPI) -> None:
 def unexpected_response(exc: BaseException) -> JSONResponse:
     incident = uuid.uuid4().hex[:12]
     log.error("unexpected error %s: %r", incident, exc, exc_info=exc)
-    return JSONResponse(
+    return SafeJSONResponse(
         error_body(
             "internal_error",
             f"the request could not be processed (incident {incident}; the server log has the details)",
@@ -309,7 +330,7 @@ def _content_length(scope: Scope) -> int | None:
 
 
 def _too_large(limit: BodyCap) -> JSONResponse:
-    return JSONResponse(
+    return SafeJSONResponse(
         error_body("too_large", limit.message, limit.field), status_code=413, headers={"Connection": "close"}
     )
 
@@ -321,3 +342,98 @@ class BodyCap:
     bytes: int
     field: str
     message: str
+
+
+class BodyTimeoutMiddleware:
+    """Answer 408 ``request_timeout`` (and close) when a request body stalls or takes too long.
+
+    ``pause_s``: the longest wait for the body's next chunk; ``total_s``: the longest the whole body
+    may take. A slow or stalled upload then holds a connection and a little memory for a bounded
+    time, whatever server runs the application.
+    """
+
+    def __init__(self, app: ASGIApp, pause_s: float, total_s: float) -> None:
+        self.app = app
+        self.pause_s = pause_s
+        self.total_s = total_s
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        start = time.monotonic()
+        more = True
+        timed_out = False
+        response_started = False
+
+        async def timed_receive() -> Message:
+            nonlocal more, timed_out
+            if not more:  # the body is in: what follows is the wait for a disconnect
+                return await receive()
+            wait = min(self.pause_s, self.total_s - (time.monotonic() - start))
+            try:
+                message = await asyncio.wait_for(receive(), timeout=max(wait, 0.001))
+            except TimeoutError:
+                timed_out = True
+                if not response_started:
+                    whole = time.monotonic() - start >= self.total_s - 0.001
+                    why = f"took longer than {self.total_s:g} s" if whole else f"paused over {self.pause_s:g} s"
+                    response = SafeJSONResponse(
+                        error_body("request_timeout", f"the request body {why}: send it again", "body"),
+                        status_code=408,
+                        headers={"Connection": "close"},
+                    )
+                    await response(scope, receive, send)
+                raise BodyTimedOut() from None
+            if message["type"] != "http.request" or not message.get("more_body", False):
+                more = False
+            return message
+
+        async def guarded_send(message: Message) -> None:
+            nonlocal response_started
+            if timed_out:
+                return
+            if message["type"] == "http.response.start":
+                response_started = True
+            await send(message)
+
+        try:
+            await self.app(scope, timed_receive, guarded_send)
+        except Exception:
+            if not timed_out:
+                raise
+
+
+class BodyTimedOut(Exception):
+    """A request body stalled (already answered 408)."""
+
+
+#: the paths of the phone page, which get its Content-Security-Policy
+PAGE_PATHS = ("/", "/static/")
+
+
+class SecurityHeadersMiddleware:
+    """``X-Content-Type-Options: nosniff`` on every answer, and the page's Content-Security-Policy on
+    every answer under the page's paths (``/``, ``/static/…``, an HTML file served directly too)."""
+
+    def __init__(self, app: ASGIApp, csp: str) -> None:
+        self.app = app
+        self.csp = csp.encode("latin-1")
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        path = str(scope.get("path", ""))
+        page = path == "/" or path.startswith(PAGE_PATHS[1]) or path.endswith((".html", ".htm"))
+
+        async def send_with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = [(k, v) for k, v in message.get("headers", []) if k.lower() != b"server"]
+                headers.append((b"x-content-type-options", b"nosniff"))
+                if page and not any(k.lower() == b"content-security-policy" for k, _ in headers):
+                    headers.append((b"content-security-policy", self.csp))
+                message = {**message, "headers": headers}
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)

@@ -96,7 +96,9 @@ def test_page_and_static_files_are_offline(client: TestClient) -> None:
         assert client.get(f"/static/{name}").status_code == 200
     static = Path(__file__).resolve().parents[1] / "service" / "static"
     for f in static.iterdir():
-        text = f.read_text(encoding="utf-8")
+        if f.suffix not in (".html", ".js", ".css", ".json", ".webmanifest", ".svg"):
+            continue  # pictures (the page's icons) hold no address
+        text = f.read_text(encoding="utf-8").replace('xmlns="http://www.w3.org/2000/svg"', "")  # a name, not a fetch
         assert "http://" not in text and "https://" not in text and "//cdn" not in text, f.name
 
 
@@ -540,7 +542,8 @@ class BrokenWarmReader(DemoReader):
 def test_a_reader_that_fails_to_warm_is_unavailable_not_fatal() -> None:
     with TestClient(create_app(settings(), reader=BrokenWarmReader())) as c:
         body = assert_error(c.get("/readyz"), 503, "models_unavailable")
-        assert "could not allocate" in body["error"]["message"]
+        assert "not available" in body["error"]["message"]
+        assert "could not allocate" not in body["error"]["message"]  # the library's words stay in the log
 
 
 # ---------------------------------------------------------------------- never a 500

@@ -181,14 +181,14 @@ def _reduction(fmt: str, w: int, h: int, max_pixels: int, max_side: int | None) 
         if not fits:
             raise ImageError(
                 "too_many_pixels",
-                f"the image has {w}×{h} = {_mp(pixels)}; the limit is {_mp(max_pixels)} ({_limit_note(fmt)})",
+                f"the image has {w}×{h} pixels ({_mp(pixels)}); the limit is {_mp(max_pixels)} ({_limit_note(fmt)})",
             )
         wanted = [f for f in fits if max_side is None or long_side // f >= max_side]
         return max(wanted) if max_side is not None and wanted else fits[0]
     if pixels > max_pixels:
         raise ImageError(
             "too_many_pixels",
-            f"the image has {w}×{h} = {_mp(pixels)}; the limit is {_mp(max_pixels)} ({_limit_note(fmt)})",
+            f"the image has {w}×{h} pixels ({_mp(pixels)}); the limit is {_mp(max_pixels)} ({_limit_note(fmt)})",
         )
     if max_side is None:
         return 1
