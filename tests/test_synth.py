@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import random
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +22,9 @@ from paiscan.scoring.generate import random_hand as scoring_random_hand
 from paiscan.scoring.registry import get_ruleset
 
 BG = (255, 0, 255)  # magenta: no tile colour is this
-PLAIN = SynthConfig(effects=False, background_color=BG, p_black_set=0.0, p_cut=0.0, instance_map=True)
+PLAIN = SynthConfig(
+    effects=False, background_color=BG, p_black_set=0.0, p_cut=0.0, instance_map=True, p_clutter=0.0, p_rack=0.0
+)
 
 
 def expected_labels(structure: dict[str, Any], meta: dict[str, Any]) -> Counter[int]:
@@ -131,6 +134,9 @@ def test_write_dataset_and_crops(tmp_path: Path) -> None:
     cfg = SynthConfig(
         tilt_deg=(0.0, 0.0), roll_deg=(0.0, 0.0), yaw_deg=(0.0, 0.0), p_standing=0.0, p_twist=0.0, p_cut=0.0
     )
+    cfg = replace(
+        cfg, p_heap=0.0, p_seat_view=0.0, p_rack=0.0
+    )  # flat tiles alone: a heap's tile on its side is squarer
     write_dataset(tmp_path / "a", n=4, seed=5, crops=True, progress=False, config=cfg)
     out = tmp_path / "a"
     names = sorted(p.stem for p in (out / "images").glob("*.jpg"))
@@ -154,7 +160,9 @@ def test_write_dataset_and_crops(tmp_path: Path) -> None:
         im = cv2.imread(str(p))
         assert im is not None
         h, w = im.shape[:2]
-        assert h > w, p  # upright, sideways tiles included
+        # upright, sideways tiles included (a box near square, a sideways tile far off the axis
+        # showing its side, is turned or not by the 1.15 rule of ``cut_window``: never clearly landscape)
+        assert h > w or w < 1.3 * h, p
         assert int(p.parent.name) in range(38)
     metas = [json.loads(p.read_text()) for p in (out / "meta").glob("*.json")]
     n_rot = sum(b["rotated"] for m in metas for b in m["boxes"])
@@ -256,7 +264,7 @@ def test_crop_angles_follow_the_crops_on_disk(tmp_path: Path) -> None:
             if b["face_down"]:
                 assert np.isnan(a)
                 continue
-            turned = a - b["angle_deg"]
+            turned = round(a - b["angle_deg"], 6)
             assert turned in (0.0, 90.0)
             n_turned += turned == 90.0
             # a landscape box is turned: its face's axis then lies along the crop's height

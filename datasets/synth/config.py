@@ -7,6 +7,18 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
+#: every kind of distractor (``props.DISTRACTOR_KINDS`` draws them; kept here so the config imports no OpenCV)
+DISTRACTOR_KINDS: tuple[str, ...] = (
+    "keyboard",
+    "keycaps",
+    "led_digits",
+    "poker_chips",
+    "cards",
+    "phone",
+    "dice",
+    "centre_panel",
+    "knob",
+)
 
 
 @dataclass(frozen=True)
@@ -53,6 +65,26 @@ class SynthConfig:
     """Probability of the Black tile art (dark faces) instead of Regular."""
     p_font_redraw: float = 0.35
     """Probability that characters and honors are re-drawn with a CJK font (when one exists)."""
+    p_seat_view: float = 0.1
+    """Probability of an automatic table seen from the player's seat: the row standing upright
+    facing a low camera (``seat_tilt_deg``), the table's centre panel beyond it."""
+    seat_tilt_deg: tuple[float, float] = (55.0, 75.0)
+    """Camera tilt of a seat view."""
+    p_rack: float = 0.08
+    """Probability that the concealed row stands on a rack (a render with a standing row)."""
+    p_heap: float = 0.15
+    """Probability of a heap of loose tiles by the hand: face up, face down and on their side
+    (a tile showing only its edge goes to the ignore list)."""
+    p_small: float = 0.15
+    """Probability that the hand is small in the frame: ``small_fill`` instead of ``fill``."""
+    small_fill: tuple[float, float] = (0.2, 0.45)
+    """Share of the frame a small hand spans."""
+    p_clutter: float = 0.4
+    """Probability of distractors on the table (never labelled; placed clear of every tile)."""
+    n_distractors: tuple[int, int] = (1, 5)
+    """How many distractors a cluttered render tries to place (inclusive range)."""
+    distractors: tuple[str, ...] = DISTRACTOR_KINDS
+    """Which kinds of distractor to draw from (``paiscan.datasets.synth.props.DISTRACTOR_KINDS``)."""
     jpeg_quality: tuple[int, int] = (40, 95)
     """JPEG quality range of the written image."""
     effects: bool = True

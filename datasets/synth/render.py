@@ -17,10 +17,11 @@ from typing import Any
 import cv2
 import numpy as np
 
-from . import art, table
+from . import art, props, table
 from .config import SynthConfig
+from .effects import photo_effects
 from .hands import random_hand
-from .scene import TileDims, TilePlace, layout_hand, random_dims
+from .scene import TileDims, TilePlace, camera_config, choose_scene, layout_hand, random_dims, settle_side_tiles
 from .tiles import CLASS_NAMES, FACE_DOWN, to_mpsz
 
 SHIFT = 4  # sub-pixel bits for cv2 polygon drawing
@@ -100,6 +101,9 @@ def tile_frame(t: TilePlace, d: TileDims) -> tuple[np.ndarray, np.ndarray]:
     if t.pose == "standing":
         u, v, n = np.array([1.0, 0, 0]), np.array([0.0, 0, 1]), np.array([0.0, -1, 0])
         off = np.array([0.0, -d.d / 2, t.z0 + d.h / 2])
+    elif t.pose == "side":  # on a long side: the glyph's axis along x, the face towards -y
+        u, v, n = np.array([0.0, 0, -1]), np.array([1.0, 0, 0]), np.array([0.0, -1, 0])
+        off = np.array([0.0, -d.d / 2, t.z0 + d.w / 2])
     elif t.face_down:
         u, v, n = np.array([-1.0, 0, 0]), np.array([0.0, 1, 0]), np.array([0.0, 0, -1])
         off = np.array([0.0, 0.0, t.z0])
@@ -537,54 +541,6 @@ def _shade_map(
     return fall * (1.0 - strength * softf) * (1.0 - 0.4 * contf)
 
 
-# ----------------------------------------------------------------------------- post
-
-
-def _post(img: np.ndarray, rng: np.random.Generator, res: float) -> tuple[np.ndarray, dict]:
-    h, w = img.shape[:2]
-    info: dict[str, Any] = {}
-    # tone curve: white balance, exposure, gamma, contrast in one LUT
-    temp = float(np.clip(rng.normal(0, 1), -2, 2))  # colour temperature (blue <-> amber)
-    gains = rng.uniform(0.95, 1.05, 3) * np.array([1.0 + 0.05 * temp, 1.0, 1.0 - 0.05 * temp])
-    gains *= rng.uniform(0.88, 1.12)
-    gamma = rng.uniform(0.85, 1.18)
-    x = np.arange(256, dtype=np.float64) / 255.0
-    lut = np.stack([np.clip(x * g, 0, 1) ** gamma for g in gains], axis=1)
-    black = rng.uniform(0, 0.04)
-    lut = np.clip((lut * (1 - black) + black) * 255.0 + 0.5, 0, 255).astype(np.uint8)
-    img = cv2.LUT(img, lut.reshape(256, 1, 3))
-    info["wb_gains"] = [round(float(g), 3) for g in gains]
-    # lens blur (always a little) and sometimes motion blur
-    sigma = rng.uniform(0.35, 1.3) * res
-    if rng.random() < 0.12:
-        sigma *= rng.uniform(1.5, 2.5)
-    img = cv2.GaussianBlur(img, (0, 0), sigma)
-    info["blur_sigma"] = round(float(sigma), 3)
-    if rng.random() < 0.25:
-        length = max(2, round(rng.uniform(2, 8) * res))
-        ang = rng.uniform(0, math.pi)
-        ker = np.zeros((length * 2 + 1, length * 2 + 1), np.float32)
-        c = length
-        dx, dy = math.cos(ang) * length / 2, math.sin(ang) * length / 2
-        cv2.line(ker, (round(c - dx), round(c - dy)), (round(c + dx), round(c + dy)), 1.0, 1, cv2.LINE_AA)
-        ker /= ker.sum()
-        img = cv2.filter2D(img, -1, ker)
-        info["motion_blur_px"] = length
-    # sensor noise
-    std = rng.uniform(1.0, 7.0)
-    field_ = table.noise_field()
-    n = field_.shape[0]
-    if h > n or w > n:
-        reps = (math.ceil(h / n) + 1, math.ceil(w / n) + 1, 1)
-        field_ = np.tile(field_, reps)
-    oy = int(rng.integers(0, field_.shape[0] - h + 1))
-    ox = int(rng.integers(0, field_.shape[1] - w + 1))
-    a = std / 32.0
-    img = cv2.addWeighted(img, 1.0, field_[oy : oy + h, ox : ox + w], a, -128.0 * a)
-    info["noise_std"] = round(float(std), 2)
-    return img, info
-
-
 # ----------------------------------------------------------------------------- main entry
 
 
@@ -612,14 +568,16 @@ def render_sample(seed: int, rules: str = "riichi", config: SynthConfig | None =
     style = art.random_style(rng, config)
     back_bgr = np.array(art.BACK_COLORS[int(rng.integers(len(art.BACK_COLORS)))], np.float64)
     back_bgr = np.clip(back_bgr * rng.uniform(0.9, 1.1, 3), 0, 255)
-    places = layout_hand(hand, rng, config, dims, rules)
+    choice = choose_scene(rng, config)
+    places = layout_hand(hand, rng, config, dims, rules, choice)
     rings = tile_rings(dims)
     n_ring = rings.shape[1]
     frames = [tile_frame(t, dims) for t in places]
     worlds = [o[None, None, :] + rings @ m.T for o, m in frames]
     standing = any(t.pose == "standing" for t in places)
     main_pts = np.concatenate([wd.reshape(-1, 3) for wd, t in zip(worlds, places, strict=True) if t.main])
-    cam, cam_info = fit_camera(rng, config, main_pts, w, h, standing, dims.w)
+    cam, cam_info = fit_camera(rng, camera_config(config, choice), main_pts, w, h, standing, dims.w)
+    settle_side_tiles(places, frames, cam.c)
     uvs = []
     depths = []
     for wd in worlds:
@@ -635,7 +593,10 @@ def render_sample(seed: int, rules: str = "riichi", config: SynthConfig | None =
         * 0.75
     )
     light = _random_lighting(rng, math.hypot(w, h), config.effects)
-    img = _background(rng, config, cam, w, h, tile_px, worlds, light)
+    things = props.stage(rng, config, choice, places, dims, cam.project, uvs, (w, h))
+    img = _background(rng, config, cam, w, h, tile_px, worlds + [p.points() for p, _ in things], light)
+    for prop, _box in things:
+        props.draw_prop(img, prop, cam, light)
     hue_m = art.hue_matrix(style.hue_deg, style.saturation)
     face_mat = np.array(style.face_bgr, np.float64)
     side_mat = face_mat * (0.93 if style.art_set == "Regular" else 1.0)
@@ -673,7 +634,7 @@ def render_sample(seed: int, rules: str = "riichi", config: SynthConfig | None =
             cv2.fillConvexPoly(ids, cv2.convexHull(_fixed(uv.reshape(-1, 2))), i + 1, cv2.LINE_8, SHIFT)
     post_info: dict[str, Any] = {}
     if config.effects:
-        img, post_info = _post(img, rng, res)
+        img, post_info = photo_effects(img, rng, res)
     quality = int(rng.integers(config.jpeg_quality[0], config.jpeg_quality[1] + 1))
     ok, enc = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, quality])
     if not ok:  # pragma: no cover
@@ -682,6 +643,10 @@ def render_sample(seed: int, rules: str = "riichi", config: SynthConfig | None =
         img, enc.tobytes(), places, frames, uvs, cam, dims, hand, style, cam_info, post_info, quality, back_bgr, seed
     )
     sample.instance_map = ids
+    sample.meta["scene"] = {"seat": choice.seat, "rack": choice.rack > 0, "heap": choice.heap, "small": choice.small}
+    sample.meta["distractors"] = [
+        {"kind": p.kind, "box": [round(v, 2) for v in b]} for p, b in things if p.kind != "rack"
+    ]
     return sample
 
 
@@ -717,10 +682,10 @@ def _assemble(
         if cx1 <= cx0 or cy1 <= cy0:
             continue  # entirely outside the frame
         frac = (cx1 - cx0) * (cy1 - cy0) / area
-        if t.group in ("background", "dead_wall"):
+        if t.group in ("background", "dead_wall", "heap"):
             background.append(t.label)
         box = [float(cx0), float(cy0), float(cx1), float(cy1)]
-        if frac < MIN_VISIBLE:
+        if frac < MIN_VISIBLE or t.extra.get("edge_on"):
             ignored.append(box)
             ignored_cls.append(t.label)
             continue

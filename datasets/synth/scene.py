@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from collections import Counter
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -35,12 +36,12 @@ class TilePlace:
     x: float  # centre of the footprint
     y: float
     yaw: float  # radians about z; 0: glyph top points away (+y)
-    pose: str = "flat"  # "flat" (lying) or "standing" (upright, face towards -y)
+    pose: str = "flat"  # "flat" (lying), "standing" (upright, face towards -y) or "side" (on a long side)
     face_down: bool = False
     upside_down: bool = False
     sideways: bool = False
     z0: float = 0.0  # height of the footprint (stacking)
-    group: str = "hand"  # hand | win | meld | dora | nuki | dead_wall | background
+    group: str = "hand"  # hand | win | meld | dora | nuki | dead_wall | background | heap
     group_index: int = 0  # which meld / position in the group
     main: bool = True  # part of the hand the camera frames
     extra: dict[str, Any] = field(default_factory=dict)
@@ -62,22 +63,55 @@ def random_dims(rng: np.random.Generator) -> TileDims:
     )
 
 
+@dataclass(frozen=True)
+class SceneChoice:
+    """What else one render shows besides the hand (each a :class:`SynthConfig` knob)."""
+
+    seat: bool = False  # an automatic table seen from the seat: the row standing, a low camera
+    rack: float = 0.0  # height (mm) of the rack the row stands on; 0: no rack
+    heap: bool = False  # a heap of loose tiles by the hand
+    small: bool = False  # the hand small in the frame
+    clutter: int = 0  # distractors to place
+
+
+def choose_scene(rng: np.random.Generator, config: SynthConfig) -> SceneChoice:
+    """Draw one render's scene: always the same number of draws, whatever the knobs."""
+    u = rng.random(5)
+    lo, hi = config.n_distractors
+    n = int(rng.integers(lo, hi + 1)) if hi >= lo else 0
+    return SceneChoice(
+        seat=bool(u[0] < config.p_seat_view),
+        rack=float(rng.uniform(7.0, 14.0)) if u[1] < config.p_rack else 0.0,
+        heap=bool(u[2] < config.p_heap),
+        small=bool(u[3] < config.p_small),
+        clutter=n if u[4] < config.p_clutter and config.distractors else 0,
+    )
+
+
 def footprint(t: TilePlace, dims: TileDims) -> tuple[float, float]:
     """(x extent, y extent) of a tile on the table, ignoring small twists."""
     if t.pose == "standing":
         a, b = dims.w, dims.d
+    elif t.pose == "side":
+        a, b = dims.h, dims.d
     else:
         a, b = dims.w, dims.h
     return (b, a) if t.sideways else (a, b)
 
 
 def layout_hand(
-    hand: dict[str, Any], rng: np.random.Generator, config: SynthConfig, dims: TileDims, rules: str
+    hand: dict[str, Any],
+    rng: np.random.Generator,
+    config: SynthConfig,
+    dims: TileDims,
+    rules: str,
+    choice: SceneChoice | None = None,
 ) -> list[TilePlace]:
-    """Lay out a Hand dict as players show a win, plus optional background tiles."""
+    """Lay out a Hand dict as players show a win, plus optional background tiles and a heap."""
+    choice = choice or SceneChoice()
     tiles: list[TilePlace] = []
     tight = rng.random() < config.p_tight
-    standing = rng.random() < config.p_standing
+    standing = rng.random() < config.p_standing or choice.seat or choice.rack > 0
     twisty = rng.random() < config.p_twist
 
     def gap() -> float:
@@ -115,6 +149,7 @@ def layout_hand(
                 yaw,
                 pose=pose,
                 upside_down=bool(rng.random() < config.p_upside_down),
+                z0=choice.rack if standing else 0.0,
                 group="hand",
                 group_index=k,
             )
@@ -133,6 +168,7 @@ def layout_hand(
                 yaw,
                 pose=pose,
                 upside_down=bool(rng.random() < config.p_upside_down),
+                z0=choice.rack if standing else 0.0,
                 group="win",
             )
         )
@@ -207,7 +243,60 @@ def layout_hand(
     # an unrelated pond of discards further away
     if rng.random() < config.p_background and rng_pool:
         _layout_pond(tiles, discardable(rng_pool, rules), rng, dims, row_end)
+    if choice.heap and rng_pool:
+        _layout_heap(tiles, _unused(discardable(rng_pool, rules), tiles), rng, dims, row_end)
     return tiles
+
+
+def _unused(pool: list[int], tiles: list[TilePlace]) -> list[int]:
+    """``pool`` less one of each tile the pond already shows, in order."""
+    shown = Counter(t.cls for t in tiles if t.group == "background")
+    out = []
+    for t in pool:
+        if shown[t]:
+            shown[t] -= 1
+        else:
+            out.append(t)
+    return out
+
+
+def _layout_heap(
+    tiles: list[TilePlace], pool: list[int], rng: np.random.Generator, dims: TileDims, row_end: float
+) -> None:
+    """Loose tiles pushed together (as after a hand): face up, face down and on a long side, at any
+    angle, none lying on another."""
+    n = min(len(pool), int(rng.integers(5, 17)))
+    max_y = max(t.y for t in tiles) + dims.h
+    if rng.random() < 0.6:  # beyond the hand
+        cx, cy = float(rng.uniform(0.1, 0.9)) * row_end, max_y + float(rng.uniform(60, 160))
+    else:  # to its left
+        cx, cy = -float(rng.uniform(90, 180)), float(rng.uniform(-40, 120))
+    reach = math.hypot(dims.w, dims.h) / 2 + 0.5  # a tile's bounding circle, any yaw
+    spread = reach * (1.2 + math.sqrt(n))
+    placed: list[tuple[float, float]] = []
+    for k in range(n):
+        for _ in range(12):
+            x, y = cx + float(rng.uniform(-spread, spread)), cy + float(rng.uniform(-spread, spread) * 0.7)
+            if all(math.hypot(x - px, y - py) >= 2 * reach for px, py in placed):
+                break
+        else:
+            continue
+        placed.append((x, y))
+        pose = str(rng.choice(["flat", "down", "side"], p=[0.4, 0.35, 0.25]))
+        tiles.append(
+            TilePlace(
+                pool[k],
+                x,
+                y,
+                float(rng.uniform(-math.pi, math.pi)),
+                pose="side" if pose == "side" else "flat",
+                face_down=pose == "down",
+                upside_down=pose == "side" and bool(rng.random() < 0.5),
+                group="heap",
+                group_index=k,
+                main=False,
+            )
+        )
 
 
 def _layout_meld(
@@ -317,3 +406,32 @@ def _layout_pond(
                 main=False,
             )
         )
+
+
+def camera_config(config: SynthConfig, choice: SceneChoice) -> SynthConfig:
+    """The camera ranges of one scene: a small hand fills less, a seat view looks from low."""
+    if choice.small:
+        config = replace(config, fill=config.small_fill)
+    if choice.seat:
+        config = replace(config, tilt_deg=config.seat_tilt_deg, yaw_deg=(-8.0, 8.0), roll_deg=(-8.0, 8.0))
+    return config
+
+
+#: a tile on its side is labelled by the cap facing the camera when this cosine or more turns to
+#: it; below, it shows mostly its edge and goes to the ignore list
+SIDE_SHOWS_CAP = 0.45
+
+
+def settle_side_tiles(
+    places: list[TilePlace], frames: list[tuple[np.ndarray, np.ndarray]], camera_centre: np.ndarray
+) -> None:
+    """Label each tile on its side by what the camera sees: its face, its back (face-down), or
+    mostly its edge (``extra['edge_on']``: ignored, neither right nor wrong)."""
+    for t, (o, m) in zip(places, frames, strict=True):
+        if t.pose != "side":
+            continue
+        to_cam = camera_centre - o
+        cos = float(m[:, 2] @ to_cam) / max(float(np.linalg.norm(to_cam)), 1e-9)
+        t.face_down = cos <= -SIDE_SHOWS_CAP
+        if abs(cos) < SIDE_SHOWS_CAP:
+            t.extra["edge_on"] = True
