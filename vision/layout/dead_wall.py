@@ -18,62 +18,31 @@ from paiscan.vision.layout.sideways import _line_runs
 #: a run of a line's tiles with gaps under this many tile widths, holding at least
 #: ``DEAD_WALL_BACKS`` face-down tiles, is a dead wall: its face-up tiles are the indicators
 DEAD_WALL_GAP = 1.0
-
-
+#: face-down tiles a dead wall's run holds at least
 DEAD_WALL_BACKS = 2
-
-
 #: ... but face-up tiles at its ends a gap this wide beyond its outermost face-down tiles are not
 #: the wall's (see :func:`_wall_part`)
 WALL_FACE_GAP = 0.4
-
-
-#: a line of tiles the photo's edge cuts to strips is no dead wall (:func:`_sliver`; fresh render
-#: 990015/192: strips a fifth of a tile's height; 0.35–0.5 alike, 0.25 not enough)
+#: a cut box whose short side is under this share of its long one is a sliver, no dead-wall tile (:func:`_sliver`)
 SLIVER_SHARE = 0.4
-
-
-#: ... unless this many face-up tiles or more lead the run from the hand's side before a wall laid
-#: touching them (:func:`_wall_tail`): the concealed tiles against their dead wall, the melds a gap
-#: beyond. A dead wall shows its indicators from the third stack in; taken whole, such a run lost
-#: the hand (the selection renders read 2,409 exactly against 2,406, the fresh ones 1,848 against
-#: 1,845, the true detections 2,550 against 2,546; 2 read the same)
+#: ... unless this many face-up tiles or more lead the run from the hand's side (the concealed tiles against their
+#: wall)
 WALL_LEAD_FACES = 3
-
-
 #: which tiles of a closed kan are face down, as players show one: back–face–face–back or
 #: face–back–back–face
 CLOSED_KAN_BACKS = ([True, False, False, True], [False, True, True, False])
-
-
 #: ... and a dead wall laid touching the hand has at least this many tiles in view
 DEAD_WALL_MIN_TILES = 5
-
-
-#: a called meld shows this many face-up tiles in a row or more: a sideways tile among fewer (between
-#: a wall's backs) is no call mark but an indicator seen askew or misread, and does not keep a dead
-#: wall in the hand's row (selection renders 990011/780 and 990012/184, refused before; the fresh
-#: and held-out renders read the same); nor does it break a closed kan (:func:`_sideways_variants`)
+#: face-up tiles in a row a called meld shows at least: a sideways tile among fewer is no call mark (an indicator
+#: askew)
 MELD_MIN_FACES = 3
-
-
-#: a dead wall goes on past its line's run through tiles that touch it in its own direction (the
-#: next centre within these pitches along it and ``WALL_STEP_ACROSS`` tile sizes across), to its
-#: last face-down tile: the face-up tiles between are indicators too. Lines found among someone's
-#: discards laid beside the wall cut it into pieces, and the pieces' faces were lost to the pond
-#: (held-out render 990001/189: back, back, 6s, 2z, 6s, back, back in three lines)
+#: a dead wall goes on through tiles touching it: the next centre within these pitches along it (min, max) ...
 WALL_STEP_ALONG = (0.5, 1.6)
-
-
+#: ... and within this many tile sizes across it
 WALL_STEP_ACROSS = 0.35
-
-
+#: tiles a dead wall goes on through at most, at each end
 WALL_STEP_MAX = 6
-
-
-#: a dead wall shows at most this many face-up tiles (the dora indicator and one per kan): a line
-#: from a wall's first backs on into someone's discards is no wall (held-out render 990001/412: two
-#: backs and seven discards, whose "indicators" were too many to read, so the real one was lost)
+#: face-up tiles a dead wall shows at most (the dora indicator and one per kan)
 DEAD_WALL_MAX_FACES = 5
 
 
@@ -158,8 +127,7 @@ def _split_dead_wall(g: _Geo, line: _Line, aside: Sequence[bool] = ()) -> list[_
     run when it was laid touching the hand (:func:`_wall_tail`; also where the run a gap parts is
     led by ``WALL_LEAD_FACES`` face-up tiles, or by closed kans). What stays must still be able to
     hold a hand. Runs of tiles set aside (``aside``, per detection: Totenko's gari) at an end are
-    passed over and stay in the line: gari laid past the wall hid it from the end (fresh render
-    990016/032 and selection 990013/104, refused, read exactly; nothing else moved on 4,600).
+    passed over and stay in the line: gari laid past the wall hid it from the end.
     """
     runs = _line_runs(g, line, lambda gap: gap >= DEAD_WALL_GAP)
     out: list[_Line] = []
@@ -180,8 +148,7 @@ def _split_dead_wall(g: _Geo, line: _Line, aside: Sequence[bool] = ()) -> list[_
         led = start > 0 and not any(t.back for t in ordered[:WALL_LEAD_FACES])
         parted = k + 1 < len(inward) and _wall_like(ordered) and not led  # a gap parts them from the rest
         if parted and start and _closed_kans_only(ordered[:start]):
-            # closed kans under DEAD_WALL_GAP from the wall beyond them are the hand's (fresh render
-            # 990015/287: the kan went with the wall, its faces read as indicators)
+            # closed kans under DEAD_WALL_GAP from the wall beyond them are the hand's
             parted = False
         wall = ordered if parted else ordered[start:] if start else []
         if not wall or len(line.members) - len(wall) < HAND_MIN_TILES:
@@ -227,11 +194,10 @@ def _sliver(d: Detection) -> bool:
 def _wall_part(run: list[RowTile], aside: Sequence[bool]) -> list[RowTile]:
     """``run`` less the face-up tiles at either end that lie ``WALL_FACE_GAP`` or more beyond its
     outermost face-down tiles: a wall's stacks touch, and its indicators are flipped in place
-    between them, so a tile laid a gap beyond is not one of them (Totenko's gari beside the wall:
-    selection render 990013/027 read a 9m set aside as a fourth indicator). Nor are end tiles
+    between them, so a tile laid a gap beyond is not one of them (Totenko's gari beside the wall: one read a 9m
+    set aside as a fourth indicator). Nor are end tiles
     past its outermost face-down ones that are all of a kind set aside (``aside``, per tile), gap
-    or none: gari laid on against the wall (fresh render 990016/267: 1m 0m 0m, read as
-    indicators and then dropped)."""
+    or none: gari laid on against the wall."""
     backs = [k for k, r in enumerate(run) if r.back]
     if not backs:
         return run

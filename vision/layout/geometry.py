@@ -14,63 +14,33 @@ from paiscan.scoring.tiles import BACK, kind
 from paiscan.vision.detection import Detection
 from paiscan.vision.layout.results import SHORT_OVER_LONG, Row, RowTile
 
+#: half-width of a row band when refined on its members' principal axis, in tile sizes
 ROW_REFINE_TOL = 0.35
-
-
 #: |cos 2θ| below this (θ within ~7° of 45°): box sides cannot be de-rotated
 DEGENERATE_COS2 = 0.25
-
-
+#: a tile apart or a stacked tile is this many times the hand's tile size (min, max)
 SIZE_RATIO = (0.6, 1.7)
-
-
-#: faces that look alike upside down in common tile art (1-5, 8, 9 of circles with the red five,
-#: 2, 4, 8, 9 of bamboos, the white dragon: under 20 of 255 mean difference from their half-turn in
-#: the CC0 art at 60×80 px; the other faces differ by 23 or more). Only the tile's body (its thick
-#: side, its shadow) tells their top, so the classifier's certainty of it counts this much
+#: faces that look alike upside down in common tile art: the classifier's certainty of their top counts less
 SAME_UPSIDE_DOWN = frozenset({9, 10, 11, 12, 13, 16, 17, 19, 21, 25, 26, 31, 35})
-
-
+#: the share of the classifier's certainty of a face's top that counts for ``TOP_DOUBTED`` faces
 SAME_UPSIDE_DOWN_SURE = 0.5
-
-
-#: ... and the 6 of bamboos, by what the classifier does: of the flat tiles whose top it is sure
-#: of (0.5) on the 4,600 selection and fresh renders, it reads 1.1 % upside down (2s 1.9, 4s 0.9;
-#: the faces left out at most 0.5, but 5s 2.1 and 7z 1.4). Fresh render 990015/930: a 6s of
-#: someone's pond read facing the player was taken for an indicator; +1, none fewer (5s as well:
-#: one fewer)
+#: faces whose top the classifier's certainty counts only ``SAME_UPSIDE_DOWN_SURE`` of: those and the 6 of bamboos
 TOP_DOUBTED = SAME_UPSIDE_DOWN | {23}
-
-
 #: tiles apart whose centres are this many tile widths apart touch (side by side ~1.05, one above
 #: the other ~1.35)
 CLUSTER_UNITS = 1.6
-
-
-#: two boxes overlapping this much are one tile detected twice (the less confident is dropped):
-#: neighbours in a row overlap far less, even on a diagonal (about 0.2); on the selection renders
-#: 0.45 read 0.645 of the hands exactly against 0.615 at 0.6 (0.35-0.45 all alike). Localizer
-#: stage 11 draws more second boxes shifted a quarter tile along the row (IoU 0.35-0.6): 0.4 read
-#: 2,276 of the 2,600 fresh selection renders against 2,270 at 0.45, with 52 silently wrong
-#: against 57 (stage 8: 2,299 against 2,295); the rack photos read the same
+#: two boxes overlapping by this IoU or more are one tile detected twice (the less confident is dropped)
 DUPLICATE_IOU = 0.4
-
-
 #: ... or lies in it by this share of the smaller box: a second, shifted box on one tile of a
 #: closed kan (IoU 0.42, 0.67 of it inside) broke the kan; neighbours on a 45° row overlap far less
 DUPLICATE_INSIDE = 0.65
-
-
 #: ... such a box on the hand's line, up to this many tile widths past its ends, is taken as a
 #: tile after all when the row's count fits no hand (:func:`row_duplicates`)
 READMIT_BEYOND = 1.5
-
-
 #: ... and one read as the row tile it overlaps is a tile too when it lies in a hole of the row:
 #: its neighbours this many pitches apart, it this share of one from the nearer
 READMIT_HOLE = 1.3
-
-
+#: ... and at least this share of a pitch from the nearer neighbour (or past an end)
 READMIT_OFFSET = 0.25
 
 
@@ -271,7 +241,7 @@ def _overlap(a: Detection, b: Detection) -> bool:
 def second_boxes_on(dets: Sequence[Detection], tiles: Sequence[int]) -> list[int]:
     """The boxes taken for a second box of a tile (:func:`_duplicates`) that overlap one of
     ``tiles`` and read as the same kind: on a pon, the fourth tile of a kan whose boxes overlap, in
-    the photo, as one tile's two boxes do (selection render 990011/460, a 3s kan at 40°)."""
+    the photo, as one tile's two boxes do."""
     kinds = {kind(dets[i].cls) for i in tiles if dets[i].cls != BACK}
     return [
         j

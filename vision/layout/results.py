@@ -11,32 +11,22 @@ import numpy as np
 
 from paiscan.vision.detection import Detection
 
+#: tiles a line holds at least
 MIN_ROW_TILES = 3
-
-
 #: a hand row (without stacked tiles) has 14 + kans tiles, 13 with one missing
 HAND_MIN_TILES, HAND_MAX_TILES = 8, 24
-
-
 #: short side / long side of a tile face, to turn a sideways tile's length into a tile width
 SHORT_OVER_LONG = 0.75
-
-
 #: sideways judgements within this log-margin of the threshold are unsure: the row is also read
 #: with up to ``MAX_UNSURE`` of them reversed, at ``UNSURE_FLIP_COST + UNSURE_MARGIN_COST · margin``
 UNSURE_MARGIN = 0.25
-
-
 #: gaps in tile widths
 SPLIT_GAP = 0.3
-
-
+#: who a called tile came from, by its position in a meld of three
 FROM3 = ("left", "across", "right")
-
-
+#: ... and in a meld of four
 FROM4 = ("left", "across", "across", "right")
-
-
+#: the shapes a meld's geometry shows
 MeldKind = Literal["call", "open_kan", "added_kan", "closed_kan"]
 
 

@@ -17,59 +17,33 @@ from paiscan.vision.layout.stacked import _attach_stacked, _detach_stacked
 #: half-width of a row band, in tile sizes (sqrt of box area): sideways tiles sit ~0.15 off
 #: the centre line of upright ones, a stacked tile or an indicator above the row ~1 away
 ROW_TOL = 0.3
-
-
+#: the line search's step between directions, in degrees
 ANGLE_STEP_DEG = 1.0
-
-
 #: the faces' vote (sum of certainty × cos of the angle to the row's normal) decides which side of
 #: the row the player sits when it is at least this large and this share of the voters
 FACES_MIN_VOTE = 1.5
-
-
+#: ... and at least this share of the voters (sum of certainty per upright face)
 FACES_MIN_SHARE = 0.3
-
-
+#: a line is cut where neighbours lie more than this many tile widths apart
 FAR_GAP = 3.0
-
-
+#: a lone tile at least this many tile widths apart at a row end is not the winning tile (an indicator)
 EXCLUDE_GAP = 1.0
-
-
 #: a short line or a lone tile continuing a longer line at its end (a hand row bent by perspective,
 #: or a meld sitting lower than the concealed tiles): centres within ``MERGE_V_TOL`` of their size
 #: from the longer line, and at most ``MERGE_GAP`` tile sizes beyond its end
 MERGE_V_TOL = 0.6
-
-
+#: ... and at most this many tile sizes beyond its end
 MERGE_GAP = 1.5
-
-
-#: ... measured from the whole line, or from the line through its tiles within this many tile sizes
-#: of the end they continue (at least three): a line found across two rows (the hand's far end and
-#: a dead wall beside it, one tile higher) keeps a direction that none of its tiles follow once the
-#: wall is cut off, and a row bent by perspective turns along its length. On the selection renders
-#: 2,406 read exactly against 2,398 (refused 61 against 70), the fresh ones 1,845 against 1,841,
-#: the true detections 2,546 against 2,539; 3 and 6 tile sizes read 2,405 and 2,406
+#: ... measured from the whole line, or from the line through its tiles within this many tile sizes of that end
 MERGE_END_UNITS = 4.0
-
-
+#: detections the line search takes at most (the most confident)
 MAX_DETECTIONS = 200
-
-
-#: a gap before the last concealed tile too narrow to split the row (``split_gap``) still sets the
-#: winning tile apart when it is at least ``WEAK_GAP_MIN`` tile widths and ``WEAK_GAP_OVER`` wider
-#: than every other gap among at least ``WEAK_GAP_MIN_GAPS`` concealed tiles: a player's "a little
-#: apart". On renders whose winning tile lies 4-16 mm apart, 46 % of the gaps the split missed are
-#: such; on renders with no gap, 0.6 % of the rows show one (``split_gap`` alone: 2.5 %). Another
-#: winning tile then costs ``WIN_AGAINST_WEAK_GAP_COST``, past the reading's question band, and so
-#: does every tile of the row read from the other end (where that tile comes first)
+#: a gap under the split of at least this many tile widths, ``WEAK_GAP_OVER`` wider than every other, sets a tile
+#: apart
 WEAK_GAP_MIN = 0.1
-
-
+#: ... this many tile widths wider than every other gap ...
 WEAK_GAP_OVER = 0.1
-
-
+#: ... among at least this many other gaps
 WEAK_GAP_MIN_GAPS = 4
 
 
@@ -146,7 +120,7 @@ def _release_doubtful_backs(g: _Geo, line: _Line) -> list[int]:
     """Let go of the line's face-down tiles read with under ``DOUBTFUL_END_CONF`` when without them,
     and not with them, every face-down tile of the line belongs to a closed kan (and some do): a
     faint box on the felt between the winning tile and two closed kans made them a dead wall, whose
-    faces were read as indicators (selection render 990013/148)."""
+    faces were read as indicators."""
     tiles = _row_tiles(g, line)[0]
     weak = [t.det for t in tiles if t.back and t.doubtful]
     rest = [t for t in tiles if not (t.back and t.doubtful)]
@@ -202,10 +176,10 @@ def _found_again(g: _Geo, line: _Line, pool: list[int]) -> _Line | None:
     """The best line in ``pool`` (the tiles before ``line`` was taken, less the dead wall cut off
     its end, its stacked tiles and the tiles it let go) where it holds every tile ``line`` kept
     and more, else ``None``: the wall bent the line it was found in, which missed tiles of the
-    hand (fresh render 990015/363: its first four concealed tiles, refused). The line found again
+    hand. The line found again
     keeps the first one's direction, and one with no more tiles is not taken: measured on fewer
-    tiles, its direction closed the winning tile's gap (990015/517) and a stacked tile joined
-    the row (990015/337)."""
+    tiles, its direction closed the winning tile's gap and a stacked tile joined
+    the row."""
     again = _best_line(g.pts, g.size, pool)
     return again if again is not None and set(again.members) > set(line.members) else None
 
@@ -214,11 +188,9 @@ def _joins(g: _Geo, line: _Line, dets: Sequence[int]) -> bool:
     """``dets`` either continue ``line`` just beyond one of its ends, within ``MERGE_V_TOL`` across
     it or across the line through its end (``MERGE_END_UNITS``), or fill a hole between its tiles,
     within ``MERGE_V_TOL`` across it (within its span, none of its tiles within half a tile along
-    it: tiles a slightly bent row lost to another line; on the selection renders 451 of 500 read
-    exactly against 449, true detections 492 against 490, totenko/kansai_boo 199 of 250 against
-    197), or both: some fill holes near an end and the rest go on past it (a pon's called tile
-    the first line skipped, and the kan beyond: selection render 990012/124, fresh 990018/121 and
-    held-out 990001/126 refused before; nothing else read otherwise)."""
+    it: tiles a slightly bent row lost to another line), or both: some fill holes near an end and the rest go
+    on past it (a pon's called tile
+    the first line skipped, and the kan beyond)."""
     d = line.direction
     idx = np.array(dets)
     members = np.array(line.members)
@@ -259,8 +231,7 @@ def _merge_continuations(g: _Geo, lines: list[_Line], rest: list[int]) -> tuple[
     kans side by side show four backs, and a line of them parted from the concealed tiles is the
     hand's end all the same). A line that grew looks again for stacked tiles among the loose ones:
     a sideways tile let go from a longer line rejoins it alone, and the tile stacked on it (or the
-    one it lay on) stays loose (selection renders 990011/786 and 990014/252: added kans read as
-    pons, now exactly; nothing else moved on 4,600)."""
+    one it lay on) stays loose."""
 
     def walled(line: _Line) -> bool:
         return sum(g.backs[m] for m in line.members) > DEAD_WALL_BACKS and not _closed_kans_in(_row_tiles(g, line)[0])
@@ -281,8 +252,7 @@ def _merge_continuations(g: _Geo, lines: list[_Line], rest: list[int]) -> tuple[
                         continue
                     # (a remnant of two tiles, left when a line gave back its far ones, has no direction to speak of;
                     # a longer one's is measured on the tiles it kept: the direction it was found with may be a
-                    # released tile's, as in selection render 990012/797, whose first three concealed tiles made a
-                    # line at 6° with a pond tile and could not rejoin the hand at 35°)
+                    # released tile's)
                     if len(other.members) >= MIN_ROW_TILES and abs(
                         float(line.direction @ _principal(g.pts[other.members])[0])
                     ) < math.cos(math.radians(20)):

@@ -13,66 +13,30 @@ from paiscan.vision.detection import ROUND_FACES
 from paiscan.vision.layout.geometry import _axis_gap, _extents, _Geo, _Line, _percentile
 from paiscan.vision.layout.results import UNSURE_MARGIN, RowTile, _with_gaps
 
+#: a box is sideways when its along/across ratio is this many times its upright reference ...
 SIDEWAYS_RATIO = 1.35
-
-
+#: ... and at least this (along/across)
 SIDEWAYS_MIN_RATIO = 0.6
-
-
+#: from this many times the reference up to ``SIDEWAYS_RATIO``, the detector's rotated flag decides
 SIDEWAYS_FLAG_BAND = 1.15
-
-
 #: a face's sideways margin is its axis's angle to its neighbours' (or, with fewer than
 #: ``MIN_FACE_NEIGHBOURS`` faces near, to the row's normal) less 45°, over this: faces within 15°
 #: of 45° are unsure, as box margins within ``UNSURE_MARGIN`` are
 FACE_MARGIN_DEG = 60.0
-
-
-#: ... but a face at least this far off whose box says sideways (wider along the row than its
-#: neighbours', or turned by the crop) is sideways, unsurely: under a steep camera a called tile's
-#: face lies only ~50° off its neighbours' in the image, and the classifier's angle for a turned
-#: face is ~25° rougher (fresh render 990015/776: 26° off). On 4,600 selection and fresh renders
-#: 7 more read exactly and none fewer; 22° lost one, 30° gained 4
+#: ... but a face at least this many degrees off whose box says sideways is sideways, unsurely (steep cameras)
 SIDEWAYS_BOX_OFF_DEG = 25.0
-
-
-#: ... and a face read upright whose box says sideways by more than this (log-margin) is upright
-#: only unsurely (within ``GUESSED_MARGIN``), so the row is also read with it sideways: a called
-#: tile whose face the classifier reads upright (selection 990011/865, fresh 990017/254: the meld's
-#: tiles read as concealed). On the 4,600 selection and fresh renders +1 and +1 at 0.25–0.3, none
-#: fewer; 0.15 lost one; 0.4 gained only the first
+#: a face read upright whose box says sideways by more than this (log-margin) is upright only unsurely
 BOX_SAYS_SIDEWAYS = 0.3
-
-
-#: a tile whose sideways judgement rests on a guess is sideways or upright only unsurely: its margin
-#: is kept within this, inside ``UNSURE_MARGIN``, so the row is also read with it reversed. Three
-#: such tiles:
-#: - one the frame cuts (``Detection.cut``): its box and its face's angle are measured on part of
-#:   it (fresh render 990017/94: a cut 2p's face read 98° off made a call mark, and the concealed
-#:   tiles a meld). On 4,600 selection and fresh renders 5 more read exactly and none fewer (half
-#:   of ``UNSURE_MARGIN`` alike); two refused before read wrong, each through a tile read under
-#:   0.15 likely, which the reading now asks about (``paiscan.vision.reading.UNLIKELY_CLASS_P``);
-#: - a face whose axis the classifier often guesses (``ROUND_FACES``: a blank white dragon, a one
-#:   of circles): 4 more read exactly, none fewer, and one refused before read silently wrong
-#:   (selection 990011/851: an added kan of white dragons, its stacked tile missed, read as a pon);
-#: - in a row near 45° (its boxes say nothing), a face with no angle, judged by the rotated flag
-#:   where ``MIN_FACE_NEIGHBOURS`` faces or more judge the others: a sure verdict there read a
-#:   called white dragon upright (1 more read exactly, none fewer)
+#: the sideways margin of a judgement resting on a guess (a cut tile, a round face, no angle near 45°): unsure
 GUESSED_MARGIN = 0.9 * UNSURE_MARGIN
-
-
+#: faces with an angle near a tile needed to judge its face against theirs (else against the row's normal)
 MIN_FACE_NEIGHBOURS = 3
-
-
 #: neighbours' axes within this of each other share one (see :func:`_local_axis_offsets`)
 AXIS_CLUSTER_DEG = 30.0
-
-
 #: ... and the face's own vote there: over one, so that a tie goes to the face's own axis (a face
 #: standing at the row's end beside flat melds has one standing neighbour against two flat ones)
 SELF_VOTE = 1.5
-
-
+#: a row tile read with under this confidence (localizer × classifier) is doubtful: felt, a rack's edge
 DOUBTFUL_END_CONF = 0.3
 
 

@@ -14,58 +14,28 @@ from paiscan.vision.layout.geometry import SIZE_RATIO, _axis_gap, _extents, _fac
 from paiscan.vision.layout.results import RowTile
 from paiscan.vision.layout.sideways import _row_tiles, _side_margins, _sideways
 
-#: a stacked tile: along-row offset within this share of the base tile's length, across-row
-#: centre distance between ``STACK_V_MIN`` and ``STACK_V_MAX`` base widths (the localizer draws
-#: a stacked pair's boxes closer than they are: 0.25 read 419 selection renders of 500 exactly,
-#: 0.5 415)
+#: a stacked tile lies within this share of its base's length along the row, ``STACK_V_MIN`` to ``STACK_V_MAX`` base
+#: widths across
 STACK_U_TOL = 0.4
-
-
+#: (see ``STACK_U_TOL``) the least across-row distance, in base widths
 STACK_V_MIN = 0.25
-
-
+#: (see ``STACK_U_TOL``) the most across-row distance, in base widths
 STACK_V_MAX = 1.6
-
-
-#: ... but a box set aside as a second box of the base (``DUPLICATE_IOU``) may lie from this share
-#: of its width on, where it is no larger than ``STACK_SECOND_SIZE`` times the base: the localizer
-#: draws a stacked pair's boxes closer still (fresh renders 990015/616 and 990019/105: 0.20 and
-#: 0.21 of the base apart, their sizes the base's, read as pons), while a second box of the base
-#: itself is looser (selection renders 990012/193 and /372: 0.18 and 0.19 apart, 1.22 and 1.37
-#: times the base). Fresh +2 exact, selection the same; 0.1–0.2 and 1.1–1.2 alike, 1.3 lost one
+#: ... from this share of its width on for a box set aside as the base's second box, up to ``STACK_SECOND_SIZE``
 STACK_V_MIN_SECOND = 0.15
-
-
 #: a face-up tile whose face's axis lies this near a sideways neighbour's may be its stacked tile
 #: (:func:`_turned_as_next`)
 STACK_AXIS_DEG = 15.0
-
-
-#: ... and two tiles overlapping along the row by this share of a width may be one on the other
-#: (:func:`_overlapping_pairs`): 0.3–0.6 read alike (selection 990012/908 and 990014/172, fresh
-#: 990018/175 exactly), 0.75 the first alone
+#: two tiles overlapping along the row by this share of a width or more may be one on the other
 STACK_OVERLAP = 0.5
-
-
+#: a second box of the base taken as its stacked tile is at most this many times the base's size
 STACK_SECOND_SIZE = 1.15
-
-
-#: ... and is of the base's kind, some kind among the likeliest this many classes of each in
-#: common: a pond's tile beyond a called tile was taken for its stacked one (on the 2,600 selection
-#: renders, all 125 true stacked tiles share their base's top class; 28 of 87 false ones share no
-#: kind among the top 3)
+#: a stacked tile and its base share a kind among the likeliest this many classes of each
 STACK_TOPK = 3
-
-
-#: a stacked tile lies from its base along the table's depth, which under a steep camera runs askew
-#: to the row's normal in the image: it is the way the faces of the ``STACK_DEPTH_NEAR`` upright
-#: tiles nearest the base point (flat meld tiles), where that leans at least ``STACK_DEPTH_MIN_UP``
-#: towards the normal, and ``STACK_U_TOL`` is measured across it (fresh render 990016/174: 0.40 of
-#: the base along the row's normal, 0.1 along the depth). On 4,600 selection and fresh renders 2
-#: more read exactly, none fewer (``STACK_U_TOL`` 0.5 instead gained one and lost one)
+#: the upright tiles nearest a base whose faces give the table's depth there (``STACK_U_TOL`` is measured across it)
+#: ...
 STACK_DEPTH_NEAR = 2
-
-
+#: ... where that depth leans at least this much (cosine) towards the row's normal
 STACK_DEPTH_MIN_UP = 0.4
 
 
@@ -74,9 +44,7 @@ def _attach_stacked(g: _Geo, line: _Line, pool: list[int], spare: set[int] | Non
     boxes set aside as duplicates, which may be a stacked tile after all (the localizer draws a
     stacked pair's boxes closer than they are, overlapping as a duplicate's would: one of the
     base's size may lie as close as ``STACK_V_MIN_SECOND``); one taken is removed from it. A round
-    face (``ROUND_FACES``) is sideways where its box says so, whatever its face's angle: selection
-    renders 990011/851 (an added kan of white dragons, scored as a pon in silence) and 990013/130
-    read exactly, nothing else changed on 4,600."""
+    face (``ROUND_FACES``) is sideways where its box says so, whatever its face's angle."""
     spare = spare if spare is not None else set()
     if not pool and not spare:
         return
@@ -123,8 +91,7 @@ def _detach_stacked(g: _Geo, line: _Line) -> None:
     """Take a stacked tile the line took in off it, onto its base: of two sideways tiles side by
     side that lie one on the other (``STACK_U_TOL`` along the table's depth, ``STACK_V_MIN`` to
     ``STACK_V_MAX`` across), the one further off the line. Under a steep camera a stacked tile's
-    centre lies within the line's band (fresh render 990019/97: a pon and an added kan read as
-    five 4z). On 4,600 selection and fresh renders 4 more read exactly and none fewer."""
+    centre lies within the line's band."""
     tiles, _, _ = _row_tiles(g, line, gaps=True)
     paired = _overlapping_pairs(g, tiles)
     side = [
@@ -154,9 +121,7 @@ def _detach_stacked(g: _Geo, line: _Line) -> None:
 def _overlapping_pairs(g: _Geo, tiles: Sequence[RowTile]) -> set[int]:
     """Positions of face-up tiles side by side in ``tiles`` (in order along the row, with their
     gaps) that overlap along it by ``STACK_OVERLAP`` of a width or more, their faces' axes within
-    ``STACK_AXIS_DEG``: one tile stacked on another, however each was judged (selection render
-    990012/908: an added kan at the row's end, its pair judged upright against the called tiles'
-    axes beside it)."""
+    ``STACK_AXIS_DEG``: one tile stacked on another, however each was judged."""
     out: set[int] = set()
     for k in range(1, len(tiles)):
         a, b = tiles[k - 1], tiles[k]
@@ -176,7 +141,7 @@ def _same_axis(g: _Geo, i: int, j: int) -> bool:
 def _turned_as_next(g: _Geo, tiles: Sequence[RowTile], k: int) -> bool:
     """Tile ``k``'s face lies within ``STACK_AXIS_DEG`` of the axis of a sideways face-up tile next
     to it in the row: a stacked tile turned as its base, whatever its own sideways judgement (a
-    tile among several sideways ones is judged against their axis: fresh render 990015/267)."""
+    tile among several sideways ones is judged against their axis)."""
     return any(
         0 <= n < len(tiles) and tiles[n].sideways and not tiles[n].back and _same_axis(g, tiles[k].det, tiles[n].det)
         for n in (k - 1, k + 1)

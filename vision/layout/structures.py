@@ -24,103 +24,45 @@ from paiscan.vision.layout.results import (
 )
 from paiscan.vision.layout.rows import EXCLUDE_GAP, _plainly_wider
 
+#: unsure sideways judgements read reversed at most, per row
 MAX_UNSURE = 3
-
-
-UNSURE_FLIP_COST = 0.5
-
-
-UNSURE_MARGIN_COST = 3.0
-
-
-#: an end group (up to ``MAX_EXCLUDED`` tiles) this far out may be read as left out of the hand (an option
-#: at ``EXCLUDE_COST``, tried when the row does not make a hand whole)
+#: an end group (up to ``MAX_EXCLUDED`` tiles) this many tile widths out may be left out of the hand
 EXCLUDE_OPTION_GAP = 0.6
-
-
-#: at most this many tiles (no call marks among them) at a row end: indicators laid in line
+#: tiles at a row end (no call marks among them) left out at most: indicators laid in line
 MAX_EXCLUDED = 3
-
-
-#: ... and a shorter gap will do when it stands out from the row's gaps (split gap + this), at a
-#: cost growing as the gap shrinks below ``EXCLUDE_OPTION_GAP``
+#: ... and a shorter gap (tile widths) will do, down to this, when it stands out from the row's gaps ...
 EXCLUDE_MIN_GAP = 0.4
-
-
+#: ... by this many tile widths over the row's split gap
 EXCLUDE_GAP_OVER_SPLIT = 0.15
-
-
-EXCLUDE_SHORT_GAP_COST = 2.0  # per tile width short of EXCLUDE_OPTION_GAP
-
-
-#: when no reading fits the count, end tiles with no gap at all may be left out too, at this cost
-#: more: face-down ones too (a back at a row end that makes no closed kan is, on real rack photos,
-#: mostly the green felt beside the last tile), and sideways ones read with under
-#: ``DOUBTFUL_END_CONF`` (the rack's edge). On the 37 real hand photos the row's tiles are exactly
-#: the labelled ones in 19 against 9 before; the selection renders read the same
-LOOSE_EXCLUDE_COST = 1.0
-
-
-#: ... and end tiles all read with under ``DOUBTFUL_END_CONF`` are left out at this cost only (not
-#: an indicator's): on a real rack photo a sliver of felt at one end (0.01 sure) stayed in the hand
-#: while a sure white dragon at the other end was left out as an indicator, at the same cost
-DOUBTFUL_EXCLUDE_COST = 0.2
-
-
+#: groups at a row end that may be left out in turn (indicators, then gari beyond them)
+END_GROUPS_EXCLUDED = 2
+#: a gap in the concealed tiles this many tile widths over the split gap likely ends them (``INNER_GAP_COST``)
+INNER_GAP_OVER = 0.1
+#: structures kept per row at most, cheapest first
 MAX_STRUCTURES = 96
 
-
-# geometric costs (comparable to classifier costs, which are ln(p_top / p))
+# ---------------------------------------------------------------------------------- the table of costs
+# Geometric costs of a structure, comparable to the classifier's (ln(p_top / p)): a structure's cost is
+# the sum of the costs of what it assumes.
 NO_GAP_LAST_COST = 0.3  # no visible gap: the winning tile is the rightmost concealed tile
-
-
 NO_GAP_OTHER_COST = 0.6  # ... or any other concealed tile (the player sorted it in)
-
-
 WIN_AGAINST_GAP_COST = 1.5  # a winning tile other than the one a visible gap shows
-
-
-WIN_AGAINST_WEAK_GAP_COST = 1.0
-
-
+WIN_AGAINST_WEAK_GAP_COST = 1.0  # a winning tile other than the one a weak gap (``WEAK_GAP_MIN``) sets apart
 WIN_AFTER_MELDS_COST = 0.2  # a lone tile after the melds
-
-
 SPLIT_IN_MELD_COST = 1.5  # a visible gap inside one meld
-
-
 MELD_TOUCH_COST = 0.1  # two melds touching (common)
-
-
 HAND_TOUCHES_MELD_COST = 0.3  # no gap between the concealed tiles and the first meld
-
-
-#: a gap inside the concealed tiles (past the first tile and before the winning tile's place)
-#: ``INNER_GAP_OVER`` tile widths wider than the row's split gap: players keep the concealed tiles
-#: together, so such a gap more likely ends them (the first meld's sideways tile unseen, as a
-#: white dragon's often is: its blank face gives no angle). On the 4,600 selection and fresh renders
-#: 5 more read exactly (selection 990014/151: 8p apart, a pon of white dragons 0.46 wide of it,
-#: read as three concealed dragons), none fewer; one asked before about melds none of which was
-#: right (fresh 990018/127, an added kan a stacked tile too many) is now read silently wrong. With
-#: no margin over the split gap a thirteen orphans laid loosely (gaps ~0.2, one 0.44) was lost
-INNER_GAP_COST = 1.0
-
-
-INNER_GAP_OVER = 0.1
-
-
+INNER_GAP_COST = 1.0  # per gap in the concealed tiles ``INNER_GAP_OVER`` over the split gap
 FACE_UP_CLOSED_KAN_COST = 1.0  # four equal upright tiles shown apart, read as a closed kan
-
-
-CLOSED_KAN_INNER_BACKS_COST = 0.3  # face–back–back–face
-
-
-EXCLUDE_COST = 1.0  # a lone group at a row end is an indicator, not part of the hand
-
-
-END_GROUPS_EXCLUDED = 2  # ... and the next group in too (indicators, then gari beyond them)
-
-
+CLOSED_KAN_INNER_BACKS_COST = 0.3  # a closed kan shown face–back–back–face
+EXCLUDE_COST = 1.0  # a group at a row end left out of the hand (an indicator)
+EXCLUDE_SHORT_GAP_COST = 2.0  # ... plus this per tile width its gap is short of EXCLUDE_OPTION_GAP
+MARKED_EXCLUDE_COST = 0.5  # ... plus this when it is a lone sideways tile
+SET_ASIDE_EXCLUDE_COST = 0.1  # a group of set-aside tiles (gari) at a row end left out
+LOOSE_EXCLUDE_COST = 1.0  # ... end tiles with no gap left out, more (only when no reading fits the count)
+DOUBTFUL_EXCLUDE_COST = 0.2  # end tiles all read under ``DOUBTFUL_END_CONF`` left out (felt, a rack's edge)
+UNSURE_FLIP_COST = 0.5  # an unsure sideways judgement read reversed ...
+UNSURE_MARGIN_COST = 3.0  # ... plus this per unit of its margin
 #: a row read from the end its orientation cue did not choose, by cue
 FLIP_COST = {
     "faces": 2.0,
@@ -133,12 +75,6 @@ FLIP_COST = {
     "default": 0.1,
     "flipped": 0.1,
 }
-
-
-MARKED_EXCLUDE_COST = 0.5  # ... and it lies sideways
-
-
-SET_ASIDE_EXCLUDE_COST = 0.1  # a group of set-aside tiles (gari) at a row end
 
 
 def _chunk(row: Row, p: int, q: int) -> tuple[MeldShape, float] | None:
@@ -210,10 +146,7 @@ def _end_options(row: Row, top_aside: Sequence[bool], left: bool, loose: bool = 
     """How many tiles at one end may be left out of the hand, with the cost (``loose``: also
     up to ``MAX_EXCLUDED`` tiles with no gap before them, none carrying a stacked tile nor
     sideways unless doubtful; see ``LOOSE_EXCLUDE_COST``). End tiles all read doubtfully may be
-    left out at ``DOUBTFUL_EXCLUDE_COST`` either way: not only when nothing else reads (fresh
-    render 990015/434: a cut indicator 0.4 of a width past the winning tile, and white dragons
-    whose guessed axes made a pon of them with it; nothing else moved on 4,600, nor on the rack
-    photos)."""
+    left out at ``DOUBTFUL_EXCLUDE_COST`` either way: not only when nothing else reads."""
     groups = row.groups
     opts: list[tuple[int, float]] = [(0, 0.0)]
     ends = row.tiles if left else row.tiles[::-1]
@@ -368,7 +301,7 @@ def _sideways_variants(row: Row) -> list[tuple[Row, float]]:
     taken upright), and with its least certain sideways judgements reversed (at most
     ``MAX_UNSURE`` tiles within ``UNSURE_MARGIN`` of the threshold), each with its cost."""
     # a sideways face among fewer than MELD_MIN_FACES face-up tiles, backs on both sides, marks no
-    # call: a closed kan's face seen steeply (fresh render 990015/916 had no reading left). At the
+    # call: a closed kan's face seen steeply. At the
     # row's end it may still be a call whose other tiles were missed: it stays as judged
     backs = [t.back for t in row.tiles]
     lone = [
@@ -434,8 +367,7 @@ def _inner_doubtful_variants(
 ) -> list[tuple[Row, float, tuple[int, ...], Sequence[bool]]]:
     """The row, and the row without its doubtful face-up tile that overlaps a neighbour inside it
     (the first, if several) at ``DOUBTFUL_EXCLUDE_COST``: a box on the felt squeezed
-    between two groups (selection render 990011/694: between the winning tile and a pon, so the
-    count fitted only with a concealed tile taken for an indicator). Each with its cost, the
+    between two groups. Each with its cost, the
     detections left out and the set-aside flags of its tiles."""
     tiles = row.tiles
     inner = [

@@ -33,164 +33,65 @@ from paiscan.vision.layout.sideways import _line_runs
 
 #: another line with this many tiles is background (discards), not indicators
 BACKGROUND_ROW_TILES = 6
-
-
 #: a background line's runs apart by more than this (tile widths) are judged each on its own ...
 BACKGROUND_GAP = 1.0
-
-
 #: ... and only runs with this many face-up tiles are background
 BACKGROUND_RUN_TILES = 4
-
-
-#: a face at a discards' row end whose axis lies this far off the row's (degrees) is no discard of
-#: it (:func:`_pond_run`): the row's own faces share an axis, or lie sideways (riichi). 35–55 read
-#: alike; 15–75 lost fresh render 990015/482
+#: a face at a discards' row end whose axis lies this far off the row's (degrees, min and max) is no discard of it
 POND_ODD_AXIS = (25.0, 65.0)
-
-
-#: tiles apart from the hand (indicators, set-aside tiles) are within this many tile widths of it
-#: and of a similar size. 6 until localizer stage 17, which finds more of the far tiles: with it,
-#: 5.5 read 2,398 selection renders exactly against 2,396 (silently wrong 18 against 19) and 1,841
-#: fresh ones against 1,839 (20 against 21); 4.5 read 2,391, the held-out 500 the same from 5 to 6
+#: tiles apart from the hand (indicators, set-aside tiles) lie within this many tile widths of it
 NEAR_UNITS = 5.5
-
-
-#: a cluster of tiles apart that the near zone's edge cuts is taken whole when this many of its tiles
-#: lie within, and it has at most ``EDGE_CUT_MAX`` in all (one set of indicators): its far tile, left
-#: out, touched the rest and made them someone's discards (:func:`_touches`). One tile within that
-#: runs on beyond stays the near end of a pond. The selection renders read 2,414 exactly against
-#: 2,412, the true detections 2,552 against 2,550, the fresh renders the same (taking every such
-#: cluster whole read 2,415 but fails that pond)
+#: a cluster apart cut by the near zone's edge is taken whole with this many tiles inside and ``EDGE_CUT_MAX`` in all
 EDGE_CUT_INSIDE = 2
-
-
+#: (see ``EDGE_CUT_INSIDE``) tiles such a cluster has at most
 EDGE_CUT_MAX = 3
-
-
 #: a cluster apart most of whose faces are turned from the hand's (sideways to it, or upside down
 #: with this certainty) is someone's pond, not indicators: players lay indicators facing them
 TURNED_SURE = 0.5
-
-
-#: ... but a lone tile apart only from this certainty: one face's top read upside down is all that
-#: tells it from an indicator, and the classifier misreads tops (selection renders 990011/220 and
-#: /312: lone indicators read upside down 0.77 and 0.68 sure, taken for someone's discard). On the
-#: 2,600 selection renders 0.8 to 0.95 read both exactly (0.7 one), the 2,000 fresh ones and the
-#: rack photos read the same; never counting a lone tile's top (1.01) lost 2 fresh renders, one
-#: silently. A cluster of two or more keeps ``TURNED_SURE`` (pairs judged as lone tiles read the same)
+#: ... but a lone tile's top counts upside down only from this certainty (the classifier misreads tops)
 LONE_TURNED_SURE = 0.85
-
-
+#: a cluster of at most this many tiles is judged as a lone tile (``LONE_TURNED_SURE``)
 LONE_TURNED_MAX = 1
-
-
-#: ... sideways to them: its top over this many degrees off the row's normal. A tile turned on the
-#: table lies along the row (90°), but an upright one is not seen square to the row either: roll and
-#: perspective skew the table's axes in the photo, and a flat indicator beside a standing hand (whose
-#: faces point up the photo) showed tops 50-55° off the normal. 45° took such indicators for
-#: someone's pond; from 65° to 75° the 2,600 selection renders read alike (exact 2,297 against 2,290,
-#: silently wrong 48 against 50)
+#: ... sideways to them: its top over this many degrees off the row's normal
 TURNED_AXIS_DEG = 65.0
-
-
+#: the sine of ``TURNED_AXIS_DEG``
 TURNED_AXIS_SIN = math.sin(math.radians(TURNED_AXIS_DEG))
-
-
 #: upright faces at most peeled off a cluster of turned ones as indicators (:func:`_peel_upright`)
 PEEL_MAX = 2
-
-
 #: ... and only those not touching a turned one (side by side ~1.05 tile widths, one above the other ~1.35)
 PEEL_MIN_GAP = 1.45
-
-
-#: :func:`_near_line`. A pond's rows lie about 1.2 tile sizes apart, so its own rows part at 1.2;
-#: at 1.0 an indicator laid diagonally off a pond's near corner parts too (selection renders
-#: 990011/844, 990012/695, fresh 990015/749, 990019/121 read exactly; none read otherwise; 0.85
-#: lost one). A short row that is a pond's own nearest the hand faces away from it (someone
-#: across fills rows towards the player, turned from the hand's faces) and stays the pond's.
-#: 0.9 since :func:`_split_near_line` also asks for felt between (:func:`_past_row_pitch`): in a
-#: steep photo a pond's rows lie closer (selection render 990011/882: three indicators 0.96 of a
-#: tile's size before a pond's row, and fresh 990017/016, read exactly; 0.8 alike, 0.7 lost one)
+#: indicators before a pond (:func:`_near_line`): within this many tile sizes across the hand's line of the nearest
+#: ...
 NEAR_LINE_BAND = 0.5
-
-
+#: ... when they are at most this many ...
 NEAR_LINE_MAX = 3
-
-
+#: ... and the rest lies at least this many tile sizes further
 NEAR_LINE_BEYOND = 0.9
-
-
 #: a cluster apart whose tiles stray from one line by more than this share of a tile's size lies in
 #: rows (a pond); so does one touching a background line (``CLUSTER_UNITS``)
 POND_ROW_SPREAD = 0.5
-
-
-#: a cluster apart touching a background line (``CLUSTER_UNITS``) is that pond's next row unless it
-#: lies farther from it than this many times the pond's pitch that way (:func:`_past_row_pitch`):
-#: indicators laid before someone's discards, with felt between (selection render 990012/450).
-#: Selection renders 3 more exact (990011/421, 990012/277 and /450 had their indicators dropped;
-#: 990012/378's misread one is now at least asked about), fresh 1 (990018/24, silently wrong
-#: before), none fewer; 1.3 alike, 1.5–1.6 not the fresh one, 1.2 lost a fresh render (990018/43)
+#: a cluster farther from a pond than this many times the pond's row pitch is not its next row (felt between)
 POND_PITCH_OVER = 1.4
-
-
+#: a pond's row pitch is measured within this many degrees of the way to the cluster
 POND_STEP_DEG = 30.0
-
-
+#: ... to tiles at least this share of a tile's size off
 POND_ROW_MIN = 0.2
-
-
-#: set-aside tiles apart (Totenko's gari) laid in a run are one cluster when their centres lie within
-#: ``CLUSTER_UNITS`` of this share of the tiles' size (the row's unit, a tile's extent along the
-#: row, shrinks on a steep diagonal row: 31 px for tiles 75 px in size on selection render
-#: 990013/30, whose three gari in a line, 57 px apart, were three clusters and the first read as
-#: the indicator) and stray from one line by at most ``GARI_JOIN_SPREAD`` sizes (an indicator of
-#: a set-aside kind laid diagonally off the run stays apart: fresh render 990016/145). On 4,600
-#: selection and fresh renders 2 more read exactly and none fewer (0.85–1.2 alike; a larger unit
-#: for every cluster apart lost 2 to 18)
+#: set-aside tiles in a run join within ``CLUSTER_UNITS`` of this share of their size (a steep row's unit is short)
+#: ...
 GARI_JOIN_SIZE = 0.85
-
-
+#: ... and stray from one line by at most this many tile sizes
 GARI_JOIN_SPREAD = 0.25
-
-
-#: a background line whose faces' tops, averaged (unit vectors), fall shorter than this looks no
-#: way at all: half its faces read one way and half the other, as a far pond's do, and so it says
-#: nothing of which way the cluster beside it faces (:func:`_beside_background`). Fresh render
-#: 990015/561: two of a pond's tiles read as indicators as its line's mean top was 0.02 long and a
-#: hair the other way. On 4,600 selection and fresh renders 3 more read exactly and none fewer
-#: (0.3–0.5 alike; 0.6 lost one)
+#: a background line whose mean face top (unit vectors) is shorter than this looks no way at all
 FACES_DISAGREE = 0.4
-
-
-#: a tile apart from the hand read with less confidence than this (localizer × classifier) is not
-#: taken as an indicator or set aside: on real photos the localizer finds "tiles" on bare felt and
-#: floorboards, which became indicators. On the real holdout, of the tiles apart read under 0.15
-#: none (of 11) matches a labelled tile, from 0.15 to 0.3 5 of 19 do; on 750 selection renders
-#: (riichi, totenko, kansai_boo) 0.15 reads one hand fewer than no gate, 0.3 three fewer
+#: a tile apart read with less confidence than this (localizer × classifier) is no indicator nor set aside (felt,
+#: wood)
 APART_MIN_CONF = 0.15
-
-
-#: a box off the hand's line lying this share of its area or more over one of its tiles is a second,
-#: looser box on that tile (too little inside it for ``DUPLICATE_INSIDE``): for that hand it counts
-#: as a duplicate, neither a tile apart nor a stray. One read 0.17 sure joined three indicators
-#: beside the hand and made them a pond. The selection renders read 2,412 exactly against 2,409
-#: (0.3 and 0.6 alike), the fresh ones 1,849 against 1,848; lowering ``DUPLICATE_INSIDE`` itself to
-#: 0.5 read 2,406
+#: a box off the hand's line lying this share of its area or more over one of its tiles is that tile's second box
 APART_OVER_ROW_TILE = 0.45
-
-
-#: ... nor one the classifier more likely takes for no tile at all (:attr:`Detection.tile_share`;
-#: with classifier stage 20, on the 37 real rack photos the false indicators fell from 23 to 20,
-#: the selection renders read the same; 0.7 would leave 13 but lose 2 of 500 and 4 of 250 renders)
+#: ... nor one the classifier more likely takes for no tile at all (:attr:`Detection.tile_share` under this)
 APART_MIN_TILE_SHARE = 0.5
-
-
-#: the nearest cluster apart may show one indicator more than the rules allow (still read, so the
-#: excess is seen) only while it has at most this many faces: five in a line with one kan made is
-#: a row of discards (a render, seed 990004, image 6), not four indicators and a stray
+#: the nearest cluster apart may show one indicator over the rules' allowance only while it has at most this many
+#: faces
 OVER_LIMIT_MAX_FACES = 4
 
 
@@ -227,8 +128,7 @@ def _pond_run(g: _Geo, run: list[RowTile]) -> list[RowTile]:
     """``run`` (a row of someone's discards) less a tile at either end whose face is turned from the
     run's (the median of its faces' axes) by ``POND_ODD_AXIS`` degrees, read surely
     (``TURNED_SURE``): a pond's discards share an axis, or lie sideways (a riichi discard); a tile
-    turned otherwise at its end was laid there, an indicator (fresh render 990015/445: a 7z 37°
-    off a pond's row, in line with it)."""
+    turned otherwise at its end was laid there, an indicator."""
     known = [float(g.angles[r.det]) for r in run if not r.back and not np.isnan(g.angles[r.det])]
     if len(known) < BACKGROUND_RUN_TILES:
         return run
@@ -273,8 +173,7 @@ def _join_set_aside(
 def _off_the_run(g: _Geo, cl: Sequence[int], run: Sequence[int]) -> bool:
     """A tile of ``cl`` lies off the line through ``run`` (two tiles or more) by over
     ``GARI_JOIN_SPREAD`` of its size: a best line through them all may still pass near each, when
-    one tile at an end strays (fresh render 990016/145: a manzu indicator laid off the gari's run,
-    0.7 of a tile's size off its line, was read as a fourth gari)."""
+    one tile at an end strays."""
     if len(run) < 2 or len(run) == len(cl):
         return False
     d, centre = _principal(g.pts[list(run)])
@@ -441,8 +340,7 @@ def _line_into_doubtful(g: _Geo, group: Sequence[int], doubtful: frozenset[int],
     """``group`` runs on, in one line (``POND_ROW_SPREAD``), into ``doubtful`` tiles touching it
     to ``BACKGROUND_RUN_TILES`` tiles or more: someone's row of discards that the frame cuts, its
     cut tiles read doubtfully (a sliver even as a back) and so left out, the whole ones beside them
-    looking like indicators (fresh renders 990015/18 and 990016/186 read exactly; nothing else
-    read otherwise on the 5,100 renders, nor on the real rack photos, which show no indicator)."""
+    looking like indicators."""
     if not doubtful:
         return False
     grown = list(group)
@@ -473,7 +371,7 @@ def _split_near_line(g: _Geo, group: tuple[int, ...], line: _Line, row: Row) -> 
     """``group`` parted into its tiles nearest the hand's line and the rest when :func:`_near_line`
     finds such a few and the rest, unlike them, is turned from the way the hand's faces look
     (:func:`_turned_away`), or lies past the rest's own row pitch (:func:`_past_row_pitch`, felt
-    between: selection renders 990013/272 and /137 read exactly, nothing else changed on 4,600):
+    between):
     indicators laid between the hand and someone's discards, touching them. Else whole: a pond's
     short first row, facing as the hand does, looks the same."""
     near = _near_line(g, group, line)
@@ -503,13 +401,12 @@ def _beside_background(
 ) -> bool:
     """A tile of ``group`` touches a background line's (``CLUSTER_UNITS``) and its faces do not
     look the other way (a line whose faces disagree, ``FACES_DISAGREE``, looks no way), or they
-    do but look away from the hand's too (upside down to ``row``'s: fresh render 990015/267, a
-    pond's tile laid upside down): the pond's next row (indicators may lie by someone else's pond,
+    do but look away from the hand's too (upside down to ``row``'s, a pond's tile laid upside down): the pond's
+    next row (indicators may lie by someone else's pond,
     facing the player). Only the tops the classifier is sure of (``TURNED_SURE``) count: a far or
     cut tile's top is a guess.
     With ``ref_size`` (the hand's tile size) "touching" is measured in the tiles' own size: the
-    pond lies farther than the hand, its tiles smaller and its gaps too (on 1,000 fresh selection
-    renders 874 read exactly against 870; with the true detections 33 wrong against 36)."""
+    pond lies farther than the hand, its tiles smaller and its gaps too."""
     top = _mean_top(g, group, TURNED_SURE)
     d = row.direction
     upside_down = top is not None and float(top @ np.array([d[1], -d[0]])) < -0.5
@@ -566,12 +463,10 @@ def _past_row_pitch(g: _Geo, group: Sequence[int], pond: set[int]) -> bool:
 def _touches(g: _Geo, group: Sequence[int], strays: set[int], unit: float, ref_size: float | None = None) -> bool:
     """A tile of ``group`` touches (``CLUSTER_UNITS``) one of ``strays``: face-up tiles beyond
     the near zone (or of another size) that are no background line. A group that runs on into
-    them is the near end of someone's discards; indicators lie alone or in the dead wall. On the
-    selection renders: 449 of 500 read exactly against 447, totenko/kansai_boo 196 of 250 against
-    195. Doubtful tiles (:func:`_doubtful`) do not count. With ``ref_size`` (the hand's tile size)
+    them is the near end of someone's discards; indicators lie alone or in the dead wall. Doubtful tiles
+    (:func:`_doubtful`) do not count. With ``ref_size`` (the hand's tile size)
     "touching" is measured in the tiles' own size, as by :func:`_beside_background`: discards
-    farther away are smaller and so are their gaps (selection render 990012/279 read exactly, no
-    other reading changed on the 5,100 renders)."""
+    farther away are smaller and so are their gaps."""
     return bool(strays) and _nearest(g, strays, group, ref_size) <= CLUSTER_UNITS * unit
 
 

@@ -37,16 +37,10 @@ from paiscan.vision.reading.second_looks import (
 
 #: hands scored per candidate row (one ``score_hand`` call each, ~0.2–1 ms)
 MAX_READINGS = 256
-
-
 #: combinations (structure × classes) looked at per candidate row, duplicates included
 MAX_STATES = 5000
-
-
 #: candidate rows tried, most plausible first, until one reads as a valid hand
 MAX_ROWS = 3
-
-
 #: readings within this cost of the best are alternatives (a class alternative at half the top
 #: probability costs ln 2 ≈ 0.69)
 DELTA = 0.7

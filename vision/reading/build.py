@@ -23,27 +23,17 @@ from paiscan.vision.reading.results import Candidate, Problem, ReadMeld, _hand_d
 
 #: class alternatives: at most this many per tile, at least this probability, at most this cost
 MAX_ALTS_PER_TILE = 4
-
-
+#: a class alternative is at least this likely ...
 MIN_ALT_P = 0.01
-
-
+#: ... and costs at most this (ln of p_top / p)
 MAX_ALT_COST = math.log(100.0)
-
-
-#: errors that leave a reading valid, and what they add to its cost: a player shows a hand that
-#: won, so a reading with a yaku of its own is likelier (riichi, tsumo ... may be the yaku instead);
-#: less than the geometry's preference for the last tile as the winning one (0.3), since a hand
-#: with no yaku the tiles show is common (0.5 lost 3 of 200 selection renders to it)
+#: errors that leave a reading valid (the photo cannot show riichi, tsumo ...), at ``NO_YAKU_COST`` more
 VALID_ERRORS = frozenset({"no_yaku"})
-
-
 #: a complete hand in a shape the ruleset's options switch off (Boo's seven pairs without
 #: ``enable_chiitoitsu``): when no reading wins, such a reading within ``DELTA`` of the likeliest
 #: is shown, so the structure is right and the problem names the option that would score it
 COMPLETE_BUT_REFUSED = frozenset({"yaku_not_adopted"})
-
-
+#: the cost of a reading valid only without a yaku of its own
 NO_YAKU_COST = 0.2
 
 
@@ -160,10 +150,9 @@ def _build(
 
 def _in_a_run_left_out(d: int, s: Structure, hrow: HandRow, choice: Mapping[int, int], aside: frozenset[int]) -> bool:
     """A doubtful end tile ``d`` that is no felt or rack's edge, as it lies in a run of tiles left
-    out of the row: between two sure ones (an indicator among others, read unsurely; fresh render
-    990015/181 was scored silently a dora short), or beside a sure one of a kind the ruleset sets
-    aside, itself of such a kind (a gari laid in line with the others, Totenko: selection renders
-    990013/067, /191 and /232 each lost one gari so)."""
+    out of the row: between two sure ones (an indicator among others, read unsurely), or beside a sure one of a
+    kind the ruleset sets
+    aside, itself of such a kind (a gari laid in line with the others, Totenko)."""
     pos = {t.det: k for k, t in enumerate(hrow.row.tiles)}
     beside = [hrow.row.tiles[k].det for k in (pos[d] - 1, pos[d] + 1) if 0 <= k < len(hrow.row.tiles)]
     sure = [e for e in beside if e in s.excluded and e not in hrow.row.doubtful]

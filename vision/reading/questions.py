@@ -17,35 +17,11 @@ from paiscan.vision.layout import (
 from paiscan.vision.reading.results import Ambiguity, Candidate
 
 #: a tile the best reading gives a class less likely than this, not its likeliest, is asked about
-#: (:func:`_unlikely_classes`). Of the 4,600 selection and fresh renders, 24 read with such a tile
-#: and no question: 6 of them wrong (a cut tile read 0.16 as 2s made a chi 345s of 456s). Asked,
-#: the silently wrong fell from 11 to 7 and 6 to 4, for 13 more questions on each set; exact
-#: readings unchanged (0.1: 8 and 5; 0.2: no fewer than 0.15, more questions)
 UNLIKELY_CLASS_P = 0.15
-
-
-#: ... and so is a tile whose likeliest class, the one the reading took, is itself under this likely:
-#: the classifier found no class likely, and only the hand's validity backs the one taken (fresh
-#: render 990015/164: a 1m read 0.28 as 5z, the hand valid with it). Of the 4,600 selection and
-#: fresh renders, silently wrong 8 → 6 and 4 → 3, for 8 and 2 more questions on hands read right;
-#: exact readings unchanged. One of the three is then asked about its wrong tile; in the other two
-#: another tile read under 0.3 marks a hand read wrong elsewhere (0.25: 7 and 4; 0.4: 5 and 3).
-#: 0.4 since the range after `3d9e8ef`: silently wrong 8 → 7 on the selection renders (a closed
-#: kan's faces read 0.37 as east, 990014/011) and 5 → 4 on the fresh (two 1m read 0.31 and 0.51 as
-#: 2m, 990015/052), for 7 more questions on hands read right in each; exact readings unchanged
-#: (0.35: 8 and 4, for 3 and 5 more)
+#: ... and so is a tile whose likeliest class, the one taken, is itself under this likely
 NO_LIKELY_CLASS_P = 0.4
-
-
-#: a reading with no dora indicator, and nothing apart from the hand, asks whether the nearest
-#: face-up tile left out (within this many tile sizes of a hand tile, of the hand's size, read at
-#: least ``MISSING_INDICATOR_CONF`` sure) is one: an indicator laid against someone's discards is
-#: taken for one of them, and the score is then silently short of its dora. On the 2,600 selection
-#: renders 8 of the 32 silently wrong become questions, at the price of 37 questions on readings
-#: that were right (the truth shows no indicator in a sixth of the renders)
+#: a face-up tile left out within this many tile sizes of the hand may be its missing dora indicator (asked about)
 MISSING_INDICATOR_UNITS = 2.5
-
-
 #: what the tiles the photo's edge cuts are called in the note that says so (:func:`cut_note`), by
 #: role (one, several), in a hand's order
 CUT_ROLE_NAMES = {
@@ -55,18 +31,14 @@ CUT_ROLE_NAMES = {
     "dora": ("a dora indicator", "{n} dora indicators"),
     "nuki": ("a tile set aside", "{n} tiles set aside"),
 }
-
-
+#: the note naming the tiles the frame cuts, by role
 CUT_NOTE = (
     "the photo's edge cuts {what}: read from part of {faces}, so check {it} (a photo with the whole hand "
     "inside reads {it} surely)"
 )
-
-
 #: ... a box overlapping a tile with a role this much is a second box on it, not a tile left out
 CUT_DUPLICATE_IOU = 0.3
-
-
+#: the note for a cut tile left out of the hand
 CUT_LEFT_OUT_NOTE = (
     "a tile by the hand that the photo's edge cuts was left out: if it is a dora indicator or a "
     "tile of the hand, add it"

@@ -20,6 +20,7 @@ from paiscan.vision.reading.questions import _ambiguities, _cut_notes, _unlikely
 from paiscan.vision.reading.resorts import _kans_from_second_boxes, _last_resorts
 from paiscan.vision.reading.results import Problem, Reading
 
+#: alternative readings a reading reports at most
 MAX_ALTERNATIVES = 12
 
 

@@ -41,13 +41,7 @@ def _lone_backs(res: _RowResult) -> frozenset[int]:
     )
 
 
-#: the last resort, when even the boxes read no winning hand: up to this many of the row's tiles
-#: read sideways by their faces are, one at a time, read upright. The classifier sometimes reads a
-#: called meld's second tile ~60° off (selection render 990013/214: a chi's 0p), and two sideways
-#: tiles side by side split into no melds; where the row runs near 45° the boxes cannot say. On the
-#: 4,600 selection and fresh renders 2 more read exactly (refused before), none fewer, no more
-#: silently wrong. Taken without a question: the scoring core must accept the whole hand, and a
-#: note says which face was turned
+#: the last resort: up to this many of the row's tiles read sideways by their faces are, one at a time, read upright
 TURN_TRIES = 3
 
 
@@ -65,13 +59,7 @@ def _turned_faces(res: _RowResult, seen: tuple[Detection, ...]) -> list[tuple[in
     return [(t.det, seen[min(upright, key=lambda u: abs(u.u - t.u)).det].face_angle) for t in side]
 
 
-#: the last resort after the face-down boxes: the least sure box inside the row read under this
-#: (localizer × classifier) is taken for no tile when no winning hand reads with it. False boxes
-#: on a gap read as a blank white dragon (0.41, fresh render 990019/56), a tile's second box read
-#: 0.4 (fresh 990018/18), a box on a pond's edge behind the row read 0.07 (selection 990012/813).
-#: On the 4,600 selection and fresh renders: 4 more read exactly at 0.45, 2 at 0.4, 1 at 0.1–0.3;
-#: at 0.5 one selection render is lost, read silently wrong (at 0.6 dropping every such box at
-#: once lost two, the least sure alone one). The real rack photos read the same
+#: the last resort after the face-down boxes: the least sure box inside the row read under this is taken for no tile
 DOUBTFUL_INNER_CONF = 0.45
 
 
@@ -142,10 +130,8 @@ def _kans_from_second_boxes(
     """The hand read again with a box taken for a pon tile's second box (:func:`second_boxes_on`)
     read as a tile, where that makes the pon a kan: seen steeply, a kan's neighbouring tiles overlap
     as one tile's two boxes do, and the kan then reads silently as a pon. Asked about, never
-    preferred (a tile seen twice overlaps too). On the 2,600 selection and 2,000 fresh renders such
-    a box lay on 18 pons read, 5 of them kans: 3 hands read silently wrong and 1 asked with no
-    right answer are now asked with it, for 4 questions on hands read right; exact readings
-    unchanged. Returns those readings and the hands scored finding them."""
+    preferred (a tile seen twice overlaps too). Returns those readings and the hands scored finding
+    them."""
     out: list[Candidate] = []
     scored = 0
     tried: set[int] = set()  # a box between two pons is read as a tile once

@@ -22,52 +22,21 @@ from paiscan.vision.reading.results import Candidate, ReadMeld
 #: manzu apart read in their less likely role, gari or indicator (offered, not preferred; see
 #: :func:`_gari_or_indicator`)
 GARI_OR_INDICATOR_COST = 0.3
-
-
-#: a dora indicator read with less probability than this for its best class is asked about (its
-#: next class offered as an alternative, however unlikely): nothing in the hand can check an
-#: indicator, and a wrong one changes the score silently. On 2,000 selection renders (seeds 990011,
-#: 990012) the indicators read wrong and not asked about fell from 11 to 6; of the 2,577 read
-#: right, 32 are asked about (12 were before). So is a set-aside tile (Totenko's gari, each worth
-#: a bonus): on the 2,600 selection renders two gari read wrong in silence are asked about, and two
-#: read right. 0.5 until localizer stage 17; with it, 0.6 read 17 selection renders silently wrong
-#: against 18 and 18 fresh ones (seeds 990015-19) against 20, for 7 and 15 more questions (0.7: 17
-#: and 16, for 11 and 28 more); exact readings and the held-out 500's silent ones unchanged. 0.8
-#: from classifier stage 31, which is surer of what it reads: 14 selection renders silently wrong
-#: against 18 at 0.6 (0.75: 17) and 14 fresh ones against 22 (0.75: 15), for 42 and 55 more
-#: questions; exact readings and the held-out 500's silent ones unchanged
+#: a dora indicator or set-aside tile read less likely than this for its best class is asked about
 DOUBTFUL_INDICATOR_P = 0.8
-
-
-#: ... and so is one whose detection (the localizer's confidence times its best class's
-#: probability) is less sure than this: half the false indicators on the real rack photos (a box
-#: over half a tile's face, felt, a flower tile) were read under it. On the 2,600 selection renders
-#: the wrong indicators asked about went from 37 to 39 (right ones asked: 36 to 37)
+#: ... and so is one whose detection (localizer × best class) is less sure than this
 DOUBTFUL_INDICATOR_CONF = 0.4
-
-
 #: a doubtful end tile the reading leaves out of the row (see ``_build``) whose best class is at
 #: least this likely is offered as an indicator too, and asked about
 DROPPED_INDICATOR_P = 0.2
-
-
 #: a doubtful indicator the photo's edge cuts, whose top-k classes are at least this much of one
 #: suit, is asked about with every face of that suit (:func:`_cut_suit_options`)
 CUT_SUIT_P = 0.5
-
-
-#: a pon whose called tile's box reaches at least this much further across the row than the
-#: upright tiles beside it (their median) may be an added kan whose fourth tile, stacked on the
-#: called one, the localizer merged into its box: it is asked about (see :func:`_merged_kans`).
-#: On the 2,600 selection renders, of 1,111 pons read where the truth has a pon, 15 reach that far
-#: (the 99th percentile: 1.07); of 17 added kans read as pons, 11 do
+#: a pon whose called tile's box reaches this much further across the row than its neighbours' may be an added kan
 MERGED_KAN_ACROSS = 1.05
-
-
 #: the near upright tiles that measure it
 MERGED_KAN_NEIGHBOURS = 4
-
-
+#: (see ``MISSING_INDICATOR_UNITS``) the least confidence of such a tile
 MISSING_INDICATOR_CONF = 0.3
 
 
@@ -123,9 +92,8 @@ def _doubtful_indicators(
     other classes (:func:`_class_options`), where no competitive reading already offers another
     class for it: so it is asked about (a ``tile`` ambiguity), never silently trusted. Every class
     is offered, not the next alone: nothing in the hand checks an indicator, so the question must
-    hold the right answer where the classifier does (selection render 990012/213: a 3m read 0.06,
-    fifth), and an indicator whose next class made five of a kind was not asked at all (fresh
-    990015/175, /943). One the photo's edge cuts is read as every other face of the suit its
+    hold the right answer where the classifier does, and an indicator whose next class made five of a kind was
+    not asked at all. One the photo's edge cuts is read as every other face of the suit its
     classes lean to as well (:func:`_cut_suit_options`), competitive readings or not. Tiles apart
     that the reading gave no role (a cluster past the indicators' limit) keep their top class
     (``top``): the reading is built again from all of them."""
@@ -151,7 +119,7 @@ def _cut_suit_options(d: Detection, have: Set[int | None], allowed: frozenset[in
     """For a face the photo's edge cuts whose classes lean to one suit (at least ``CUT_SUIT_P`` of
     its top-k): every face of that suit the ruleset has and ``have`` lacks, at the largest
     alternative's cost. The edge may have cut what tells the suit's faces apart (a character's
-    numeral: selection render 990011/494, a 2m read 0.17 as 0m, then 7m and 8m), so the question
+    numeral), so the question
     must offer them all.
 
     >>> cut = Detection(0, 0.2, (0.0, 0.0, 1.0, 1.0), topk=((0, 0.3), (6, 0.2), (7, 0.1), (12, 0.1)), cut=True)
@@ -189,9 +157,7 @@ def _dropped_indicators(
 
     Where the frame cuts that tile, the reading with it as an indicator (the first such) is put
     first (:func:`_arbitrate`), and the one without it asked: a box the frame cuts is doubtful for
-    being cut, not for being felt, and a whole tile in line past the complete hand is an indicator.
-    On the 4,600 selection and fresh renders 4 more read exactly (2 each), none fewer; none read
-    silently wrong before or after; the real rack photos (no indicators) read the same."""
+    being cut, not for being felt, and a whole tile in line past the complete hand is an indicator."""
     out: list[Candidate] = []
     choice = {**top, **dict(best.classes)}
     has = dict(best.roles)
@@ -272,8 +238,8 @@ def _with_meld(best: Candidate, k: int, meld: ReadMeld, rules: Ruleset, ctx: Map
 def _face_up_kans(best: Candidate, rules: Ruleset, ctx: Mapping[str, Any]) -> list[Candidate]:
     """The best reading again with each closed kan it read from four face-up tiles (no backs: a
     player who shows a closed kan face up) read as an open kan whose sideways tile was not seen (a
-    white dragon's blank face gives no angle; fresh render 990015/126 was scored silently as a
-    closed kan): asked about (a ``meld`` question), not preferred. Where it was called from is not
+    white dragon's blank face gives no angle): asked about (a ``meld`` question), not preferred. Where it was
+    called from is not
     known."""
     classes = dict(best.classes)
     out: list[Candidate] = []
@@ -332,8 +298,7 @@ def _cut_indicators(
     hand (:func:`_cut_left_out`), taken as a dora indicator (or, of a kind the ruleset sets aside, a
     gari too): asked about (a ``role`` ambiguity), never preferred. Such a tile is read from part
     of its face, so the localizer and the classifier are often unsure of it, and a reading that
-    drops it is silently short of a dora (selection render 990011/184: a green dragon cut by a
-    third, read 0.26) or a gari. Not where the context gives the role's tiles or the ruleset
+    drops it is silently short of a dora or a gari. Not where the context gives the role's tiles or the ruleset
     counts no dora."""
     counts_dora = rules.counts_dora and "dora_indicators" not in ctx
     choice = {**top, **dict(best.classes)}
