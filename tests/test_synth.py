@@ -373,3 +373,71 @@ def test_someone_s_discards_hold_no_tile_the_rules_set_aside(rules: str, manzu_i
                 pond_kinds[kind_of(t.cls)] += 1
     assert sum(pond_kinds.values()) > 200
     assert any(pond_kinds[k] for k in range(9)) == manzu_in_ponds
+
+
+def test_distractors_are_drawn_never_labelled_and_clear_of_every_tile() -> None:
+    cfg = replace(PLAIN, p_clutter=1.0, n_distractors=(4, 6), p_heap=0.5, p_rack=0.3)
+    kinds: Counter[str] = Counter()
+    for seed in range(8):
+        s = render_sample(seed, config=cfg)
+        got = Counter(s.classes) + Counter(s.meta["ignored_classes"])
+        assert got == expected_labels(s.structure, s.meta), seed  # no distractor is labelled
+        assert s.instance_map is not None
+        bg = np.all(s.image == np.array(BG, np.uint8), axis=2)
+        props_mask = np.zeros(bg.shape, bool)
+        for d in s.meta["distractors"]:
+            kinds[d["kind"]] += 1
+            x0, y0, x1, y1 = d["box"]
+            for bx0, by0, bx1, by1 in [*s.boxes.tolist(), *s.ignore_boxes.tolist()]:  # clear of every tile
+                assert x1 <= bx0 or bx1 <= x0 or y1 <= by0 or by1 <= y0, (seed, d)
+            ys, xs = slice(max(int(y0), 0), max(int(y1) + 1, 0)), slice(max(int(x0), 0), max(int(x1) + 1, 0))
+            props_mask[ys, xs] = True
+            if props_mask[ys, xs].size:
+                assert (~bg[ys, xs]).mean() > 0.05, (seed, d)  # it is drawn
+        # drawn pixels lie on a tile, on a distractor, or on the rack under a standing row
+        tiles = cv2.dilate((s.instance_map > 0).astype(np.uint8), np.ones((3, 3), np.uint8)).astype(bool)
+        stray = ~bg & ~tiles & ~cv2.dilate(props_mask.astype(np.uint8), np.ones((5, 5), np.uint8)).astype(bool)
+        if not s.meta["scene"]["rack"]:
+            assert stray.mean() < 1e-4, seed
+    assert len(kinds) >= 5, kinds
+
+
+def test_heap_tiles_lie_face_up_face_down_and_on_a_side_and_an_edge_on_tile_is_ignored() -> None:
+    cfg = replace(SynthConfig(), p_heap=1.0, p_clutter=0.0, p_cut=0.0)
+    seen: Counter[str] = Counter()
+    ignored = 0
+    for seed in range(10):
+        s = render_sample(seed, config=cfg)
+        assert Counter(s.classes) + Counter(s.meta["ignored_classes"]) == expected_labels(s.structure, s.meta)
+        for b in s.meta["boxes"]:
+            if b["group"] == "heap":
+                seen["side" if b["pose"] == "side" else "down" if b["face_down"] else "up"] += 1
+                assert b["face_down"] == (b["cls"] == FACE_DOWN)
+        ignored += len(s.meta["ignored_classes"])
+    assert seen["up"] and seen["down"] and seen["side"], seen
+    assert ignored > 0  # tiles on a side seen from above show their edge: neither right nor wrong
+
+
+def test_seat_views_stand_the_row_before_a_low_camera_and_the_tables_centre() -> None:
+    cfg = replace(SynthConfig(), p_seat_view=1.0, p_rack=0.5, p_clutter=0.0)
+    centres = racks = 0
+    for seed in range(6):
+        s = render_sample(seed, config=cfg)
+        row = [b for b in s.meta["boxes"] if b["group"] in ("hand", "win")]
+        assert row and all(b["pose"] == "standing" for b in row)
+        assert cfg.seat_tilt_deg[0] <= s.meta["camera"]["tilt_deg"] <= cfg.seat_tilt_deg[1]
+        centres += any(d["kind"] == "centre_panel" for d in s.meta["distractors"])
+        racks += s.meta["scene"]["rack"]
+        assert Counter(s.classes) + Counter(s.meta["ignored_classes"]) == expected_labels(s.structure, s.meta)
+    assert centres >= 4 and racks >= 1
+
+
+def test_the_new_variety_is_off_when_its_knobs_are() -> None:
+    off = replace(SynthConfig(), p_seat_view=0.0, p_rack=0.0, p_heap=0.0, p_small=0.0, p_clutter=0.0)
+    for seed in range(5):
+        s = render_sample(seed, config=off)
+        assert not any(s.meta["scene"].values()) and s.meta["distractors"] == []
+        assert all(b["group"] != "heap" and b["pose"] != "side" for b in s.meta["boxes"])
+    default = [render_sample(seed).meta for seed in range(30)]
+    assert sum(bool(m["distractors"]) for m in default) >= 5  # training renders include them by default
+    assert sum(m["scene"]["heap"] for m in default) >= 1

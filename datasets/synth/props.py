@@ -237,7 +237,8 @@ def _screen_texture(rng: np.random.Generator) -> np.ndarray:
 
 
 def _box(cx: float, cy: float, w: float, d: float, yaw: float, z0: float, z1: float, color: Any, **kw: Any) -> Solid:
-    return Solid(_rect(cx, cy, w, d, yaw, r=min(w, d) * 0.08), z0, z1, tuple(float(c) for c in color), **kw)
+    bgr = (float(color[0]), float(color[1]), float(color[2]))
+    return Solid(_rect(cx, cy, w, d, yaw, r=min(w, d) * 0.08), z0, z1, bgr, **kw)
 
 
 def _keyboard(rng: np.random.Generator, cx: float, cy: float, yaw: float) -> Prop:
@@ -511,7 +512,7 @@ def draw_prop(img: np.ndarray, prop: Prop, cam: Any, light: Any) -> None:
         _draw_solid(img, prop.solids[k], cam, light)
 
 
-def _shade(color: Sequence[float], normal: np.ndarray, light: Any) -> tuple[float, float, float]:
+def _shade(color: Sequence[float] | np.ndarray, normal: np.ndarray, light: Any) -> tuple[float, float, float]:
     lam = max(0.0, float(normal @ light.l_dir))
     c = np.clip(np.array(color) * light.color * (light.ambient + light.diffuse * lam), 0, 255)
     return (float(c[0]), float(c[1]), float(c[2]))
