@@ -86,8 +86,9 @@ class HandIn(HandContext):
     nuki: str | list[str] = Field(default="", description="tiles set aside as bonus tiles (three-player gari, north)")
 
     def to_contract(self) -> dict[str, Any]:
-        """The Hand JSON as given (fields left out stay out, so the core applies its own defaults)."""
-        return self.model_dump(exclude_unset=True, by_alias=True)
+        """The Hand JSON as given (fields left out stay out, so the core applies its own defaults; a null is a
+        field left out, as the schema's optional fields say)."""
+        return self.model_dump(exclude_unset=True, exclude_none=True, by_alias=True)
 
 
 class ErrorDetail(BaseModel):

@@ -178,10 +178,16 @@ class InferencePool:
                 self.stats.abandoned += 1
                 if not fut.cancel() and on_gone is not None:
                     on_gone()
+                waiting.add_done_callback(_forget)  # its ReadingCancelled has no one to go to
                 raise ClientGone()
 
     def shutdown(self) -> None:
         self._executor.shutdown(wait=False, cancel_futures=True)
+
+
+def _forget(fut: asyncio.Future[Any]) -> None:
+    if not fut.cancelled():
+        fut.exception()
 
 
 def _malloc_trim() -> Callable[[], Any] | None:
