@@ -210,11 +210,26 @@ def install_error_handlers(app: FastAPI) -> None:
         code = _STATUS_CODES.get(exc.status_code, "http_error")
         message = exc.detail if isinstance(exc.detail, str) else json.dumps(exc.detail)
         status = exc.status_code if exc.status_code < 500 else UNEXPECTED_STATUS
-        return SafeJSONResponse(error_body(code, message), status_code=status, headers=exc.headers)
+        headers = dict(exc.headers or {})
+        if status == 405:  # Starlette names the methods of the first route of the path only
+            headers["Allow"] = ", ".join(_allowed_methods(request.app.routes, request.scope))
+        return SafeJSONResponse(error_body(code, message), status_code=status, headers=headers)
 
     @app.exception_handler(Exception)
     async def _unexpected(request: Request, exc: Exception) -> JSONResponse:  # pragma: no cover - see the guard
         return unexpected_response(exc)
+
+
+def _allowed_methods(routes: Sequence[Any], scope: Scope) -> list[str]:
+    """Every method some route takes at the scope's path."""
+    from starlette.routing import Match
+
+    methods: set[str] = set()
+    for route in routes:
+        route_methods = getattr(route, "methods", None)
+        if route_methods and route.matches(scope)[0] != Match.NONE:
+            methods |= set(route_methods)
+    return sorted(methods)
 
 
 def unexpected_response(exc: BaseException) -> JSONResponse:
