@@ -345,6 +345,27 @@ def test_readings_are_bounded() -> None:
     assert MAX_READINGS >= 100
 
 
+def test_a_search_bound_that_scores_nothing_answers_a_refused_reading() -> None:
+    """With no reading scored (``max_readings=0``) the answer is a refused reading naming why, not a failure."""
+    r = read_hand(layout_boxes("123m456p789s1122z 2z"), max_readings=0)
+    assert not r.valid and r.capped and r.evaluated == 0
+    assert "no_reading_scored" in [p.code for p in r.problems]
+
+
+def test_a_last_resort_that_leaves_no_row_keeps_the_reading_refused() -> None:
+    """Three tiles in a row, the middle one a doubtful box: the last resort takes it for no tile, which leaves
+    no row of tiles at all. The reading stays the refused one, with the row's problem (an assert failed there,
+    and ``paiscan read`` answered ``reading_failed``)."""
+    dets = [
+        Detection(c, conf, (i * 30.0, 0.0, i * 30.0 + 28.0, 40.0))
+        for i, (c, conf) in enumerate([(0, 0.9), (1, 0.3), (2, 0.9)])
+    ]
+    r = read_hand(dets)
+    assert not r.valid and r.best is not None
+    assert [p.code for p in r.problems] == ["wrong_tile_count"]
+    assert r.row is not None and sorted(r.row.row.dets) == [0, 1, 2]
+
+
 # ---------------------------------------------------------------------------------- problems
 def test_missing_tile_is_a_wrong_tile_count() -> None:
     r = read(layout_boxes("123m456p789s122z 2z"))

@@ -90,9 +90,8 @@ def _chunk(row: Row, p: int, q: int) -> tuple[MeldShape, float] | None:
         if back or len(side) != 1:
             return None
         c = side[0]
-        if stacked == [c]:
-            st = ts[c].stacked
-            assert st is not None
+        st = ts[c].stacked
+        if stacked == [c] and st is not None:
             return MeldShape((*dets, st), "added_kan", c, FROM3[c]), cost
         if stacked:
             return None

@@ -152,7 +152,15 @@ def _arbitrate(
         for c in (*competitive, *asked):
             offered.setdefault(c.key, c)
         return _RowResult(hrow, best, list(offered.values()), [], evaluated + len(asked), capped)
-    assert first is not None
+    if first is None:  # the bounds let no reading be scored: the best effort, refused
+        return _RowResult(
+            hrow,
+            _build(rules, hrow.best_effort, hrow, top, aside, 0.0),
+            [],
+            [Problem("no_reading_scored", f"the search bound ({max_readings} readings scored) let none be scored")],
+            0,
+            True,
+        )
     complete = [c for c in results.values() if c.error_code in COMPLETE_BUT_REFUSED and c.cost <= first.cost + DELTA]
     if complete:
         first = min(complete, key=lambda c: c.cost)
@@ -176,9 +184,10 @@ def _arbitrate(
 
 def _read_rows(
     layout: Layout, rules: Ruleset, ctx: Mapping[str, Any], allowed: frozenset[int] | None, max_readings: int
-) -> tuple[_RowResult, int, int, bool]:
+) -> tuple[_RowResult, int, int, bool] | None:
     """The first of the layout's candidate rows (up to ``MAX_ROWS``) that reads as a winning hand,
-    else the likeliest; with its index, the hands scored and whether a search bound was hit."""
+    else the likeliest; with its index, the hands scored and whether a search bound was hit. ``None``
+    when the layout has no candidate row."""
     chosen: _RowResult | None = None
     chosen_i = 0
     evaluated = 0
@@ -199,5 +208,6 @@ def _read_rows(
         if res.best is not None and res.best.valid:
             chosen, chosen_i = res, i
             break
-    assert chosen is not None
+    if chosen is None:
+        return None
     return chosen, chosen_i, evaluated, capped

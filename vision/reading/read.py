@@ -121,7 +121,8 @@ def read_hand(
     limits = (0, 0, 0) if rs.reds_are_plain else rs.red_five_limits(opts)
     seen = _within(dets, allowed, frozenset(RED_5M + i for i, n in enumerate(limits) if n == 0))
     layout = analyse_layout(seen, rs)
-    if not layout.candidates:
+    read = _read_rows(layout, rs, ctx, allowed, max_readings)
+    if read is None:
         return Reading(
             rs.id,
             dets,
@@ -130,12 +131,15 @@ def read_hand(
             problems=(Problem("no_hand_row", f"no row of tiles found among {len(dets)} detections"),),
             context=ctx_items,
         )
-    chosen, chosen_i, evaluated, capped = _read_rows(layout, rs, ctx, allowed, max_readings)
+    chosen, chosen_i, evaluated, capped = read
     taken: str | None = None  # the note of the last resort taken, if one was
     if chosen.best is None or not chosen.best.valid:
         for resort, looked_at, kw, note in _last_resorts(chosen, seen, dets):
             again = analyse_layout(looked_at, rs, **kw)
-            res, res_i, more, more_capped = _read_rows(again, rs, ctx, allowed, max_readings)
+            read_again = _read_rows(again, rs, ctx, allowed, max_readings)
+            if read_again is None:  # the resort left no row of tiles (a box dropped from a short row)
+                continue
+            res, res_i, more, more_capped = read_again
             evaluated += more
             # ... a reading from the boxes alone is taken only with a question to ask: never silently
             if res.best is not None and res.best.valid and (resort != "boxes" or _ambiguities(res.competitive)):

@@ -143,9 +143,10 @@ def _kans_from_second_boxes(
                 continue
             tried.add(j)
             again = analyse_layout(seen, rules, readmit=frozenset({j}))
-            if not again.candidates:
+            read = _read_rows(again, rules, ctx, allowed, max_readings)
+            if read is None:
                 continue
-            res, _i, evaluated, _capped = _read_rows(again, rules, ctx, allowed, max_readings)
+            res, _i, evaluated, _capped = read
             scored += evaluated
             cand = res.best
             if cand is not None and cand.valid and any(m.type == "kan" and j in m.dets for m in cand.melds):
