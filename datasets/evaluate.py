@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import time
+import traceback
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -275,7 +276,7 @@ def _one_photo(
         c["failed"] += 1
         c["gt"] += _label_count(lab)
         c["structures"] += isinstance(truth, dict) or struct_path.exists()
-        return c, None, f"{type(exc).__name__}: {exc}"
+        return c, None, _describe(exc)
     pboxes = list(pred.boxes)
     if plain_reds:
         gt = [(kind(k) if k != BACK else k, b) for k, b in gt]
@@ -295,6 +296,22 @@ def _one_photo(
             c["outcome_asked_unreachable"] += no_right_answer(truth, outcome, right, pred.offered)
             c["outcomes"] += 1
     return c, latency, None
+
+
+def _describe(exc: BaseException) -> str:
+    """The error's type and message, and where it was raised (an ``AssertionError`` has no message).
+
+    >>> try:
+    ...     assert False
+    ... except AssertionError as e:
+    ...     _describe(e).startswith("AssertionError (at ")
+    True
+    """
+    text = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+    tb = traceback.extract_tb(exc.__traceback__)
+    if tb and not str(exc):
+        text += f" (at {Path(tb[-1].filename).name}:{tb[-1].lineno})"
+    return text
 
 
 def _metrics(t: _Tally) -> dict[str, Any]:

@@ -308,6 +308,14 @@ def synth_cmd(
             "taken from further away",
         ),
     ] = None,
+    mix: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--mix",
+            help="NAME=P, repeatable: the probability of a scene: seat (automatic table from the seat), rack, "
+            "heap, small (hand small in the frame), clutter (unlabelled distractors), standing, pond",
+        ),
+    ] = None,
 ) -> None:
     """Render synthetic photos of winning hands with exact labels."""
     from paiscan.scoring import HandError
@@ -334,9 +342,20 @@ def synth_cmd(
     if fill is not None and not 0.1 <= fill[0] <= fill[1] <= 1.0:
         _fail("bad_field", f"--fill needs 0.1 <= LOW <= HIGH <= 1, got {fill[0]:g} {fill[1]:g}", "fill")
     from paiscan.datasets.synth import preview, write_dataset
-    from paiscan.datasets.synth.config import SynthConfig
+    from paiscan.datasets.synth.config import SynthConfig, mixed
 
     config = SynthConfig().framed(size, fill, tilt)
+    shares: dict[str, float] = {}
+    for item in mix or []:
+        name, _, value = item.partition("=")
+        try:
+            shares[name.strip()] = float(value)
+        except ValueError:
+            _fail("bad_field", f"--mix {item!r} is not NAME=P (e.g. heap=0.5)", "mix")
+    try:
+        config = mixed(config, shares)
+    except ValueError as exc:
+        _fail("bad_field", f"--mix: {exc}", "mix")
     if preview_path is not None:
         preview(preview_path, n=16, seed=seed, rules=rules, config=config)
         typer.echo(f"preview written to {preview_path}", err=True)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import random
 from collections import Counter
 from dataclasses import replace
@@ -17,13 +18,21 @@ from paiscan.datasets.synth import SynthConfig, render_sample, write_dataset
 from paiscan.datasets.synth import art as synth_art
 from paiscan.datasets.synth.hands import _private_random_hand, full_set, hand_tiles
 from paiscan.datasets.synth.hands import random_hand as synth_random_hand
+from paiscan.datasets.synth.scene import TileDims
 from paiscan.datasets.synth.tiles import FACE_DOWN, kind_of, parse_tiles, to_mpsz
 from paiscan.scoring.generate import random_hand as scoring_random_hand
 from paiscan.scoring.registry import get_ruleset
 
 BG = (255, 0, 255)  # magenta: no tile colour is this
 PLAIN = SynthConfig(
-    effects=False, background_color=BG, p_black_set=0.0, p_cut=0.0, instance_map=True, p_clutter=0.0, p_rack=0.0
+    effects=False,
+    background_color=BG,
+    p_black_set=0.0,
+    p_cut=0.0,
+    instance_map=True,
+    p_clutter=0.0,
+    p_rack=0.0,
+    p_seat_view=0.0,  # nothing but tiles: no rack, no distractor, no automatic table's centre
 )
 
 
@@ -278,7 +287,8 @@ def test_renders_have_coloured_backs_and_old_white_backs_are_not_trained_on(tmp_
     from paiscan.datasets.train_classifier import WHITE_BACK_MIN, synth_crop_files
 
     assert all(min(c) < WHITE_BACK_MIN for c in synth_art.BACK_COLORS)  # a white back is a face-down 白
-    write_dataset(tmp_path / "a", n=2, seed=12, crops=True, progress=False)
+    with_backs = replace(SynthConfig(), p_dead_wall=1.0)  # every render shows face-down tiles
+    write_dataset(tmp_path / "a", n=2, seed=12, crops=True, progress=False, config=with_backs)
     out = tmp_path / "a"
     before = Counter((f.stem.rpartition("_")[0], c == 37) for f, c, _ in synth_crop_files(out))
     metas = sorted((out / "meta").glob("*.json"))
@@ -441,3 +451,49 @@ def test_the_new_variety_is_off_when_its_knobs_are() -> None:
     default = [render_sample(seed).meta for seed in range(30)]
     assert sum(bool(m["distractors"]) for m in default) >= 5  # training renders include them by default
     assert sum(m["scene"]["heap"] for m in default) >= 1
+
+
+def test_the_scene_mix_is_set_by_short_name_with_clear_errors(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from paiscan.datasets.synth.config import mixed
+    from paiscan.service.cli import app
+
+    assert mixed(SynthConfig(), {"seat": 1.0, "clutter": 0.0}).p_seat_view == 1.0
+    with pytest.raises(ValueError, match="unknown scene knob 'chips'"):
+        mixed(SynthConfig(), {"chips": 0.5})
+    runner = CliRunner()
+    bad = runner.invoke(app, ["synth", "--n", "1", "--out", str(tmp_path / "x"), "--mix", "heap=1.5"])
+    assert bad.exit_code == 2 and json.loads(bad.stdout)["error"]["field"] == "mix"
+    ok = runner.invoke(
+        app, ["synth", "--n", "1", "--out", str(tmp_path / "y"), "--mix", "heap=1", "--mix", "clutter=1"]
+    )
+    assert ok.exit_code == 0
+    meta = json.loads(next((tmp_path / "y" / "meta").glob("*.json")).read_text())
+    assert meta["scene"]["heap"]
+
+
+def test_no_heap_tile_lies_on_another_tile() -> None:
+    from paiscan.datasets.synth.scene import SceneChoice, layout_hand
+
+    cfg = replace(SynthConfig(), p_background=1.0)
+    hand_rng = random.Random(4)
+    n_heap = 0
+    for seed in range(30):
+        dims = TileDims()
+        tiles = layout_hand(
+            synth_random_hand(hand_rng, "riichi"),
+            np.random.default_rng(seed),
+            cfg,
+            dims,
+            "riichi",
+            SceneChoice(heap=True),
+        )
+        reach = math.hypot(dims.w, dims.h) / 2
+        for k, t in enumerate(tiles):
+            if t.group != "heap":
+                continue
+            n_heap += 1
+            for o in tiles[:k]:
+                assert math.hypot(t.x - o.x, t.y - o.y) >= 2 * reach, (seed, t.group_index, o.group)
+    assert n_heap > 100

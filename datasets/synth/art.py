@@ -27,7 +27,15 @@ ART_NAMES: list[str] = (
 ART_SETS = ("Regular", "Black")
 # face base colours (BGR) per art set
 FACE_TONES: dict[str, list[tuple[int, int, int]]] = {
-    "Regular": [(214, 234, 243), (232, 240, 244), (196, 226, 240), (222, 232, 230), (205, 228, 236)],
+    "Regular": [
+        (214, 234, 243),
+        (232, 240, 244),
+        (196, 226, 240),
+        (222, 232, 230),
+        (205, 228, 236),
+        (186, 220, 238),  # warm ivory
+        (176, 212, 232),  # aged ivory
+    ],
     "Black": [(34, 33, 36), (44, 42, 40), (28, 30, 38)],
 }
 # tile back colours (BGR): yellow, green, blue, orange, red, plus darker variants. No white: a

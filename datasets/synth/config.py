@@ -120,6 +120,32 @@ class SynthConfig:
         return out
 
 
+#: ``paiscan synth --mix NAME=P``: the scene knobs a command line may set, by short name
+MIX_KNOBS: dict[str, str] = {
+    "seat": "p_seat_view",
+    "rack": "p_rack",
+    "heap": "p_heap",
+    "small": "p_small",
+    "clutter": "p_clutter",
+    "standing": "p_standing",
+    "pond": "p_background",
+}
+
+
+def mixed(config: SynthConfig, shares: dict[str, float]) -> SynthConfig:
+    """``config`` with scene probabilities set by short name (:data:`MIX_KNOBS`).
+
+    >>> mixed(SynthConfig(), {"heap": 1.0, "clutter": 0.0}).p_heap
+    1.0
+    """
+    for name, p in shares.items():
+        if name not in MIX_KNOBS:
+            raise ValueError(f"unknown scene knob {name!r} (known: {', '.join(MIX_KNOBS)})")
+        if not 0.0 <= p <= 1.0:
+            raise ValueError(f"{name}={p:g}: a probability is 0 to 1")
+    return replace(config, **{MIX_KNOBS[k]: float(v) for k, v in shares.items()})
+
+
 def resolve_tiles_dir(config: SynthConfig | None = None) -> Path:
     """Where the tile art lives: the config, ``PAISCAN_TILES_DIR``, ``../shared/tiles``, or
     ``/work/shared/tiles``."""

@@ -264,7 +264,7 @@ def _layout_heap(
     tiles: list[TilePlace], pool: list[int], rng: np.random.Generator, dims: TileDims, row_end: float
 ) -> None:
     """Loose tiles pushed together (as after a hand): face up, face down and on a long side, at any
-    angle, none lying on another."""
+    angle, none lying on another tile (the heap's or the hand's, pond's and indicators')."""
     n = min(len(pool), int(rng.integers(5, 17)))
     max_y = max(t.y for t in tiles) + dims.h
     if rng.random() < 0.6:  # beyond the hand
@@ -273,9 +273,9 @@ def _layout_heap(
         cx, cy = -float(rng.uniform(90, 180)), float(rng.uniform(-40, 120))
     reach = math.hypot(dims.w, dims.h) / 2 + 0.5  # a tile's bounding circle, any yaw
     spread = reach * (1.2 + math.sqrt(n))
-    placed: list[tuple[float, float]] = []
+    placed: list[tuple[float, float]] = [(t.x, t.y) for t in tiles]  # no heap tile lies on another tile
     for k in range(n):
-        for _ in range(12):
+        for _ in range(20):
             x, y = cx + float(rng.uniform(-spread, spread)), cy + float(rng.uniform(-spread, spread) * 0.7)
             if all(math.hypot(x - px, y - py) >= 2 * reach for px, py in placed):
                 break
