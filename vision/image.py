@@ -118,7 +118,7 @@ def decode_image(data: bytes, max_pixels: int = DEFAULT_MAX_PIXELS, max_side: in
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", Image.DecompressionBombWarning)  # our own limit is checked below
-            img = Image.open(io.BytesIO(data), formats=PIL_FORMATS[fmt])
+            img: Image.Image = Image.open(io.BytesIO(data), formats=PIL_FORMATS[fmt])
             w, h = img.size
             factor = _reduction(fmt, w, h, max_pixels, max_side)
             if fmt == "jpeg" and factor > 1:
@@ -243,7 +243,8 @@ def to_8bit(img: Image.Image) -> Image.Image:
     """
     if img.mode not in ("I", "F") and not img.mode.startswith("I;16"):
         return img
-    _low, high = img.getextrema()
+    extrema = img.getextrema()  # (low, high) for one band
+    high = extrema[1] if isinstance(extrema[1], int | float) else 0
     top = 65535.0 if float(high) > 255 else 255.0
     w, h = img.size
     out = np.empty((h, w), np.uint8)
