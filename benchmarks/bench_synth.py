@@ -3,7 +3,9 @@
     python benchmarks/bench_synth.py [--n 200] [--workers 2] [--rules riichi]
 
 Prints the single-process render rate (render + JPEG encode, after a warm-up that fills the
-per-process texture caches) and the end-to-end ``write_dataset`` rate with ``--workers``.
+per-process texture and table caches), the same with the scene variety off (no seat views, racks,
+heaps, small hands or distractors: what that variety costs), and the end-to-end ``write_dataset``
+rate with ``--workers``.
 """
 
 from __future__ import annotations
@@ -16,7 +18,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from paiscan.datasets.synth import render_sample, write_dataset
+from dataclasses import replace
+
+from paiscan.datasets.synth import SynthConfig, render_sample, write_dataset
+
+#: the renderer with its scene variety off
+PLAIN_SCENES = replace(SynthConfig(), p_seat_view=0.0, p_rack=0.0, p_heap=0.0, p_small=0.0, p_clutter=0.0)
 
 
 def main() -> None:
@@ -26,16 +33,17 @@ def main() -> None:
     ap.add_argument("--rules", default="riichi")
     args = ap.parse_args()
 
-    for i in range(30):  # warm-up: art, fonts, textures, table patterns
+    for i in range(60):  # warm-up: art, fonts, textures, every table pattern
         render_sample(10_000 + i, args.rules)
-    t = time.perf_counter()
-    for i in range(args.n):
-        render_sample(i, args.rules)
-    dt = time.perf_counter() - t
-    print(
-        f"render_sample: {args.n / dt:.1f} renders/s (single process, {dt / args.n * 1000:.1f} "
-        f"ms/render, 1280x960, JPEG encoded)"
-    )
+    for label, config in (("render_sample", None), ("  variety off", PLAIN_SCENES)):
+        t = time.perf_counter()
+        for i in range(args.n):
+            render_sample(i, args.rules, config)
+        dt = time.perf_counter() - t
+        print(
+            f"{label}: {args.n / dt:.1f} renders/s (single process, {dt / args.n * 1000:.1f} "
+            f"ms/render, 1280x960, JPEG encoded)"
+        )
 
     with tempfile.TemporaryDirectory() as tmp:
         t = time.perf_counter()

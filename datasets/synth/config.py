@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 #: every kind of distractor (``props.DISTRACTOR_KINDS`` draws them; kept here so the config imports no OpenCV)
@@ -143,7 +144,8 @@ def mixed(config: SynthConfig, shares: dict[str, float]) -> SynthConfig:
             raise ValueError(f"unknown scene knob {name!r} (known: {', '.join(MIX_KNOBS)})")
         if not 0.0 <= p <= 1.0:
             raise ValueError(f"{name}={p:g}: a probability is 0 to 1")
-    return replace(config, **{MIX_KNOBS[k]: float(v) for k, v in shares.items()})
+    values: dict[str, Any] = {MIX_KNOBS[k]: float(v) for k, v in shares.items()}
+    return replace(config, **values)
 
 
 def resolve_tiles_dir(config: SynthConfig | None = None) -> Path:

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from .scene import SceneChoice, TileDims, TilePlace
 
 SHIFT = 4  # sub-pixel bits of cv2 polygon drawing
+LED_RED = (40, 40, 255)  # BGR of a lit LED segment
 _ONE = float(1 << SHIFT)
 #: pixels kept clear between a prop's projection and any tile's box
 CLEARANCE_PX = 3.0
@@ -136,30 +137,31 @@ _SEGMENTS = {
 }
 
 
-def led_texture(text: str, color: tuple[int, int, int] = (40, 40, 255)) -> np.ndarray:
-    """Seven-segment digits glowing on a black window (BGRA uint8, 48 px a digit)."""
-    dw, hh = 48, 80
-    im = np.zeros((hh + 16, dw * len(text) + 16, 3), np.float32)
-    im[:] = (12, 10, 14)
-    lit = np.zeros(im.shape[:2], np.float32)
+def led_texture(text: str) -> np.ndarray:
+    """Red seven-segment digits glowing on a black window (BGRA uint8, 48 px a digit)."""
+    return np.ascontiguousarray(np.hstack([_led_digit(ch) for ch in text]))
+
+
+@functools.lru_cache(maxsize=16)
+def _led_digit(ch: str) -> np.ndarray:
+    dw, hh = 48, 96
+    lit = np.zeros((hh, dw), np.float32)
     seg = {
-        "a": ((10, 6), (38, 6)),
-        "b": ((40, 9), (40, 38)),
-        "c": ((40, 44), (40, 73)),
-        "d": ((10, 76), (38, 76)),
-        "e": ((8, 44), (8, 73)),
-        "f": ((8, 9), (8, 38)),
-        "g": ((10, 41), (38, 41)),
+        "a": ((12, 14), (36, 14)),
+        "b": ((39, 17), (39, 44)),
+        "c": ((39, 52), (39, 79)),
+        "d": ((12, 82), (36, 82)),
+        "e": ((9, 52), (9, 79)),
+        "f": ((9, 17), (9, 44)),
+        "g": ((12, 48), (36, 48)),
     }
-    for k, ch in enumerate(text):
-        ox = 8 + k * dw + 4
-        for name in _SEGMENTS.get(ch, ""):
-            (x0, y0), (x1, y1) = seg[name]
-            cv2.line(lit, (ox + x0, 8 + y0), (ox + x1, 8 + y1), 1.0, 6, cv2.LINE_AA)
+    for name in _SEGMENTS.get(ch, ""):
+        (x0, y0), (x1, y1) = seg[name]
+        cv2.line(lit, (x0, y0), (x1, y1), 1.0, 6, cv2.LINE_AA)
     glow = cv2.GaussianBlur(lit, (0, 0), 5.0)
-    col = np.array(color, np.float32)
-    im += lit[..., None] * col + glow[..., None] * col * 0.6
-    return _bgra(np.clip(im, 0, 255).astype(np.uint8))
+    col = np.array(LED_RED, np.float32)
+    im = np.float32(12.0) + lit[..., None] * col + glow[..., None] * col * 0.6
+    return cv2.cvtColor(np.clip(im, 0, 255).astype(np.uint8), cv2.COLOR_BGR2BGRA)
 
 
 @functools.lru_cache(maxsize=32)
@@ -525,19 +527,21 @@ def _draw_solid(img: np.ndarray, s: Solid, cam: Any, light: Any) -> None:
     ub, _ = cam.project(bottom)
     ut, _zt = cam.project(top)
     centre = np.append(s.outline.mean(axis=0), (s.z0 + s.z1) / 2)
-    side_col = np.array(s.color) * 0.82
-    for j in range(m):
-        j2 = (j + 1) % m
-        mid = (bottom[j] + bottom[j2] + top[j] + top[j2]) / 4
-        edge = bottom[j2] - bottom[j]
-        nrm = np.array([edge[1], -edge[0], 0.0])
-        nrm /= max(float(np.linalg.norm(nrm)), 1e-9)
-        if nrm @ (mid - centre) < 0:
-            nrm = -nrm
-        if nrm @ (cam.c - mid) <= 0:
-            continue
-        quad = np.stack([ub[j], ub[j2], ut[j2], ut[j]])
-        cv2.fillConvexPoly(img, _fixed(quad), _shade(side_col, nrm, light), cv2.LINE_AA, SHIFT)
+    j2 = np.roll(np.arange(m), -1)
+    mid = (bottom + bottom[j2] + top + top[j2]) / 4
+    edge = bottom[j2] - bottom
+    nrm = np.column_stack([edge[:, 1], -edge[:, 0], np.zeros(m)])
+    nrm /= np.maximum(np.linalg.norm(nrm, axis=1, keepdims=True), 1e-9)
+    nrm *= np.where(np.einsum("ij,ij->i", nrm, mid - centre) < 0, -1.0, 1.0)[:, None]
+    visible = np.einsum("ij,ij->i", nrm, cam.c - mid) > 0
+    lam = np.clip(nrm @ light.l_dir, 0.0, None)
+    cols = np.clip(
+        (np.array(s.color) * 0.82)[None, :] * light.color * (light.ambient + light.diffuse * lam)[:, None], 0, 255
+    )
+    quads = _fixed(np.stack([ub, ub[j2], ut[j2], ut], axis=1))
+    for k in np.nonzero(visible)[0]:
+        c = cols[k]
+        cv2.fillConvexPoly(img, quads[k], (float(c[0]), float(c[1]), float(c[2])), cv2.LINE_AA, SHIFT)
     if cam.c[2] <= s.z1:
         return
     up = np.array([0.0, 0.0, 1.0])
