@@ -1,19 +1,27 @@
 """Scoring throughput: the same seeded random hands scored by paiscan and by the ``mahjong`` library.
 
 Both get their input already converted to their own types (paiscan: parsed ``Hand``; mahjong:
-136-format tiles and a HandConfig), so the figures compare the scoring itself. paiscan's
-JSON-to-Score rate (parsing included) is printed too.
+136-format tiles and a HandConfig), so the first ratio compares the scoring itself. The JSON path
+is what ``paiscan score-hand --jsonl`` and the service run for each hand: decode the JSON line,
+parse and validate the Hand, score it, turn the Score (or the error) into a dict and encode it.
+The other rulesets' rates (parsed hands of their own) follow.
 
-    python benchmarks/bench_scoring.py [--n 3000] [--seed 7]
+Rounds are interleaved (each round times every path once) and the best round of each is kept, so
+a machine shared with other work slows every path alike.
+
+    python benchmarks/bench_scoring.py [--n 3000] [--seed 7] [--rounds 5]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import random
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
@@ -22,30 +30,44 @@ from mahjong_oracle import _CALC, to_mahjong
 from paiscan.scoring import HandError, parse_hand, score, score_hand
 from paiscan.scoring.generate import random_hand
 
+OTHER_RULESETS = ("boo", "kansai_boo", "totenko_balance", "wsom", "jun")
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--n", type=int, default=3000)
-    ap.add_argument("--seed", type=int, default=7)
-    args = ap.parse_args()
-    rng = random.Random(args.seed)
-    dicts = [random_hand(rng) for _ in range(args.n)]
-    hands = [parse_hand(d) for d in dicts]
-    converted = [to_mahjong(h) for h in hands]
 
-    def run_paiscan() -> None:
+def _score_all(hands: list[Any]) -> Callable[[], None]:
+    def run() -> None:
         for h in hands:
             try:
                 score(h)
             except HandError:
                 pass
 
-    def run_paiscan_json() -> None:
-        for d in dicts:
-            try:
-                score_hand(d)
-            except HandError:
-                pass
+    return run
+
+
+def _json_line(line: str) -> str:
+    """One line of ``paiscan score-hand --jsonl``: JSON in, the Score's (or error's) JSON out."""
+    try:
+        out = score_hand(json.loads(line)).to_dict()
+    except HandError as err:
+        out = err.to_dict()
+    return json.dumps(out, ensure_ascii=False)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--n", type=int, default=3000)
+    ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--rounds", type=int, default=5)
+    args = ap.parse_args()
+    rng = random.Random(args.seed)
+    dicts = [random_hand(rng) for _ in range(args.n)]
+    hands = [parse_hand(d) for d in dicts]
+    lines = [json.dumps(d) for d in dicts]
+    converted = [to_mahjong(h) for h in hands]
+
+    def run_json() -> None:
+        for line in lines:
+            _json_line(line)
 
     def run_mahjong() -> None:
         for tiles, win, melds, dora, ura, config in converted:
@@ -53,18 +75,29 @@ def main() -> None:
                 tiles, win, melds=melds, dora_indicators=dora, ura_dora_indicators=ura or None, config=config
             )
 
-    results = {}
-    for name, fn in (("paiscan", run_paiscan), ("paiscan_from_json", run_paiscan_json), ("mahjong", run_mahjong)):
-        fn()  # warm caches
-        best = float("inf")
-        for _ in range(3):
+    paths: dict[str, Callable[[], None]] = {
+        "paiscan": _score_all(hands),
+        "paiscan_json_path": run_json,
+        "mahjong": run_mahjong,
+    }
+    for rules in OTHER_RULESETS:
+        rrng = random.Random(f"{args.seed}:{rules}")
+        paths[rules] = _score_all([parse_hand(random_hand(rrng, rules)) for _ in range(args.n)])
+    best = {name: float("inf") for name in paths}
+    for fn in paths.values():
+        fn()  # warm the per-suit and per-table caches
+    for _ in range(args.rounds):
+        for name, fn in paths.items():
             t0 = time.perf_counter()
             fn()
-            best = min(best, time.perf_counter() - t0)
-        results[name] = args.n / best
-        print(f"{name:>18}: {results[name]:9.0f} hands/s")
-    print(f"{'ratio':>18}: {results['paiscan'] / results['mahjong']:9.1f}x  (paiscan / mahjong)")
-    print(f"{'ratio from JSON':>18}: {results['paiscan_from_json'] / results['mahjong']:9.1f}x")
+            best[name] = min(best[name], time.perf_counter() - t0)
+    rate = {name: args.n / t for name, t in best.items()}
+    for name in ("paiscan", "paiscan_json_path", "mahjong"):
+        print(f"{name:>18}: {rate[name]:9.0f} hands/s")
+    print(f"{'ratio':>18}: {rate['paiscan'] / rate['mahjong']:9.1f}x  (paiscan / mahjong)")
+    print(f"{'ratio JSON path':>18}: {rate['paiscan_json_path'] / rate['mahjong']:9.1f}x  (JSON in, JSON out / mahjong)")
+    for rules in OTHER_RULESETS:
+        print(f"{rules:>18}: {rate[rules]:9.0f} hands/s")
 
 
 if __name__ == "__main__":

@@ -52,12 +52,13 @@ class Group(NamedTuple):
         return [self.tile] * (2 if self.shape == PAIR else 3 if self.shape == TRIPLET else 4)
 
     def label(self) -> str:
-        return _label(self.shape, self.tile)
+        return group_label(self.shape, self.tile)
 
 
-@lru_cache(maxsize=512)
-def _label(shape: int, tile: int) -> str:
-    return format_tiles(Group(shape, tile).tiles())
+def group_label(shape: int, tile: int) -> str:
+    """MPSZ of a set or pair: ``group_label(SEQUENCE, 0) == '123m'``."""
+    label = _LABELS.get((shape, tile))
+    return label if label is not None else format_tiles(Group(shape, tile).tiles())
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,25 +135,48 @@ def suit_splits(counts: tuple[int, ...], honors: bool = False) -> tuple[tuple[_S
     return no_pair, with_pair
 
 
-@lru_cache(maxsize=1 << 16)
-def _suit_sets(s: int, counts: tuple[int, ...]) -> tuple[tuple[_Split, ...], tuple[_Split, ...]]:
-    """:func:`suit_splits` of suit ``s`` with each offset turned into its kind 0..33."""
-    no_pair, with_pair = suit_splits(counts, s == 3)
-    base = s * 9
-    return (
-        tuple(tuple((shape, base + off) for shape, off in split) for split in no_pair),
-        tuple(tuple((shape, base + off) for shape, off in split) for split in with_pair),
-    )
+#: tile id (0..36) → (suit, its count's unit in the suit's code: 16 ** (number - 1))
+_CODE_UNIT: tuple[tuple[int, int], ...] = tuple(
+    (k // 9, 16 ** (k % 9)) for k in (*range(34), 4, 13, 22)
+)
+#: per suit: the code of its counts (4 bits a kind) → its splits, with kinds 0..33
+_SUIT_SETS: tuple[dict[int, tuple[tuple[_Split, ...], tuple[_Split, ...]]], ...] = ({}, {}, {}, {})
 
 
-def _standard_splits(counts34: Sequence[int]) -> list[_Split]:
-    """Every standard split (sets plus exactly one pair), as tuples of (shape, kind)."""
+def _suit_sets(s: int, code: int) -> tuple[tuple[_Split, ...], tuple[_Split, ...]]:
+    """:func:`suit_splits` of suit ``s`` whose counts are ``code`` (4 bits a kind), each offset
+    turned into its kind 0..33; computed once per suit shape."""
+    found = _SUIT_SETS[s].get(code)
+    if found is None:
+        counts = tuple((code >> (4 * i)) & 15 for i in range(7 if s == 3 else 9))
+        no_pair, with_pair = suit_splits(counts, s == 3)
+        base = s * 9
+        found = (
+            tuple(tuple((shape, base + off) for shape, off in split) for split in no_pair),
+            tuple(tuple((shape, base + off) for shape, off in split) for split in with_pair),
+        )
+        if len(_SUIT_SETS[s]) < 1 << 16:
+            _SUIT_SETS[s][code] = found
+    return found
+
+
+def _suit_codes(tiles: Sequence[int]) -> list[int]:
+    codes = [0, 0, 0, 0]
+    unit = _CODE_UNIT
+    for t in tiles:
+        s, u = unit[t]
+        codes[s] += u
+    return codes
+
+
+def _splits_of_codes(codes: Sequence[int]) -> list[_Split]:
+    """Every standard split (sets plus exactly one pair) of the suits' codes, as tuples of (shape, kind)."""
     active: list[tuple[tuple[_Split, ...], tuple[_Split, ...]]] = []
-    for s, lo, hi in ((0, 0, 9), (1, 9, 18), (2, 18, 27), (3, 27, 34)):
-        c = tuple(counts34[lo:hi])
-        if not any(c):
+    for s in (0, 1, 2, 3):
+        code = codes[s]
+        if not code:
             continue
-        no_pair, with_pair = _suit_sets(s, c)
+        no_pair, with_pair = _suit_sets(s, code)
         if not no_pair and not with_pair:
             return []
         active.append((no_pair, with_pair))
@@ -170,6 +194,15 @@ def _standard_splits(counts34: Sequence[int]) -> list[_Split]:
             else:
                 results.extend(tuple(g for part in combo for g in part) for combo in product(*choices))
     return results
+
+
+def _standard_splits(counts34: Sequence[int]) -> list[_Split]:
+    """Every standard split (sets plus exactly one pair), as tuples of (shape, kind)."""
+    codes = [0, 0, 0, 0]
+    for k, c in enumerate(counts34):
+        if c:
+            codes[k // 9] += c * 16 ** (k % 9)
+    return _splits_of_codes(codes)
 
 
 def standard_splits(counts34: Sequence[int]) -> list[list[tuple[int, int]]]:
@@ -200,6 +233,13 @@ _CONCEALED_GROUP: dict[tuple[int, int], Group] = {
     (shape, k): Group(shape, k, False, True, False) for shape in (SEQUENCE, TRIPLET, KAN, PAIR) for k in range(34)
 }
 _YAOCHUU_SET = frozenset(YAOCHUU)
+#: (shape, kind) → the MPSZ of that set or pair (sequences start at 1..7 of a suit)
+_LABELS: dict[tuple[int, int], str] = {
+    (shape, k): format_tiles(Group(shape, k).tiles())
+    for shape in (SEQUENCE, TRIPLET, KAN, PAIR)
+    for k in range(34)
+    if shape != SEQUENCE or (k < 27 and k % 9 <= 6)
+}
 
 
 def _meld_group(m: Meld) -> Group:
@@ -215,18 +255,14 @@ def interpretations(hand: Hand, seven_pairs_duplicates: bool = False) -> list[In
 
     ``seven_pairs_duplicates`` lets seven pairs use four of a kind as two pairs (Totenko, WSOM).
     """
-    kind_of = _KIND_OF
-    win = kind_of[hand.win_tile]
-    counts = [0] * 34
-    for t in hand.concealed:
-        counts[kind_of[t]] += 1
-    counts[win] += 1
-    meld_groups = [_meld_group(m) for m in hand.melds]
+    win = _KIND_OF[hand.win_tile]
+    tiles = [*hand.concealed, hand.win_tile]
+    meld_groups = [_meld_group(m) for m in hand.melds] if hand.melds else []
     out: list[Interpretation] = []
     n_groups = 5 - len(meld_groups)
     ron = not hand.tsumo
     closed_group = _CONCEALED_GROUP
-    for split in _standard_splits(counts):
+    for split in _splits_of_codes(_suit_codes(tiles)):
         if len(split) != n_groups:
             continue
         seen: set[tuple[int, int]] = set()
@@ -237,7 +273,7 @@ def interpretations(hand: Hand, seven_pairs_duplicates: bool = False) -> list[In
             if group in seen:
                 continue
             seen.add(group)
-            groups = [*meld_groups, *(closed_group[g] for g in split)]
+            groups = [*meld_groups, *map(closed_group.__getitem__, split)]
             win_index = len(meld_groups) + idx
             if shape == PAIR:
                 wait = TANKI
@@ -248,7 +284,10 @@ def interpretations(hand: Hand, seven_pairs_duplicates: bool = False) -> list[In
             else:
                 wait = _sequence_wait(tile, win)
             out.append(Interpretation("standard", tuple(groups), win_index, wait))
-    if not meld_groups and sum(counts) == 14:
+    if not meld_groups and len(tiles) == 14:
+        counts = [0] * 34
+        for t in tiles:
+            counts[_KIND_OF[t]] += 1
         if (
             not counts.count(1)
             and not counts.count(3)

@@ -134,6 +134,8 @@ class Ruleset:
                 "hand",
             )
         allowed = self.allowed_kinds(opts)
+        if self._tiles_fine(hand, opts, allowed):
+            return
         sources: list[tuple[str, Sequence[int]]] = [
             ("hand", hand.concealed),
             ("win_tile", (hand.win_tile,)),
@@ -169,10 +171,40 @@ class Ruleset:
                             field_name,
                         )
 
+    def _tiles_fine(self, hand: Hand, opts: Any, allowed: frozenset[int] | None) -> bool:
+        """Whether every tile check of :meth:`check_tiles` passes, counted in one pass; when one
+        fails, :meth:`check_tiles` walks the tiles in order to name the first offending field."""
+        tiles = [*hand.concealed, hand.win_tile]
+        for m in hand.melds:
+            tiles += m.tiles
+        tiles += hand.dora_indicators
+        tiles += hand.ura_indicators
+        tiles += hand.nuki
+        counts = [0] * (BACK + 1)
+        for t in tiles:
+            counts[t] += 1
+        if counts[BACK]:
+            return False
+        reds = counts[RED_5M : RED_5S + 1]
+        if reds[0] or reds[1] or reds[2]:
+            counts[4] += reds[0]
+            counts[13] += reds[1]
+            counts[22] += reds[2]
+            if not self.reds_are_plain:
+                limits = self.red_five_limits(opts)
+                if reds[0] > limits[0] or reds[1] > limits[1] or reds[2] > limits[2]:
+                    return False
+        del counts[RED_5M:]
+        if max(counts) > 4:
+            return False
+        return allowed is None or allowed.issuperset(map(kind, tiles))
+
     def check_flags(self, hand: Hand, opts: Any) -> None:
         """The flags that need the tiles: a closed hand for riichi, a kan for rinshan, no meld on
         the first turn."""
         f = hand.flags
+        if not f:
+            return
         closed = hand.is_closed
         riichi = f & RIICHI_FLAGS
         if riichi and not closed:
@@ -209,6 +241,8 @@ class Ruleset:
         photo is not read for a situation that no hand could have."""
         self.check_dealer(hand)
         f = hand.flags
+        if not f:
+            return
         riichi = f & RIICHI_FLAGS
         if "ippatsu" in f and not riichi:
             raise HandError("ippatsu_without_riichi", "ippatsu needs riichi", "flags")
@@ -273,7 +307,23 @@ class Ruleset:
     def score_interpretation(self, ctx: Context) -> Score | HandError:
         raise NotImplementedError
 
+    def price_interpretation(self, ctx: Context) -> tuple[tuple[int, ...], Any] | HandError:
+        """What one interpretation is worth: its rank (as :attr:`Score.rank` orders readings) and
+        whatever :meth:`build_score` needs to write its Score. A ruleset that can price a reading
+        without writing its explanation overrides both; by default the Score is the price."""
+        result = self.score_interpretation(ctx)
+        if isinstance(result, HandError):
+            return result
+        return result.rank, result
+
+    def build_score(self, ctx: Context, priced: Any) -> Score:
+        """The Score of the reading that :meth:`price_interpretation` priced as ``priced``."""
+        assert isinstance(priced, Score)
+        return priced
+
     def warnings(self, hand: Hand, opts: Any) -> list[str]:
+        if not hand.flags:
+            return []
         unused = sorted(hand.flags - self.used_flags)
         return [f"flag {f!r} has no effect under {self.id}" for f in unused]
 
@@ -285,21 +335,23 @@ class Ruleset:
         if not interps:
             raise self.no_interpretation(hand, opts)
         facts = Facts.of(hand)
-        best: Score | None = None
+        best: tuple[tuple[int, ...], Context, Any] | None = None
         first_error: HandError | None = None
         for interp in interps:
-            result = self.score_interpretation(Context.of(hand, facts, interp, opts))
-            if isinstance(result, HandError):
-                first_error = first_error or result
+            ctx = Context.of(hand, facts, interp, opts)
+            priced = self.price_interpretation(ctx)
+            if isinstance(priced, HandError):
+                first_error = first_error or priced
                 continue
-            if best is None or result.rank > best.rank:
-                best = result
+            if best is None or priced[0] > best[0]:
+                best = (priced[0], ctx, priced[1])
         if best is None:
             assert first_error is not None
             raise first_error
+        best_score = self.build_score(best[1], best[2])
         extra_warnings = self.warnings(hand, opts)
         if extra_warnings:
             from dataclasses import replace
 
-            best = replace(best, warnings=(*best.warnings, *extra_warnings))
-        return best
+            best_score = replace(best_score, warnings=(*best_score.warnings, *extra_warnings))
+        return best_score

@@ -74,22 +74,42 @@ def _set_fu(g_shape: int, tile: int, called: bool, concealed: bool) -> tuple[int
     return fu, reason
 
 
+#: (shape, kind, exposed) → the fu part of that triplet or kan (parts are immutable, so shared)
+_SET_PARTS: dict[tuple[int, int, bool], FuPart] = {}
+for _shape in (TRIPLET, KAN):
+    for _tile in range(34):
+        for _exposed in (False, True):
+            _fu, _reason = _set_fu(_shape, _tile, _exposed, True)
+            _SET_PARTS[(_shape, _tile, _exposed)] = FuPart(_fu, _reason, LABELS[_reason])
+_WAIT_PARTS = {w: FuPart(2, f"wait_{w}", LABELS[f"wait_{w}"]) for w in (KANCHAN, PENCHAN, TANKI)}
+#: (fu, reason) → its part, made on first use
+_PARTS: dict[tuple[int, str], FuPart] = {}
+
+
+def _part(fu: int, reason: str, label: str | None = None) -> FuPart:
+    """The part of ``fu`` for ``reason`` (labelled from :data:`LABELS` unless given), shared."""
+    part = _PARTS.get((fu, reason))
+    if part is None:
+        part = _PARTS[(fu, reason)] = FuPart(fu, reason, LABELS[reason] if label is None else label)
+    return part
+
+
 def pair_fu(ctx: Context, rules: FuRules) -> list[FuPart]:
     p = ctx.pair
     if p is None:
         return []
     seat, rnd = ctx.facts.seat_wind, ctx.facts.round_wind
     if p in DRAGONS:
-        return [FuPart(2, "pair_dragon", LABELS["pair_dragon"])]
+        return [_part(2, "pair_dragon")]
     parts = []
     if p == seat and p == rnd:
-        parts.append(FuPart(rules.double_wind_pair, "pair_double_wind", LABELS["pair_double_wind"]))
+        parts.append(_part(rules.double_wind_pair, "pair_double_wind"))
     elif p == seat:
-        parts.append(FuPart(2, "pair_seat_wind", LABELS["pair_seat_wind"]))
+        parts.append(_part(2, "pair_seat_wind"))
     elif p == rnd:
-        parts.append(FuPart(2, "pair_round_wind", LABELS["pair_round_wind"]))
+        parts.append(_part(2, "pair_round_wind"))
     if p in rules.extra_value_winds and p != seat and p != rnd:
-        parts.append(FuPart(2, "pair_extra_wind", "役牌の雀頭 value-wind pair"))
+        parts.append(_part(2, "pair_extra_wind", "役牌の雀頭 value-wind pair"))
     return parts
 
 
@@ -98,35 +118,36 @@ def compute_fu(
 ) -> tuple[int, list[FuPart]]:
     """Fu of one interpretation and its parts. ``as_ron`` overrides the win kind (a tsumo that a
     ruleset pays as ron takes ron fu)."""
-    if ctx.interp.form == "chiitoitsu":
-        return rules.chiitoitsu, [FuPart(rules.chiitoitsu, "chiitoitsu", LABELS["chiitoitsu"])]
-    if ctx.interp.form != "standard":
+    interp = ctx.interp
+    if interp.form == "chiitoitsu":
+        return rules.chiitoitsu, [_part(rules.chiitoitsu, "chiitoitsu")]
+    if interp.form != "standard":
         return 0, []
-    ron = (not ctx.facts.tsumo) if as_ron is None else as_ron
-    parts = [FuPart(rules.base, "base", LABELS["base"])]
-    if ron and ctx.facts.closed and rules.menzen_ron:
-        parts.append(FuPart(rules.menzen_ron, "menzen_ron", LABELS["menzen_ron"]))
-    wait = ctx.interp.wait
-    if wait == KANCHAN:
-        parts.append(FuPart(2, "wait_kanchan", LABELS["wait_kanchan"]))
-    elif wait == PENCHAN:
-        parts.append(FuPart(2, "wait_penchan", LABELS["wait_penchan"]))
-    elif wait == TANKI:
-        parts.append(FuPart(2, "wait_tanki", LABELS["wait_tanki"]))
-    parts.extend(pair_fu(ctx, rules))
-    for g in ctx.interp.groups:
-        if g.shape in (TRIPLET, KAN):
-            fu, reason = _set_fu(g.shape, g.tile, g.called, g.concealed)
-            parts.append(FuPart(fu, reason, LABELS[reason]))
+    facts = ctx.facts
+    ron = (not facts.tsumo) if as_ron is None else as_ron
+    parts = [_part(rules.base, "base")]
+    if ron and facts.closed and rules.menzen_ron:
+        parts.append(_part(rules.menzen_ron, "menzen_ron"))
+    wait = interp.wait
+    wait_part = _WAIT_PARTS.get(wait)
+    if wait_part is not None:
+        parts.append(wait_part)
+    if ctx.pair is not None:
+        parts.extend(pair_fu(ctx, rules))
+    for g in interp.groups:
+        if g.shape == TRIPLET or g.shape == KAN:
+            parts.append(_SET_PARTS[(g.shape, g.tile, g.called or not g.concealed)])
     if not ron and not (is_pinfu and rules.pinfu_tsumo_no_fu):
         tsumo_fu = rules.tsumo
         if rules.tsumo_ryanmen is not None and wait == "ryanmen":
             tsumo_fu = rules.tsumo_ryanmen
-        parts.append(FuPart(tsumo_fu, "tsumo", LABELS["tsumo"]))
-    total = sum(p.fu for p in parts)
-    if ron and not ctx.facts.closed and total == rules.base and rules.open_pinfu_ron != rules.base:
+        parts.append(_part(tsumo_fu, "tsumo"))
+    total = 0
+    for part in parts:
+        total += part.fu
+    if ron and not facts.closed and total == rules.base and rules.open_pinfu_ron != rules.base:
         extra = rules.open_pinfu_ron - total
-        parts.append(FuPart(extra, "open_pinfu", LABELS["open_pinfu"]))
+        parts.append(_part(extra, "open_pinfu"))
         total += extra
     return round_up(total, rules.round_to), parts
 

@@ -79,7 +79,7 @@ class Meld:
     @property
     def kind(self) -> int:
         """The kind of the lowest tile (the set's identity)."""
-        return min(kind(t) for t in self.tiles)
+        return min(map(kind, self.tiles))
 
     @property
     def is_kan(self) -> bool:

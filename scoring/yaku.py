@@ -50,6 +50,8 @@ _SUIT_KINDS = tuple(frozenset(range(s * 9, s * 9 + 9)) for s in range(3))
 _HONORS = frozenset(range(27, 34))
 #: tile id (0..36) → kind (0..33); red fives are fives
 _KIND_OF: tuple[int, ...] = tuple(kind(t) for t in range(37))
+#: indicator tile id (0..36) → the dora kind it points at (four players)
+_DORA_OF: tuple[int, ...] = tuple(dora_from_indicator(t) for t in range(37))
 
 
 def _gates(
@@ -116,7 +118,6 @@ class Facts:
     @classmethod
     def of(cls, hand: Hand) -> Facts:
         counts = [0] * 34
-        kind_of = _KIND_OF
         tiles = [*hand.concealed, hand.win_tile]
         n_kans = 0
         closed = True
@@ -126,12 +127,15 @@ class Facts:
                 n_kans += 1
             if m.open:
                 closed = False
+        kinds = list(map(_KIND_OF.__getitem__, tiles))
+        for k in kinds:
+            counts[k] += 1
         reds = [0, 0, 0]
-        for t in tiles:
-            counts[kind_of[t]] += 1
-            if t >= RED_5M:
-                reds[t - RED_5M] += 1
-        present = {kind_of[t] for t in tiles}
+        if max(tiles) >= RED_5M:
+            for t in tiles:
+                if t >= RED_5M:
+                    reds[t - RED_5M] += 1
+        present = set(kinds)
         suits = frozenset(s for s in (0, 1, 2) if not present.isdisjoint(_SUIT_KINDS[s]))
         no_yaochuu = present.isdisjoint(YAOCHUU)
         flags = hand.flags
@@ -154,7 +158,14 @@ class Facts:
 
     def dora_count(self, indicators: Iterable[int], three_player: bool = False) -> int:
         """How many tiles of the hand are dora for these indicators (each indicator counts)."""
-        return sum(self.counts[dora_from_indicator(i, three_player)] for i in indicators)
+        counts = self.counts
+        if three_player:
+            return sum(counts[dora_from_indicator(i, True)] for i in indicators)
+        dora = _DORA_OF
+        n = 0
+        for i in indicators:
+            n += counts[dora[i]]
+        return n
 
 
 @dataclass(slots=True)

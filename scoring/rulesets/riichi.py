@@ -17,16 +17,18 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from functools import lru_cache
+from typing import Any, ClassVar, NamedTuple
 
+from paiscan.scoring.decompose import group_label
 from paiscan.scoring.engine import Ruleset
 from paiscan.scoring.errors import HandError
 from paiscan.scoring.fu import FuRules, compute_fu, describe_fu
 from paiscan.scoring.hand import CONTRACT_FLAGS, Hand
 from paiscan.scoring.options import opt
 from paiscan.scoring.score import FuPart, Item, Payment, Score, Step, YakuHit, round_up
-from paiscan.scoring.tiles import GREEN_TILES
-from paiscan.scoring.yaku import STANDARD_YAKU, Context, Yaku, evaluate, revalue, ryuuiisou_with_hatsu
+from paiscan.scoring.tiles import GREEN_TILES, format_tiles
+from paiscan.scoring.yaku import STANDARD_YAKU, Context, Yaku, evaluate, flag, revalue, ryuuiisou_with_hatsu
 
 LIMIT_NAMES = {2000: "mangan", 3000: "haneman", 4000: "baiman", 6000: "sanbaiman", 8000: "yakuman"}
 MULTI_YAKUMAN = {
@@ -61,10 +63,19 @@ class RiichiOptions:
     ryuuiisou_needs_hatsu: bool = opt(False, "all green must contain the green dragon")
 
 
-RENHOU_HAN5 = Yaku("renhou", "Blessing of man", "人和", 5, None, lambda c: int("renhou" in c.facts.flags))
-RENHOU_YAKUMAN = Yaku(
-    "renhou_yakuman", "Blessing of man", "人和", 1, None, lambda c: int("renhou" in c.facts.flags), unit="yakuman"
-)
+_renhou = flag("renhou")
+RENHOU_HAN5 = Yaku("renhou", "Blessing of man", "人和", 5, None, _renhou)
+RENHOU_YAKUMAN = Yaku("renhou_yakuman", "Blessing of man", "人和", 1, None, _renhou, unit="yakuman")
+
+
+_BONUS_NAMES = {"dora": ("Dora", "ドラ"), "aka_dora": ("Red fives", "赤ドラ"), "ura_dora": ("Ura dora", "裏ドラ")}
+
+
+@lru_cache(maxsize=256)
+def _bonus_hit(bonus_id: str, n: int) -> YakuHit:
+    """The hit of ``n`` dora, red fives or ura-dora (one shared value per count)."""
+    name, name_ja = _BONUS_NAMES[bonus_id]
+    return YakuHit(bonus_id, name, name_ja, n, "han", n)
 
 
 #: the declarations whose winner turns the ura-dora over (counted, or warned about as ignored)
@@ -78,147 +89,253 @@ class HanFuRuleset(Ruleset):
     :meth:`payments`.
     """
 
+    #: whether this class prices readings with :meth:`_price` (it keeps this class's
+    #: score_interpretation), and which hooks it keeps (their results are then shared per value)
+    _own_pricing: ClassVar[bool] = True
+    _own_basic_points: ClassVar[bool] = True
+    _own_payments: ClassVar[bool] = True
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls._own_pricing = cls.score_interpretation is HanFuRuleset.score_interpretation
+        cls._own_basic_points = cls.basic_points is HanFuRuleset.basic_points
+        cls._own_payments = cls.payments is HanFuRuleset.payments
+
     def fu_rules(self, opts: Any) -> FuRules:
-        return FuRules(double_wind_pair=getattr(opts, "double_wind_pair_fu", 4))
+        return _fu_rules(getattr(opts, "double_wind_pair_fu", 4))
 
     def bonus_han(self, ctx: Context) -> list[YakuHit]:
         """Dora-like han added to a hand that has a yaku (not a yaku themselves)."""
         hand, facts = ctx.hand, ctx.facts
         out = []
-        dora = facts.dora_count(hand.dora_indicators)
+        dora = facts.dora_count(hand.dora_indicators) if hand.dora_indicators else 0
         if dora:
-            out.append(YakuHit("dora", "Dora", "ドラ", dora, "han", dora))
+            out.append(_bonus_hit("dora", dora))
         reds = sum(facts.reds)
         if reds:
-            out.append(YakuHit("aka_dora", "Red fives", "赤ドラ", reds, "han", reds))
-        if facts.flags & URA_FLAGS and hand.ura_indicators:
+            out.append(_bonus_hit("aka_dora", reds))
+        if hand.ura_indicators and facts.flags & URA_FLAGS:
             ura = facts.dora_count(hand.ura_indicators)
             if ura:
-                out.append(YakuHit("ura_dora", "Ura dora", "裏ドラ", ura, "han", ura))
+                out.append(_bonus_hit("ura_dora", ura))
         return out
 
     def basic_points(self, han: int, fu: int, yakuman: int, opts: Any) -> tuple[int, str | None, str]:
         """Basic points, the limit reached (or None) and a sentence explaining them."""
-        if yakuman:
-            mult = min(yakuman, 6)
-            return 8000 * mult, MULTI_YAKUMAN[mult], f"{mult} × yakuman = {8000 * mult} basic points"
-        if han >= 13:
-            if opts.kazoe == "yakuman":
-                return 8000, "yakuman", f"{han} han: counted (kazoe) yakuman = 8000 basic points"
-            return 6000, "sanbaiman", f"{han} han: capped at sanbaiman = 6000 basic points"
-        for floor, basic in ((11, 6000), (8, 4000), (6, 3000), (5, 2000)):
-            if han >= floor:
-                return basic, LIMIT_NAMES[basic], f"{han} han = {LIMIT_NAMES[basic]} = {basic} basic points"
-        basic = fu * 2 ** (han + 2)
-        formula = f"{fu} fu × 2^({han}+2) = {basic}"
-        if basic > 2000:
-            return 2000, "mangan", f"{formula} > 2000 → mangan = 2000 basic points"
-        if getattr(opts, "kiriage", False) and (han, fu) in ((4, 30), (3, 60)):
-            return 2000, "mangan", f"{formula} → kiriage mangan = 2000 basic points"
-        return basic, None, f"{formula} basic points"
+        return riichi_basic_points(han, fu, yakuman, getattr(opts, "kazoe", None), getattr(opts, "kiriage", False))
 
     def payments(self, basic: int, hand: Hand, opts: Any) -> tuple[list[Payment], list[Item], list[Step]]:
         """Riichi payments: each payment rounded up to 100, honba 300 (100 each on tsumo)."""
-        steps: list[Step] = []
-        items: list[Item] = []
-        pays: list[Payment] = []
-        honba = hand.honba
-        if not hand.tsumo:
-            mult = 6 if hand.is_dealer else 4
-            amount = round_up(mult * basic, 100)
-            steps.append(
-                Step(
-                    "payment",
-                    f"{'dealer' if hand.is_dealer else 'non-dealer'} ron: "
-                    f"{mult} × {basic} = {mult * basic} → {amount} from the discarder",
-                )
-            )
-            if honba:
-                steps.append(Step("honba", f"{honba} honba × 300 = {300 * honba} from the discarder"))
-                items.append(Item("honba", 300 * honba))
-            pays.append(Payment("discarder", amount + 300 * honba))
-        elif hand.is_dealer:
-            each = round_up(2 * basic, 100)
-            steps.append(Step("payment", f"dealer tsumo: each non-dealer pays 2 × {basic} → {each}"))
-            if honba:
-                steps.append(Step("honba", f"{honba} honba: 100 × {honba} more from each payer"))
-                items.append(Item("honba", 300 * honba))
-            pays.extend(Payment("non_dealer", each + 100 * honba) for _ in range(3))
-        else:
-            dealer = round_up(2 * basic, 100)
-            other = round_up(basic, 100)
-            steps.append(
-                Step(
-                    "payment",
-                    f"non-dealer tsumo: dealer pays 2 × {basic} → {dealer}, each non-dealer pays {basic} → {other}",
-                )
-            )
-            if honba:
-                steps.append(Step("honba", f"{honba} honba: 100 × {honba} more from each payer"))
-                items.append(Item("honba", 300 * honba))
-            pays.append(Payment("dealer", dealer + 100 * honba))
-            pays.extend(Payment("non_dealer", other + 100 * honba) for _ in range(2))
-        if hand.riichi_sticks:
-            items.append(Item("riichi_sticks", 1000 * hand.riichi_sticks, "deposits on the table"))
-            steps.append(Step("deposits", f"{hand.riichi_sticks} riichi stick(s) × 1000 = {1000 * hand.riichi_sticks}"))
-        return pays, items, steps
+        pays, items, steps, _ = riichi_payments(basic, hand.tsumo, hand.is_dealer, hand.honba, hand.riichi_sticks)
+        return list(pays), list(items), list(steps)
 
     def is_pinfu(self, hits: Sequence[YakuHit]) -> bool:
         return any(h.id == "pinfu" for h in hits)
 
     def score_interpretation(self, ctx: Context) -> Score | HandError:
+        priced = self._price(ctx)
+        if isinstance(priced, HandError):
+            return priced
+        return self._build(ctx, priced)
+
+    def price_interpretation(self, ctx: Context) -> tuple[tuple[int, ...], Any] | HandError:
+        """The reading's rank without its explanation (a subclass that scores a reading its own
+        way is priced by its :meth:`score_interpretation`)."""
+        if not self._own_pricing:
+            return super().price_interpretation(ctx)
+        priced = self._price(ctx)
+        if isinstance(priced, HandError):
+            return priced
+        return priced.rank, priced
+
+    def build_score(self, ctx: Context, priced: Any) -> Score:
+        if isinstance(priced, _Priced):
+            return self._build(ctx, priced)
+        return super().build_score(ctx, priced)
+
+    def _price(self, ctx: Context) -> _Priced | HandError:
+        """Yaku, fu, basic points and payments of one reading: every number of its Score."""
         opts = ctx.opts
         hits = evaluate(self.yaku_table(opts), ctx)
-        yakuman_hits = [h for h in hits if h.unit == "yakuman"]
+        han = yakuman = points = 0
+        for h in hits:
+            if h.unit == "yakuman":
+                yakuman += h.value
+            else:
+                han += h.value
+                if h.unit == "points":
+                    points += h.value
         fu, fu_parts = compute_fu(ctx, self.fu_rules(opts), is_pinfu=self.is_pinfu(hits))
-        steps: list[Step] = []
-        if yakuman_hits:
-            hits = yakuman_hits
-            yakuman = sum(h.value for h in hits)
-            han = 0
-            steps.append(
-                Step("yaku", " + ".join(f"{h.name_ja} {h.name} ({h.value}×)" for h in hits) + f" = {yakuman} yakuman")
-            )
+        if yakuman:
+            hits = [h for h in hits if h.unit == "yakuman"]
+            han = points = 0
         else:
-            yakuman = 0
-            han = sum(h.value for h in hits)
             if han == 0:
                 return HandError("no_yaku", "the hand is complete but has no yaku (dora do not count as yaku)", "hand")
-            hits = hits + self.bonus_han(ctx)
-            han = sum(h.value for h in hits)
-            steps.append(Step("yaku", " + ".join(f"{h.name_ja} {h.name} {h.value}" for h in hits) + f" = {han} han"))
-            steps.append(Step("fu", describe_fu(fu, fu_parts)))
-        basic, limit, why = self.basic_points(han, fu, yakuman, opts)
-        steps.append(Step("basic", why))
-        pays, items, pay_steps = self.payments(basic, ctx.hand, opts)
-        steps.extend(pay_steps)
-        total = sum(p.amount for p in pays) + sum(i.value for i in items if i.id == "riichi_sticks")
-        steps.append(Step("total", f"{total}"))
+            bonus = self.bonus_han(ctx)
+            if bonus:
+                hits = hits + bonus
+                for h in bonus:
+                    han += h.value
+                    if h.unit == "points":
+                        points += h.value
+        if self._own_basic_points:
+            basic, limit, why = riichi_basic_points(han, fu, yakuman, getattr(opts, "kazoe", None), getattr(opts, "kiriage", False))
+        else:
+            basic, limit, why = self.basic_points(han, fu, yakuman, opts)
+        hand = ctx.hand
+        if self._own_payments:
+            pays, items, pay_steps, total = riichi_payments(
+                basic, hand.tsumo, hand.is_dealer, hand.honba, hand.riichi_sticks
+            )
+        else:
+            pays, items, pay_steps = self.payments(basic, hand, opts)
+            total = sum(p.amount for p in pays) + sum(i.value for i in items if i.id == "riichi_sticks")
+        rank = (total, han + points, fu)
+        return _Priced(rank, hits, han, yakuman, fu, fu_parts, basic, limit, why, pays, items, pay_steps, total)
+
+    def _build(self, ctx: Context, p: _Priced) -> Score:
+        """The Score of a priced reading, with its explanation."""
+        hits = p.hits
+        if p.yakuman:
+            steps = [
+                Step(
+                    "yaku", " + ".join(f"{h.name_ja} {h.name} ({h.value}×)" for h in hits) + f" = {p.yakuman} yakuman"
+                )
+            ]
+        else:
+            steps = [
+                Step("yaku", " + ".join(f"{h.name_ja} {h.name} {h.value}" for h in hits) + f" = {p.han} han"),
+                Step("fu", describe_fu(p.fu, p.fu_parts)),
+            ]
+        steps.append(Step("basic", p.why))
+        steps.extend(p.pay_steps)
+        steps.append(_total_step(p.total))
         return Score(
             rules=self.id,
-            total=total,
-            payments=tuple(pays),
-            han=han,
-            fu=fu,
-            limit=limit,
+            total=p.total,
+            payments=tuple(p.pays),
+            han=p.han,
+            fu=p.fu,
+            limit=p.limit,
             yaku=tuple(hits),
-            items=tuple(items),
+            items=tuple(p.items),
             decomposition=tuple(sorted_labels(ctx)),
-            fu_details=tuple(fu_parts),
+            fu_details=tuple(p.fu_parts),
             wait=ctx.interp.wait,
             form=ctx.interp.form,
             steps=tuple(steps),
-            extra={"basic_points": basic, "yakuman": yakuman},
+            extra={"basic_points": p.basic, "yakuman": p.yakuman},
         )
+
+
+class _Priced(NamedTuple):
+    """Every number of one reading's Score, before its explanation is written."""
+
+    rank: tuple[int, int, int]
+    hits: list[YakuHit]
+    han: int
+    yakuman: int
+    fu: int
+    fu_parts: list[FuPart]
+    basic: int
+    limit: str | None
+    why: str
+    pays: Sequence[Payment]
+    items: Sequence[Item]
+    pay_steps: Sequence[Step]
+    total: int
+
+
+@lru_cache(maxsize=4096)
+def riichi_basic_points(han: int, fu: int, yakuman: int, kazoe: str | None, kiriage: bool) -> tuple[int, str | None, str]:
+    """Basic points of riichi, the limit reached (or None) and a sentence explaining them (one
+    shared answer per value: the table of han, fu and yakuman)."""
+    if yakuman:
+        mult = min(yakuman, 6)
+        return 8000 * mult, MULTI_YAKUMAN[mult], f"{mult} × yakuman = {8000 * mult} basic points"
+    if han >= 13:
+        if kazoe == "yakuman":
+            return 8000, "yakuman", f"{han} han: counted (kazoe) yakuman = 8000 basic points"
+        return 6000, "sanbaiman", f"{han} han: capped at sanbaiman = 6000 basic points"
+    for floor, basic in ((11, 6000), (8, 4000), (6, 3000), (5, 2000)):
+        if han >= floor:
+            return basic, LIMIT_NAMES[basic], f"{han} han = {LIMIT_NAMES[basic]} = {basic} basic points"
+    basic = fu * 2 ** (han + 2)
+    formula = f"{fu} fu × 2^({han}+2) = {basic}"
+    if basic > 2000:
+        return 2000, "mangan", f"{formula} > 2000 → mangan = 2000 basic points"
+    if kiriage and (han, fu) in ((4, 30), (3, 60)):
+        return 2000, "mangan", f"{formula} → kiriage mangan = 2000 basic points"
+    return basic, None, f"{formula} basic points"
+
+
+@lru_cache(maxsize=4096)
+def riichi_payments(
+    basic: int, tsumo: bool, is_dealer: bool, honba: int, riichi_sticks: int
+) -> tuple[tuple[Payment, ...], tuple[Item, ...], tuple[Step, ...], int]:
+    """Riichi payments of ``basic`` points: each payment rounded up to 100, honba 300 (100 each on
+    tsumo), riichi deposits to the winner; and the total the winner gets. Shared by every hand of
+    the same situation (the parts are immutable)."""
+    steps: list[Step] = []
+    items: list[Item] = []
+    pays: list[Payment] = []
+    if not tsumo:
+        mult = 6 if is_dealer else 4
+        amount = round_up(mult * basic, 100)
+        steps.append(
+            Step(
+                "payment",
+                f"{'dealer' if is_dealer else 'non-dealer'} ron: "
+                f"{mult} × {basic} = {mult * basic} → {amount} from the discarder",
+            )
+        )
+        if honba:
+            steps.append(Step("honba", f"{honba} honba × 300 = {300 * honba} from the discarder"))
+            items.append(Item("honba", 300 * honba))
+        pays.append(Payment("discarder", amount + 300 * honba))
+    elif is_dealer:
+        each = round_up(2 * basic, 100)
+        steps.append(Step("payment", f"dealer tsumo: each non-dealer pays 2 × {basic} → {each}"))
+        if honba:
+            steps.append(Step("honba", f"{honba} honba: 100 × {honba} more from each payer"))
+            items.append(Item("honba", 300 * honba))
+        pays.extend(Payment("non_dealer", each + 100 * honba) for _ in range(3))
+    else:
+        dealer = round_up(2 * basic, 100)
+        other = round_up(basic, 100)
+        steps.append(
+            Step(
+                "payment",
+                f"non-dealer tsumo: dealer pays 2 × {basic} → {dealer}, each non-dealer pays {basic} → {other}",
+            )
+        )
+        if honba:
+            steps.append(Step("honba", f"{honba} honba: 100 × {honba} more from each payer"))
+            items.append(Item("honba", 300 * honba))
+        pays.append(Payment("dealer", dealer + 100 * honba))
+        pays.extend(Payment("non_dealer", other + 100 * honba) for _ in range(2))
+    if riichi_sticks:
+        items.append(Item("riichi_sticks", 1000 * riichi_sticks, "deposits on the table"))
+        steps.append(Step("deposits", f"{riichi_sticks} riichi stick(s) × 1000 = {1000 * riichi_sticks}"))
+    total = sum(p.amount for p in pays) + sum(i.value for i in items if i.id == "riichi_sticks")
+    return tuple(pays), tuple(items), tuple(steps), total
+
+
+@lru_cache(maxsize=1024)
+def _total_step(total: int) -> Step:
+    return Step("total", f"{total}")
+
+
+@lru_cache(maxsize=8)
+def _fu_rules(double_wind_pair: int) -> FuRules:
+    return FuRules(double_wind_pair=double_wind_pair)
 
 
 def sorted_labels(ctx: Context) -> list[str]:
     if ctx.interp.form == "kokushi":
-        from paiscan.scoring.tiles import format_tiles
-
         return [format_tiles(ctx.hand.all_tiles)]
-    groups = sorted(ctx.interp.groups, key=lambda g: (g.tile, g.shape))
-    return [g.label() for g in groups]
+    return [group_label(shape, tile) for tile, shape in sorted([(g.tile, g.shape) for g in ctx.interp.groups])]
 
 
 #: flags of a win on a tile, which a nagashi mangan (paid at the draw) cannot have
