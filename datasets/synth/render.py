@@ -151,9 +151,17 @@ def _look(tilt: float, yaw: float, roll: float) -> np.ndarray:
 
 
 def fit_camera(
-    rng: np.random.Generator, config: SynthConfig, pts: np.ndarray, w: int, h: int, standing: bool, tile_mm: float
+    rng: np.random.Generator,
+    config: SynthConfig,
+    pts: np.ndarray,
+    w: int,
+    h: int,
+    standing: bool,
+    tile_mm: float,
+    low: bool = False,
 ) -> tuple[Camera, dict[str, Any]]:
-    """A random camera that frames ``pts`` (world points of the hand)."""
+    """A random camera that frames ``pts`` (world points of the hand); ``low`` puts them in the
+    frame's lower part, the table beyond above them (a photo from the seat)."""
     lo, hi = config.tilt_deg
     if standing:  # the faces of upright tiles need an oblique view
         lo = max(lo, min(hi, 40.0))
@@ -183,6 +191,8 @@ def fit_camera(
     cut = rng.random() < config.p_cut
     sx = _shift(rng, x0, x1, m, w - m)
     sy = _shift(rng, y0, y1, m, h - m)
+    if low and y1 - y0 < h - 2 * m:  # from the hand's bottom at the margin up to a third of the slack
+        sy = (h - m - y1) - float(rng.uniform(0.0, 0.33)) * ((h - m - y1) - (m - y0))
     tile_px = tile_mm * f / dist
     cut_side = ""
     if cut:
@@ -576,7 +586,7 @@ def render_sample(seed: int, rules: str = "riichi", config: SynthConfig | None =
     worlds = [o[None, None, :] + rings @ m.T for o, m in frames]
     standing = any(t.pose == "standing" for t in places)
     main_pts = np.concatenate([wd.reshape(-1, 3) for wd, t in zip(worlds, places, strict=True) if t.main])
-    cam, cam_info = fit_camera(rng, camera_config(config, choice), main_pts, w, h, standing, dims.w)
+    cam, cam_info = fit_camera(rng, camera_config(config, choice), main_pts, w, h, standing, dims.w, choice.seat)
     settle_side_tiles(places, frames, cam.c)
     uvs = []
     depths = []
