@@ -32,11 +32,11 @@ import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from importlib import resources
 from typing import Any
 
 from paiscan.scoring.errors import HandError
 from paiscan.scoring.evaluation_jun import (
-    ABANDON_REASONS,
     HANDS_PER_GAME,
     HANDS_PER_ROUND,
     PERSONAL,
@@ -66,45 +66,44 @@ from paiscan.scoring.settlement_boo import (
 )
 from paiscan.scoring.tiles import WINDS
 
-FORMAT = "paiscan-game/1"
-RESULTS = ("ron", "tsumo", "draw", "chombo")
-#: the rulesets a game can be replayed under, with their number of players
-PLAYERS_BY_RULES: Mapping[str, int] = {"boo": 4, "kansai_boo": 4, "totenko_balance": 3, "jun": 4, "riichi": 4}
+#: The format's JSON Schema (``game_record_schema.json``): the one place its field names, enums and limits
+#: are written. This module reads them from it and checks what a schema cannot (names are players, the
+#: ruleset's options, the deal); the service documents the schema as its request body.
+SCHEMA: Mapping[str, Any] = json.loads(
+    resources.files("paiscan.scoring").joinpath("game_record_schema.json").read_text(encoding="utf-8")
+)
+_PROPS: Mapping[str, Any] = SCHEMA["properties"]
+_DEFS: Mapping[str, Any] = SCHEMA["$defs"]
+_ENTRY: Mapping[str, Any] = _DEFS["hand_entry"]["properties"]
+_START: Mapping[str, Any] = _DEFS["start"]["properties"]
+FORMAT: str = _PROPS["format"]["const"]
+RECORD_FIELDS = tuple(_PROPS)
+ENTRY_FIELDS = tuple(_ENTRY)
+START_FIELDS = tuple(_START)
+ABANDONED_FIELDS = tuple(_PROPS["abandoned"]["properties"])
+#: the record's free-text fields (title, date, notes)
+INFO_FIELDS = tuple(k for k, v in _PROPS.items() if v.get("type") == "string")
+RESULTS: tuple[str, ...] = tuple(_ENTRY["result"]["enum"])
+#: the fields of a hand's Hand; the others of the contract's Hand are set by the replay from the deal
+RECORD_HAND_FIELDS = frozenset(_DEFS["hand"]["properties"])
+REPLAY_SET_FIELDS = tuple(sorted(HAND_FIELDS - RECORD_HAND_FIELDS))
+#: Jun 第17条's reasons for stopping a game early
+ABANDON_REASONS: tuple[str, ...] = tuple(_PROPS["abandoned"]["properties"]["reason"]["enum"])
+MAX_HANDS: int = _PROPS["hands"]["maxItems"]
+MAX_NAME: int = _DEFS["name"]["maxLength"]
+MAX_TEXT: int = _PROPS["notes"]["maxLength"]
+_SEATS: Mapping[str, Any] = SCHEMA["allOf"][0]  # players: "then" under the "if" ruleset, "else" otherwise
+
+
+def _player_count(rules: str) -> int:
+    branch = "then" if rules == _SEATS["if"]["properties"]["rules"]["const"] else "else"
+    count: int = _SEATS[branch]["properties"]["players"]["minItems"]
+    return count
+
+
+#: the rulesets a game can be replayed under (the schema's ``rules``), with their number of players
+PLAYERS_BY_RULES: Mapping[str, int] = {r: _player_count(r) for r in _PROPS["rules"]["enum"]}
 BOO_FAMILY = ("boo", "kansai_boo")
-#: Hand fields the replay sets from the deal (a record that gives them would contradict it)
-REPLAY_SET_FIELDS = ("rules", "win", "seat_wind", "round_wind", "honba", "dealer", "riichi_sticks")
-RECORD_FIELDS = (
-    "format",
-    "title",
-    "date",
-    "notes",
-    "rules",
-    "options",
-    "game_options",
-    "players",
-    "start",
-    "hands",
-    "abandoned",
-)
-ENTRY_FIELDS = (
-    "result",
-    "winner",
-    "discarder",
-    "player",
-    "hand",
-    "points",
-    "tenpai",
-    "riichi",
-    "dealer",
-    "honba",
-    "scores_after",
-    "note",
-)
-START_FIELDS = ("scores", "round", "number", "honba", "dealer", "pot")
-ABANDONED_FIELDS = ("reason", "offender")
-INFO_FIELDS = ("title", "date", "notes")
-MAX_HANDS = 500
-MAX_NAME = 64
 
 #: error codes of game records, beyond the Hand's (paiscan.scoring.errors.ERROR_CODES)
 GAME_ERROR_CODES: Mapping[str, str] = {
@@ -127,25 +126,28 @@ POINTS_DIFFER, SCORES_DIFFER, DEAL_DIFFERS, FORBIDDEN_WIN, AFTER_END, RIICHI_DIF
 #: hand status in the replay
 APPLIED, REFUSED, NOT_APPLIED = "applied", "refused", "after_end"
 
-#: game options by ruleset: name → (default, allowed values or None for any whole number ≥ 0)
-COMMON_GAME_OPTIONS: Mapping[str, tuple[Any, tuple[Any, ...] | None]] = {
-    "prefer_points": ("recomputed", ("recomputed", "written")),
-}
+
+def _choices(name: str) -> tuple[Any, ...] | None:
+    """A game option's allowed values from the schema (None: any whole number >= 0)."""
+    spec = _DEFS["game_options"]["properties"][name]
+    if "enum" in spec:
+        return tuple(spec["enum"])
+    return (True, False) if spec["type"] == "boolean" else None
+
+
+def _options(defaults: Mapping[str, Any]) -> Mapping[str, tuple[Any, tuple[Any, ...] | None]]:
+    return {name: (default, _choices(name)) for name, default in defaults.items()}
+
+
+#: game options by ruleset: name → (default, allowed values or None for any whole number ≥ 0); the
+#: names and values are the schema's ``game_options``, the defaults and which ruleset reads which are here
+COMMON_GAME_OPTIONS = _options({"prefer_points": "recomputed"})
 GAME_OPTIONS: Mapping[str, Mapping[str, tuple[Any, tuple[Any, ...] | None]]] = {
-    "boo": {"forbidden_wins": ("refuse", ("refuse", "apply"))},
-    "kansai_boo": {"forbidden_wins": ("refuse", ("refuse", "apply"))},
-    "totenko_balance": {"start_points": (0, None), "dealer_win_adds_honba": (True, (True, False))},
-    "jun": {
-        "start_points": (START_POINTS, None),
-        "plus_at_start": (False, (True, False)),
-        "all_tied_rank": (0, (0, 1)),
-    },
-    "riichi": {
-        "start_points": (25_000, None),
-        "rounds": (2, (1, 2)),
-        "noten_total": (3000, None),
-        "leftover_pot": ("top", ("top", "table")),
-    },
+    "boo": _options({"forbidden_wins": "refuse"}),
+    "kansai_boo": _options({"forbidden_wins": "refuse"}),
+    "totenko_balance": _options({"start_points": 0, "dealer_win_adds_honba": True}),
+    "jun": _options({"start_points": START_POINTS, "plus_at_start": False, "all_tied_rank": 0}),
+    "riichi": _options({"start_points": 25_000, "rounds": 2, "noten_total": 3000, "leftover_pot": "top"}),
 }
 
 #: チョンボ: the basic points of the penalty, paid like a tsumo in reverse (offender dealer: 2 × basic
@@ -221,7 +223,7 @@ class GameRecord:
 
 
 def _object(value: Any, name: str | None, allowed: Sequence[str]) -> Mapping[str, Any]:
-    """A JSON object with only ``allowed`` keys (``name`` None: the record itself)."""
+    """A JSON object with only ``allowed`` keys, nulls left out (``name`` None: the record itself)."""
     if not isinstance(value, Mapping):
         if name is None:
             raise _err("bad_json", "a game record must be a JSON object", None)
@@ -230,17 +232,29 @@ def _object(value: Any, name: str | None, allowed: Sequence[str]) -> Mapping[str
         if key not in allowed:
             where = f"{name}.{key}" if name else str(key)
             raise _err("unknown_field", f"{where!r} is not a field here (known: {', '.join(allowed)})", where)
-    return value
+    return {k: v for k, v in value.items() if v is not None}  # a null is a field left out
 
 
-def _int(value: Any, name: str, minimum: int | None = 0) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or (minimum is not None and value < minimum):
+def _int(value: Any, name: str, minimum: int | None = 0, maximum: int | None = None) -> int:
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int)
+        or (minimum is not None and value < minimum)
+        or (maximum is not None and value > maximum)
+    ):
         more = f" >= {minimum}" if minimum is not None else ""
+        if maximum is not None:
+            more = f" from {minimum} to {maximum}"
         raise _err("bad_field", f"{name} must be a whole number{more}, not {value!r}", name)
     return value
 
 
-def _str(value: Any, name: str, max_len: int = 4000) -> str:
+def _bounded(value: Any, name: str, spec: Mapping[str, Any]) -> int:
+    """A whole number within the schema's ``minimum``/``maximum`` for it."""
+    return _int(value, name, spec.get("minimum"), spec.get("maximum"))
+
+
+def _str(value: Any, name: str, max_len: int = MAX_TEXT) -> str:
     if not isinstance(value, str) or len(value) > max_len:
         raise _err("bad_field", f"{name} must be a string of at most {max_len} characters", name)
     return value
@@ -341,7 +355,7 @@ def _parse_hand_obj(value: Any, name: str) -> dict[str, Any]:
                 "result); leave it out of the Hand",
                 f"{name}.{key}",
             )
-        if key not in HAND_FIELDS:
+        if key not in RECORD_HAND_FIELDS:
             raise _err("unknown_field", f"{name}.{key} is not a Hand field", f"{name}.{key}")
     return dict(value)
 
@@ -433,7 +447,7 @@ def _parse_entry(raw: Any, i: int, rules: str, players: Sequence[str]) -> HandEn
         tenpai=tenpai,
         riichi=riichi,
         dealer=_player(data["dealer"], players, f"{f}.dealer") if "dealer" in data else None,
-        honba=_int(data["honba"], f"{f}.honba") if "honba" in data else None,
+        honba=_bounded(data["honba"], f"{f}.honba", _ENTRY["honba"]) if "honba" in data else None,
         scores_after=_score_map(data["scores_after"], players, f"{f}.scores_after", None)
         if "scores_after" in data
         else None,
@@ -476,17 +490,15 @@ def _parse_start(raw: Any, rules: str, players: Sequence[str]) -> Start:
                 raise _err("bad_field", f"start.round must be one of {', '.join(WINDS[:rounds])}", "start.round")
             rnd = str(data["round"])
         if "number" in data:
-            number = _int(data["number"], "start.number", 1)
-            if number > HANDS_PER_ROUND:
-                raise _err("bad_field", "start.number must be 1..4 (the hand of the round)", "start.number")
+            number = _bounded(data["number"], "start.number", _START["number"])
         if "pot" in data:
             if rules != "riichi":
                 raise _err("bad_field", "start.pot: riichi deposits exist only in the riichi ruleset", "start.pot")
-            pot = _int(data["pot"], "start.pot")
+            pot = _bounded(data["pot"], "start.pot", _START["pot"])
     if "honba" in data:
         if rules == "jun":
             raise _err("bad_field", "start.honba: Jun has no honba", "start.honba")
-        honba = _int(data["honba"], "start.honba")
+        honba = _bounded(data["honba"], "start.honba", _START["honba"])
     return Start(scores, rnd, number, honba, dealer, pot)
 
 
@@ -547,6 +559,15 @@ def parse_record(data: Any) -> GameRecord:
     return GameRecord(rules, players, hands, dict(options), given, start, abandoned, info)
 
 
+def json_error_message(exc: json.JSONDecodeError) -> str:
+    """What is wrong with a JSON text and where, as every entry point (CLI, ``/v1/games``, sheets) says it.
+
+    >>> json_error_message(json.JSONDecodeError("Expecting value", '{"a": }', 6))
+    'not valid JSON: Expecting value (line 1, column 7)'
+    """
+    return f"not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})"
+
+
 def load_json_text(text: str) -> Any:
     """Decode a record's JSON text; ``bad_json`` saying what and where (line and column) otherwise.
 
@@ -561,7 +582,7 @@ def load_json_text(text: str) -> Any:
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
-        raise _err("bad_json", f"not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})", None) from None
+        raise _err("bad_json", json_error_message(exc), None) from None
     except RecursionError:
         raise _err("bad_json", "the input is nested too deeply", None) from None
     except ValueError:  # whole numbers of thousands of digits

@@ -7,9 +7,12 @@ hands with the same codes.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema
+
+from paiscan.scoring.game_record import FORMAT as GAME_FORMAT
+from paiscan.scoring.game_record import SCHEMA as GAME_RECORD_SCHEMA
 
 Wind = Literal["east", "south", "west", "north"]
 
@@ -228,3 +231,70 @@ class Info(BaseModel):
     max_upload_bytes: int
     max_pixels: int
     preview_max_side: int
+
+
+# ------------------------------------------------------------------ game records
+def _inline(node: Any, defs: dict[str, Any]) -> Any:
+    """``node`` with every ``{"$ref": "#/$defs/x"}`` replaced by the definition (an OpenAPI document
+    resolves ``#/...`` against itself, not against the schema embedded in it)."""
+    if isinstance(node, list):
+        return [_inline(v, defs) for v in node]
+    if not isinstance(node, dict):
+        return node
+    out = {k: _inline(v, defs) for k, v in node.items() if k not in ("$ref", "$defs", "$schema", "$id")}
+    ref = node.get("$ref")
+    if isinstance(ref, str):
+        return {**_inline(defs[ref.removeprefix("#/$defs/")], defs), **out}
+    return out
+
+
+def game_record_schema() -> dict[str, Any]:
+    """The game record's JSON Schema (scoring/game_record_schema.json, the format's one definition),
+    self-contained for the OpenAPI document, with an example."""
+    defs = dict(GAME_RECORD_SCHEMA["$defs"])
+    return {**_inline(dict(GAME_RECORD_SCHEMA), defs), "examples": [GAME_EXAMPLE]}
+
+
+GAME_EXAMPLE: dict[str, Any] = {
+    "format": GAME_FORMAT,
+    "rules": "boo",
+    "players": ["Aki", "Ben", "Chie", "Dai"],
+    "hands": [
+        {
+            "result": "ron",
+            "winner": "Ben",
+            "discarder": "Chie",
+            "points": 420,
+            "hand": {
+                "hand": "123m222p3357s",
+                "melds": [{"type": "pon", "tiles": "777p"}],
+                "win_tile": "6s",
+                "dora_indicators": ["1p"],
+            },
+        },
+        {"result": "draw"},
+        {"result": "ron", "winner": "Aki", "discarder": "Dai", "points": 1000},
+    ],
+}
+
+#: ``POST /v1/games``'s body: any JSON object, documented by the format's schema; the scoring core checks
+#: it (:func:`paiscan.scoring.game_record.parse_record`) and names the field, as ``paiscan game`` does
+GameIn = Annotated[dict[str, Any], WithJsonSchema(game_record_schema())]
+
+
+class GameOut(BaseModel):
+    """The replay: hands, final scores, the end, the settlement, standings and disputes."""
+
+    model_config = ConfigDict(extra="allow")
+
+    rules: str
+    players: list[str]
+    hands: list[dict[str, Any]]
+    final: dict[str, int]
+    finished: bool
+    end: dict[str, Any] | None
+    settlement: dict[str, Any]
+    standings: list[dict[str, Any]]
+    disputes: list[dict[str, Any]]
+    warnings: list[str]
+    timings_ms: dict[str, float] = Field(default_factory=dict, description="server time per stage")

@@ -26,17 +26,18 @@ from typing import Annotated, Any, Literal
 from fastapi import FastAPI, File, Form, Request, UploadFile
 from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, WithJsonSchema
+from pydantic import ValidationError
 from pydantic.json_schema import SkipJsonSchema
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from paiscan.scoring import HandError, check_context, context_fault, field_root, score_hand
-from paiscan.scoring.game_record import FORMAT as GAME_FORMAT
 from paiscan.scoring.game_record import replay_json
 from paiscan.scoring.hand import HAND_FIELDS
 from paiscan.scoring.registry import available, get_ruleset
 from paiscan.service.api_models import (
     ErrorResponse,
+    GameIn,
+    GameOut,
     HandContext,
     HandIn,
     Health,
@@ -236,123 +237,6 @@ def _replay_game(record: dict[str, Any]) -> dict[str, Any]:
         ) from exc
 
 
-#: a whole number or {player: whole number}; typed here only for the docs: the core checks it and names the field
-POINTS_SCHEMA: dict[str, Any] = {
-    "anyOf": [
-        {"type": "integer", "minimum": 0},
-        {"type": "object", "additionalProperties": {"type": "integer", "minimum": 0}},
-        {"type": "null"},
-    ]
-}
-
-
-class GameHandIn(BaseModel):
-    """One hand of a game record: a win, a draw or a chombo (JSON types only; the core checks meaning)."""
-
-    model_config = ConfigDict(strict=True, extra="forbid")
-
-    result: Literal["ron", "tsumo", "draw", "chombo"] = Field(description="how the hand ended")
-    winner: str | None = Field(default=None, max_length=64, description="ron/tsumo: the winner")
-    discarder: str | None = Field(default=None, max_length=64, description="ron: who dealt in")
-    player: str | None = Field(default=None, max_length=64, description="chombo: the offender")
-    hand: dict[str, Any] | None = Field(
-        default=None,
-        description="the winning Hand (contract JSON without rules, win, winds, honba, dealer), to be scored",
-    )
-    points: Annotated[Any, WithJsonSchema(POINTS_SCHEMA)] = Field(
-        default=None, description="as written: a total, or what each player paid (a chombo: received)"
-    )
-    tenpai: list[str] | None = Field(default=None, max_length=4, description="draw: the tenpai players")
-    riichi: list[str] | None = Field(default=None, max_length=4, description="riichi: who declared (deposits)")
-    dealer: str | None = Field(default=None, max_length=64, description="the dealer as written on the sheet")
-    honba: int | None = Field(default=None, ge=0, le=999, description="honba as written on the sheet")
-    scores_after: dict[str, int] | None = Field(default=None, description="running scores as written")
-    note: str | None = Field(default=None, max_length=4000)
-
-
-class GameStartIn(BaseModel):
-    """Where a sheet starts when it continues a game."""
-
-    model_config = ConfigDict(strict=True, extra="forbid")
-
-    scores: dict[str, int] | None = None
-    round: Literal["east", "south", "west", "north"] | None = None
-    number: int | None = Field(default=None, ge=1, le=4)
-    honba: int | None = Field(default=None, ge=0, le=999)
-    dealer: str | None = Field(default=None, max_length=64)
-    pot: int | None = Field(default=None, ge=0, le=999)
-
-
-class GameAbandonedIn(BaseModel):
-    model_config = ConfigDict(strict=True, extra="forbid")
-
-    reason: Literal["too_many_hands", "external_reason", "personal_reason"]
-    offender: str | None = Field(default=None, max_length=64)
-
-
-GAME_EXAMPLE: dict[str, Any] = {
-    "format": GAME_FORMAT,
-    "rules": "boo",
-    "players": ["Aki", "Ben", "Chie", "Dai"],
-    "hands": [
-        {
-            "result": "ron",
-            "winner": "Ben",
-            "discarder": "Chie",
-            "points": 420,
-            "hand": {
-                "hand": "123m222p3357s",
-                "melds": [{"type": "pon", "tiles": "777p"}],
-                "win_tile": "6s",
-                "dora_indicators": ["1p"],
-            },
-        },
-        {"result": "draw"},
-        {"result": "ron", "winner": "Aki", "discarder": "Dai", "points": 1000},
-    ],
-}
-
-
-class GameIn(BaseModel):
-    """A game record (docs/game_records.md, scoring/game_record_schema.json)."""
-
-    model_config = ConfigDict(strict=True, extra="forbid", json_schema_extra={"example": GAME_EXAMPLE})
-
-    format: Literal["paiscan-game/1"] | None = None
-    title: str | None = Field(default=None, max_length=4000)
-    date: str | None = Field(default=None, max_length=4000)
-    notes: str | None = Field(default=None, max_length=4000)
-    rules: str = Field(max_length=64, description="ruleset id: boo, kansai_boo, totenko_balance, jun, riichi")
-    options: dict[str, Any] = Field(default_factory=dict, description="ruleset options (GET /v1/rulesets)")
-    game_options: dict[str, Any] = Field(default_factory=dict, description="replay settings (docs/game_records.md)")
-    players: list[str] = Field(min_length=3, max_length=4, description="names in seat order from the first dealer")
-    start: GameStartIn | None = None
-    hands: list[GameHandIn] = Field(max_length=500, description="the hands in the order played")
-    abandoned: GameAbandonedIn | None = None
-
-    def to_record(self) -> dict[str, Any]:
-        """The record as given (fields left out stay out; a null is a field left out, as the schema says)."""
-        return self.model_dump(exclude_unset=True, exclude_none=True, by_alias=True)
-
-
-class GameOut(BaseModel):
-    """The replay: hands, final scores, the end, the settlement, standings and disputes."""
-
-    model_config = ConfigDict(extra="allow")
-
-    rules: str
-    players: list[str]
-    hands: list[dict[str, Any]]
-    final: dict[str, int]
-    finished: bool
-    end: dict[str, Any] | None
-    settlement: dict[str, Any]
-    standings: list[dict[str, Any]]
-    disputes: list[dict[str, Any]]
-    warnings: list[str]
-    timings_ms: dict[str, float] = Field(default_factory=dict, description="server time per stage")
-
-
 def _image_error(exc: ImageError) -> ApiError:
     status = 415 if exc.code == "not_an_image" else 422
     return ApiError(status, exc.code, exc.message, "file")
@@ -518,7 +402,7 @@ def create_app(settings: ServiceSettings | None = None, reader: Reader | None = 
         end of the game, the settlement, and every hand where the sheet and the rules disagree. An invalid
         record is 422 naming the field (``hands[3].discarder``, ``hands[0].hand.win_tile`` …)."""
         t0 = time.perf_counter()
-        out = await state.run_json_job(_replay_game, record.to_record())
+        out = await state.run_json_job(_replay_game, record)
         timings = {"replay": (time.perf_counter() - t0) * 1000}
         out["timings_ms"] = {k: round(v, 2) for k, v in timings.items()}
         return JSONResponse(out, headers={"Server-Timing": server_timing(timings)})

@@ -22,6 +22,8 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from paiscan.scoring.game_record import json_error_message
+
 log = logging.getLogger("paiscan.service")
 
 #: Status of the last-resort answer to an unexpected exception. Not a 5xx: the service promises that
@@ -191,7 +193,14 @@ def install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(RequestValidationError)
     async def _validation(request: Request, exc: RequestValidationError) -> JSONResponse:
-        return validation_error(exc.errors()).response()
+        errors = exc.errors()
+        first = errors[0] if errors else {}
+        loc = tuple(first.get("loc") or ())
+        if first.get("type") == "json_invalid" and isinstance(exc.body, str) and loc and isinstance(loc[-1], int):
+            # FastAPI parsed the body before any model saw it: say where it broke, as the CLI and sheets do
+            broken = json.JSONDecodeError(str((first.get("ctx") or {}).get("error", "")), exc.body, loc[-1])
+            return ApiError(422, "bad_json", json_error_message(broken), None).response()
+        return validation_error(errors).response()
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:

@@ -727,3 +727,120 @@ def test_bad_json_text_names_line_and_column() -> None:
         parse_record_text('{"rules": "boo",\n  "players": ["A", "B",, "C"]}')
     assert exc.value.code == "bad_json" and "line 2, column 24" in exc.value.message  # the second comma
     assert parse_record_text("\ufeff" + json.dumps(example("boo"))) == parse_record(example("boo"))
+
+
+# ------------------------------------------------------------------ one definition of the format
+SCHEMA_OBJECTS = [
+    ("", SCHEMA["properties"]),
+    ("hands.0.", SCHEMA["$defs"]["hand_entry"]["properties"]),
+    ("hands.0.hand.", SCHEMA["$defs"]["hand"]["properties"]),
+    ("start.", SCHEMA["$defs"]["start"]["properties"]),
+    ("abandoned.", SCHEMA["properties"]["abandoned"]["properties"]),
+]
+
+
+def _bare(prefix: str) -> dict[str, Any]:
+    """BASE with the object at ``prefix`` present (start and abandoned are not in BASE)."""
+    data = copy.deepcopy(BASE)
+    if prefix == "start.":
+        data["start"] = {}
+    if prefix == "abandoned.":
+        data.update(rules="jun", abandoned={"reason": "external_reason"})
+    return data
+
+
+@pytest.mark.parametrize(("prefix", "props"), SCHEMA_OBJECTS, ids=[p or "record" for p, _ in SCHEMA_OBJECTS])
+def test_the_parser_reads_the_schemas_fields(prefix: str, props: dict[str, Any]) -> None:
+    """The schema is the one list of fields: the parser knows each of them (a wrong value is refused
+    naming that field, never as unknown) and no other."""
+    for key in props:
+        data = _bare(prefix)
+        target = data
+        for k in prefix.split(".")[:-1]:
+            target = target[int(k)] if k.isdigit() else target[k]
+        target[key] = [[]]
+        with pytest.raises(HandError) as e:
+            run_game(data)
+        assert e.value.code != "unknown_field", (key, e.value)
+        assert not VALIDATOR.is_valid(data), key
+    data = _bare(prefix)
+    target = data
+    for k in prefix.split(".")[:-1]:
+        target = target[int(k)] if k.isdigit() else target[k]
+    target["colour"] = "red"
+    with pytest.raises(HandError) as e:
+        run_game(data)
+    assert e.value.code == "unknown_field" and e.value.field == (prefix.replace(".0.", "[0].") + "colour")
+    assert not VALIDATOR.is_valid(data)
+
+
+def test_the_game_options_and_reasons_are_the_schemas() -> None:
+    from paiscan.scoring import evaluation_jun
+    from paiscan.scoring.game_record import ABANDON_REASONS, COMMON_GAME_OPTIONS, GAME_OPTIONS, PLAYERS_BY_RULES
+
+    read = set(COMMON_GAME_OPTIONS).union(*GAME_OPTIONS.values())
+    assert read == set(SCHEMA["$defs"]["game_options"]["properties"])
+    assert set(GAME_OPTIONS) == set(PLAYERS_BY_RULES) == set(SCHEMA["properties"]["rules"]["enum"])
+    assert ABANDON_REASONS == evaluation_jun.ABANDON_REASONS
+    for rules, count in PLAYERS_BY_RULES.items():
+        names = [f"P{i}" for i in range(count)]
+        assert VALIDATOR.is_valid({"rules": rules, "players": names, "hands": []})
+        assert not VALIDATOR.is_valid({"rules": rules, "players": [*names, "X"], "hands": []})
+        assert parse_record({"rules": rules, "players": names, "hands": []}).players == tuple(names)
+
+
+@pytest.mark.parametrize(
+    ("path", "value", "field"),
+    [
+        ("hands.0.honba", 1000, "hands[0].honba"),
+        ("start", {"pot": 1000}, "start.pot"),
+        ("start", {"number": 5}, "start.number"),
+        ("hands.0.note", "x" * 4001, "hands[0].note"),
+        ("players", ["A", "B", "C", "D" * 65], "players[3]"),
+    ],
+)
+def test_the_schemas_limits_bound_the_parser(path: str, value: Any, field: str) -> None:
+    data = mutate(path, value)
+    with pytest.raises(HandError) as e:
+        run_game(data)
+    assert (e.value.code, e.value.field) == ("bad_field", field)
+    assert not VALIDATOR.is_valid(data)
+
+
+def test_a_null_is_a_field_left_out() -> None:
+    """As POST /v1/games has always taken it, so do ``paiscan game`` and the sheets: one parser."""
+    with_nulls = {**BASE, "start": None, "title": None, "hands": [{**BASE["hands"][0], "note": None, "points": None}]}
+    assert parse_record(with_nulls) == parse_record(BASE)
+
+
+def test_the_services_body_is_the_schema() -> None:
+    """POST /v1/games documents the file's schema (made self-contained): it accepts and refuses what the
+    file does."""
+    from paiscan.service.app import create_app
+    from paiscan.service.demo import DemoReader
+    from paiscan.service.settings import ServiceSettings
+
+    settings = ServiceSettings(_env_file=None, workers=1, queue_size=4)  # type: ignore[call-arg]
+    openapi = create_app(settings, reader=DemoReader()).openapi()
+    body = openapi["paths"]["/v1/games"]["post"]["requestBody"]["content"]["application/json"]["schema"]
+    assert "$ref" not in json.dumps(body) and body["properties"].keys() == SCHEMA["properties"].keys()
+    served = jsonschema.Draft202012Validator(body)
+    cases = [mutate(p, v) for p, v, *_ in INVALID] + [example(p.stem.removeprefix("game_")) for p in EXAMPLES]
+    for case in cases:
+        assert served.is_valid(case) == VALIDATOR.is_valid(case), case
+    for sample in body["examples"]:
+        served.validate(sample)
+        parse_record(sample)
+
+
+def test_http_bad_json_names_line_and_column(client: TestClient) -> None:
+    """FastAPI parses the body before the record is read; the answer still says where, as the CLI does."""
+    from paiscan.scoring.game_record import parse_record_text
+
+    text = '{"rules": "boo",\n  "players": ["A", "B",, "C"]}'
+    r = client.post("/v1/games", content=text.encode(), headers={"content-type": "application/json"})
+    assert r.status_code == 422
+    with pytest.raises(HandError) as e:
+        parse_record_text(text)
+    assert r.json()["error"] == {"code": "bad_json", "message": e.value.message, "field": None}
+    assert "line 2, column 24" in e.value.message
