@@ -95,7 +95,8 @@ def main() -> None:
     for name in ("paiscan", "paiscan_json_path", "mahjong"):
         print(f"{name:>18}: {rate[name]:9.0f} hands/s")
     print(f"{'ratio':>18}: {rate['paiscan'] / rate['mahjong']:9.1f}x  (paiscan / mahjong)")
-    print(f"{'ratio JSON path':>18}: {rate['paiscan_json_path'] / rate['mahjong']:9.1f}x  (JSON in, JSON out / mahjong)")
+    json_ratio = rate["paiscan_json_path"] / rate["mahjong"]
+    print(f"{'ratio JSON path':>18}: {json_ratio:9.1f}x  (JSON in, JSON out / mahjong)")
     for rules in OTHER_RULESETS:
         print(f"{rules:>18}: {rate[rules]:9.0f} hands/s")
 

@@ -136,9 +136,7 @@ def suit_splits(counts: tuple[int, ...], honors: bool = False) -> tuple[tuple[_S
 
 
 #: tile id (0..36) → (suit, its count's unit in the suit's code: 16 ** (number - 1))
-_CODE_UNIT: tuple[tuple[int, int], ...] = tuple(
-    (k // 9, 16 ** (k % 9)) for k in (*range(34), 4, 13, 22)
-)
+_CODE_UNIT: tuple[tuple[int, int], ...] = tuple((k // 9, 16 ** (k % 9)) for k in (*range(34), 4, 13, 22))
 #: per suit: the code of its counts (4 bits a kind) → its splits, with kinds 0..33
 _SUIT_SETS: tuple[dict[int, tuple[tuple[_Split, ...], tuple[_Split, ...]]], ...] = ({}, {}, {}, {})
 

@@ -207,3 +207,126 @@ def test_nagashi_mangan_is_no_win_on_a_tile() -> None:
     said = score_hand({**nagashi, "win": "ron", "hand": "1111111111111m"})
     assert said.total == 8000
     assert any("like a tsumo" in w for w in said.warnings) and any("not used" in w for w in said.warnings)
+
+
+# ---------------------------------------------------------------- gated yaku checkers
+# A checker's gate (paiscan.scoring.yaku.gated) is a cheap whole-hand condition it needs; evaluate
+# skips the checker when the gate fails. These tests hold the gates to that promise: evaluating
+# every checker (no gates) finds exactly the same yaku.
+
+#: hands of rare shapes, each with a yaku whose gate is narrow (the id it must score)
+GATED_HANDS: list[tuple[str, dict[str, Any]]] = [
+    ("daisangen", {"hand": "555666777z123m4p", "win_tile": "4p"}),
+    ("shousangen", {"hand": "555666z77z123m45p", "win_tile": "6p"}),
+    ("shousuushii", {"hand": "11122233344z12m", "win_tile": "3m", "seat_wind": "south"}),
+    ("daisuushii", {"hand": "111222333444z5m", "win_tile": "5m"}),
+    ("tsuuiisou", {"hand": "1112223335566z", "win_tile": "6z"}),
+    ("chinroutou", {"hand": "111999m111999p9s", "win_tile": "9s"}),
+    ("honroutou", {"hand": "111999m111p11z99s", "win_tile": "9s"}),
+    ("ryuuiisou", {"hand": "223344666888s6z", "win_tile": "6z"}),
+    ("chuuren", {"hand": "1112345678899m", "win_tile": "9m", "win": "tsumo"}),
+    ("junsei_chuuren", {"hand": "1112345678999m", "win_tile": "5m"}),
+    ("suuankou", {"hand": "111m222p333s44z55m", "win_tile": "4z", "win": "tsumo"}),
+    ("suuankou_tanki", {"hand": "111m222p333s444z5m", "win_tile": "5m", "win": "tsumo"}),
+    ("kokushi_13", {"hand": "19m19p19s1234567z", "win_tile": "1m"}),
+    ("kokushi", {"hand": "119m19p19s123456z", "win_tile": "7z"}),
+    (
+        "suukantsu",
+        {
+            "hand": "5m",
+            "win_tile": "5m",
+            "win": "tsumo",
+            "melds": [
+                {"type": "kan", "tiles": "1111p", "open": False},
+                {"type": "kan", "tiles": "2222s", "open": False},
+                {"type": "kan", "tiles": "3333z", "open": False},
+                {"type": "kan", "tiles": "8888m"},
+            ],
+        },
+    ),
+    (
+        "sankantsu",
+        {
+            "hand": "567m5p",
+            "win_tile": "5p",
+            "melds": [
+                {"type": "kan", "tiles": "1111p", "open": False},
+                {"type": "kan", "tiles": "2222s"},
+                {"type": "kan", "tiles": "3333z"},
+            ],
+        },
+    ),
+    ("toitoi", {"hand": "222m333p44s66z", "win_tile": "4s", "melds": [{"type": "pon", "tiles": "888m"}]}),
+    ("sanankou", {"hand": "222m333p444s678m6z", "win_tile": "6z"}),
+    ("sanshoku_doukou", {"hand": "222m222p222s678m6z", "win_tile": "6z"}),
+    ("sanshoku", {"hand": "234m234p234s678m6z", "win_tile": "6z", "flags": ["riichi"]}),
+    ("ittsu", {"hand": "123456789m234p6z", "win_tile": "6z", "flags": ["riichi"]}),
+    ("chanta", {"hand": "123m789p111s11z99s", "win_tile": "9s", "flags": ["riichi"]}),
+    ("junchan", {"hand": "123m789p111s789s9m", "win_tile": "9m", "flags": ["riichi"]}),
+    ("chinitsu", {"hand": "2344567888m", "win_tile": "6m", "melds": [{"type": "chi", "tiles": "123m"}]}),
+    ("honitsu", {"hand": "123456789m11z22z", "win_tile": "1z"}),
+    ("tanyao", {"hand": "234m456p678s2288s", "win_tile": "8s"}),
+    ("yakuhai_chun", {"hand": "777z234m456p678s1p", "win_tile": "1p"}),
+    ("menzen_tsumo", {"hand": "234m456p678s2345s", "win_tile": "5s", "win": "tsumo"}),
+]
+
+
+def _ungated(table: Any, ctx: Any) -> list[str]:
+    """The ids evaluate would find checking every yaku of ``table`` (no gates)."""
+    from paiscan.scoring.yaku import evaluate as _evaluate
+
+    def counts(y: Any) -> bool:
+        value = y.closed if ctx.facts.closed else y.open
+        return not (value is None or (value == 0 and y.unit != "points")) and bool(y.check(ctx))
+
+    found = [y for y in table if counts(y)]
+    dropped = {x for y in found for x in y.excludes}
+    ids = [y.id for y in found if y.id not in dropped]
+    assert ids == [h.id for h in _evaluate(table, ctx)]
+    return ids
+
+
+def _check_gates(data: dict[str, Any]) -> list[str]:
+    """Every interpretation of ``data``: each checker that counts has its gate met, and gated
+    evaluation finds what evaluating every checker finds. The ids found, over all readings."""
+    from paiscan.scoring import parse_hand
+    from paiscan.scoring.registry import get_ruleset
+    from paiscan.scoring.yaku import Context, Facts
+
+    hand = parse_hand(data)
+    ruleset = get_ruleset(hand.rules)
+    opts = ruleset.parse_options(hand.options)
+    try:
+        ruleset.validate(hand, opts)
+    except HandError:
+        return []
+    facts = Facts.of(hand)
+    ids: list[str] = []
+    for interp in ruleset.interpretations(hand, opts):
+        ctx = Context.of(hand, facts, interp, opts)
+        table = ruleset.yaku_table(opts)
+        for y in table:
+            gate = getattr(y.check, "gate", 0)
+            if gate and y.check(ctx):
+                assert gate & facts.gates == gate, (y.id, data)
+        ids += _ungated(table, ctx)
+    return ids
+
+
+@pytest.mark.parametrize(("yaku_id", "data"), GATED_HANDS, ids=[f"{y}-{i}" for i, (y, _) in enumerate(GATED_HANDS)])
+def test_gated_yaku_found(yaku_id: str, data: dict[str, Any]) -> None:
+    assert yaku_id in _check_gates({"rules": "riichi", **data})
+    assert yaku_id in {y.id for y in score_hand({"rules": "riichi", **data}).yaku}
+
+
+@pytest.mark.parametrize("rules", ["riichi", "boo", "kansai_boo", "totenko_balance", "wsom", "jun"])
+def test_gates_sound_on_random_hands(rules: str) -> None:
+    import random
+
+    from paiscan.scoring.generate import random_hand
+
+    rng = random.Random(f"gates:{rules}")
+    found: set[str] = set()
+    for _ in range(1500):
+        found.update(_check_gates(random_hand(rng, rules)))
+    assert len(found) > 10  # the hands reach many yaku, gated ones among them

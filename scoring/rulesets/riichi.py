@@ -180,10 +180,14 @@ class HanFuRuleset(Ruleset):
                     if h.unit == "points":
                         points += h.value
         if self._own_basic_points:
-            basic, limit, why = riichi_basic_points(han, fu, yakuman, getattr(opts, "kazoe", None), getattr(opts, "kiriage", False))
+            kazoe, kiriage = getattr(opts, "kazoe", None), getattr(opts, "kiriage", False)
+            basic, limit, why = riichi_basic_points(han, fu, yakuman, kazoe, kiriage)
         else:
             basic, limit, why = self.basic_points(han, fu, yakuman, opts)
         hand = ctx.hand
+        pays: Sequence[Payment]
+        items: Sequence[Item]
+        pay_steps: Sequence[Step]
         if self._own_payments:
             pays, items, pay_steps, total = riichi_payments(
                 basic, hand.tsumo, hand.is_dealer, hand.honba, hand.riichi_sticks
@@ -199,9 +203,7 @@ class HanFuRuleset(Ruleset):
         hits = p.hits
         if p.yakuman:
             steps = [
-                Step(
-                    "yaku", " + ".join(f"{h.name_ja} {h.name} ({h.value}×)" for h in hits) + f" = {p.yakuman} yakuman"
-                )
+                Step("yaku", " + ".join(f"{h.name_ja} {h.name} ({h.value}×)" for h in hits) + f" = {p.yakuman} yakuman")
             ]
         else:
             steps = [
@@ -248,7 +250,9 @@ class _Priced(NamedTuple):
 
 
 @lru_cache(maxsize=4096)
-def riichi_basic_points(han: int, fu: int, yakuman: int, kazoe: str | None, kiriage: bool) -> tuple[int, str | None, str]:
+def riichi_basic_points(
+    han: int, fu: int, yakuman: int, kazoe: str | None, kiriage: bool
+) -> tuple[int, str | None, str]:
     """Basic points of riichi, the limit reached (or None) and a sentence explaining them (one
     shared answer per value: the table of han, fu and yakuman)."""
     if yakuman:
