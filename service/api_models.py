@@ -248,10 +248,12 @@ def _inline(node: Any, defs: dict[str, Any]) -> Any:
     return out
 
 
-def game_record_schema() -> dict[str, Any]:
-    """The game record's JSON Schema (scoring/game_record_schema.json, the format's one definition),
-    self-contained for the OpenAPI document, with an example."""
+def game_record_schema(part: str | None = None) -> dict[str, Any]:
+    """The game record's JSON Schema (scoring/game_record_schema.json, the format's one definition) or one
+    of its ``$defs`` (``hand_entry``), self-contained for the OpenAPI document."""
     defs = dict(GAME_RECORD_SCHEMA["$defs"])
+    if part is not None:
+        return dict(_inline(defs[part], defs))
     return {**_inline(dict(GAME_RECORD_SCHEMA), defs), "examples": [GAME_EXAMPLE]}
 
 
@@ -298,3 +300,27 @@ class GameOut(BaseModel):
     disputes: list[dict[str, Any]]
     warnings: list[str]
     timings_ms: dict[str, float] = Field(default_factory=dict, description="server time per stage")
+
+
+class SheetOut(BaseModel):
+    """A stored sheet: its id, its version (the ETag ``"v<version>"``), the record and its replay."""
+
+    id: str
+    version: int
+    record: dict[str, Any] = Field(description="the record, canonical (paiscan-game/1)")
+    replay: dict[str, Any] = Field(description="the replay, as POST /v1/games answers it")
+
+
+class SheetSummary(BaseModel):
+    id: str
+    title: str | None
+    date: str | None
+    rules: str
+    players: list[str]
+    hands: int
+    version: int
+    updated: str
+
+
+class SheetsOut(BaseModel):
+    sheets: list[SheetSummary] = Field(description="newest first")

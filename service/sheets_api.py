@@ -20,19 +20,52 @@ from starlette.concurrency import run_in_threadpool
 
 from paiscan.scoring.errors import HandError
 from paiscan.scoring.game_record import load_json_text
+from paiscan.service.api_models import ErrorResponse, SheetOut, SheetsOut, game_record_schema
 from paiscan.service.errors import ApiError
 from paiscan.service.sheet_csv import read_sheet_csv, sheet_line, write_sheet_csv
 from paiscan.service.sheets import Sheet, SheetNotFound, SheetStore, VersionConflict
+from paiscan.service.strictjson import strict_loads
 
 _ETAG = re.compile(r'^\s*(?:W/)?"v(\d+)"\s*$')
 #: a sheet id: what :class:`SheetStore` makes (hex), bounded so a path cannot be anything else
 _ID = re.compile(r"^[0-9a-f]{1,64}$")
-ERRORS: dict[int | str, dict[str, Any]] = {
-    404: {"description": "no such sheet"},
-    409: {"description": "the sheet changed since the If-Match version (version_conflict)"},
-    413: {"description": "the body is too large"},
-    415: {"description": "neither JSON nor text/csv"},
-    422: {"description": "an invalid record, naming the field"},
+
+
+def _errors(*statuses: int) -> dict[int | str, dict[str, Any]]:
+    """The error answers of a route, documented with their body (``{"error": {"code", "message", "field"}}``)."""
+    return {status: {"model": ErrorResponse, "description": ERROR_MEANINGS[status]} for status in statuses}
+
+
+#: every error a sheets route answers, by status
+ERROR_MEANINGS: dict[int, str] = {
+    400: "If-Match is not an ETag of a sheet (bad_if_match)",
+    404: "no such sheet (not_found)",
+    408: "the request body stalled (request_timeout)",
+    409: "the sheet changed since the If-Match version (version_conflict; ``version`` says the current one)",
+    413: "the body is too large",
+    415: "neither JSON nor text/csv (unsupported_media_type)",
+    422: "an invalid record, naming the field; nothing is stored",
+    428: "PUT without If-Match (precondition_required)",
+    503: "the sheet database cannot be opened (store_unavailable)",
+}
+#: a body route's answers beyond its own: the body's limits and the store
+BODY_ERRORS = (408, 413, 415, 422, 503)
+IF_MATCH_DOC = 'the ETag of the version you read ("v3", W/"v3" or *); a write to a newer version is 409'
+IfMatch = Annotated[str | None, Header(description=IF_MATCH_DOC)]
+SHEET_BODY: dict[str, Any] = {
+    "requestBody": {
+        "required": True,
+        "content": {
+            "application/json": {"schema": game_record_schema()},
+            "text/csv": {"schema": {"type": "string", "description": "a CSV sheet (docs/game_records.md)"}},
+        },
+    }
+}
+HAND_BODY: dict[str, Any] = {
+    "requestBody": {
+        "required": True,
+        "content": {"application/json": {"schema": game_record_schema("hand_entry")}},
+    }
 }
 
 
@@ -72,7 +105,7 @@ async def _body(request: Request) -> tuple[Any, str | None]:
         )
     if not text.strip():
         raise ApiError(422, "bad_json", "the body is empty: send a JSON object", None)
-    return load_json_text(text), None
+    return load_json_text(text, strict_loads), None
 
 
 def _hand_error(exc: HandError, csv_text: str | None = None) -> ApiError:
@@ -110,7 +143,9 @@ def sheets_router(data_dir: Path) -> APIRouter:
         if not _ID.match(sheet_id):
             raise ApiError(404, "not_found", f"no sheet {sheet_id[:80]!r}", "id")
 
-    @router.post("", status_code=201, responses=ERRORS)
+    @router.post(
+        "", status_code=201, response_model=SheetOut, responses=_errors(*BODY_ERRORS), openapi_extra=SHEET_BODY
+    )
     async def create_sheet(request: Request) -> Response:
         """Store a sheet: a ``paiscan-game/1`` record (JSON) or a CSV sheet (``text/csv``)."""
         try:
@@ -122,17 +157,21 @@ def sheets_router(data_dir: Path) -> APIRouter:
         response.headers["Location"] = f"/v1/sheets/{sheet.id}"
         return response
 
-    @router.get("")
+    @router.get("", response_model=SheetsOut, responses=_errors(503))
     async def list_sheets() -> JSONResponse:
         """Every stored sheet: id, title, date, rules, players, hands, version, updated (newest first)."""
         return JSONResponse({"sheets": await run_in_threadpool(store().list)}, headers={"Cache-Control": "no-store"})
 
-    @router.get("/{sheet_id}", responses=ERRORS)
+    @router.get("/{sheet_id}", response_model=SheetOut, responses=_errors(404, 503))
     async def get_sheet(sheet_id: str) -> Response:
         check_id(sheet_id)
         return _answer(await call(store().get, sheet_id))
 
-    @router.get("/{sheet_id}/csv", responses=ERRORS)
+    @router.get(
+        "/{sheet_id}/csv",
+        response_class=Response,
+        responses={200: {"content": {"text/csv": {"schema": {"type": "string"}}}}, **_errors(404, 422, 503)},
+    )
     async def get_sheet_csv(sheet_id: str, replayed: bool = False) -> Response:
         """The sheet as a CSV sheet (``POST`` it back as ``text/csv``); ``?replayed=true``: the replay's
         spreadsheet (each player's change and score, disputes, standings)."""
@@ -149,10 +188,13 @@ def sheets_router(data_dir: Path) -> APIRouter:
             headers={"Content-Disposition": f'attachment; filename="{name}"', "ETag": etag(sheet)},
         )
 
-    @router.put("/{sheet_id}", responses={**ERRORS, 428: {"description": "If-Match is required"}})
-    async def replace_sheet(
-        sheet_id: str, request: Request, if_match: Annotated[str | None, Header()] = None
-    ) -> Response:
+    @router.put(
+        "/{sheet_id}",
+        response_model=SheetOut,
+        responses=_errors(400, 404, 409, 428, *BODY_ERRORS),
+        openapi_extra=SHEET_BODY,
+    )
+    async def replace_sheet(sheet_id: str, request: Request, if_match: IfMatch = None) -> Response:
         """Replace a sheet's record; send ``If-Match`` with the ETag you read."""
         check_id(sheet_id)
         if if_match is None:
@@ -169,22 +211,27 @@ def sheets_router(data_dir: Path) -> APIRouter:
             raise _hand_error(exc) from None
         return _answer(await call(store().replace, sheet_id, data, expected, csv_text=csv_text))
 
-    @router.post("/{sheet_id}/hands", responses=ERRORS)
-    async def add_hand(sheet_id: str, request: Request, if_match: Annotated[str | None, Header()] = None) -> Response:
+    @router.post(
+        "/{sheet_id}/hands",
+        response_model=SheetOut,
+        responses=_errors(400, 404, 409, *BODY_ERRORS),
+        openapi_extra=HAND_BODY,
+    )
+    async def add_hand(sheet_id: str, request: Request, if_match: IfMatch = None) -> Response:
         """Add one hand (a hand of the record, JSON) at the end of the sheet."""
         check_id(sheet_id)
         expected = _expected(if_match)
         try:
             text = (await request.body()).decode("utf-8", errors="replace")
-            hand = load_json_text(text) if text.strip() else None
+            hand = load_json_text(text, strict_loads) if text.strip() else None
         except HandError as exc:
             raise _hand_error(exc) from None
         if not isinstance(hand, dict):
             raise ApiError(422, "bad_json", "send one hand of the record as a JSON object", None)
         return _answer(await call(store().append_hand, sheet_id, hand, expected))
 
-    @router.delete("/{sheet_id}", status_code=204, responses=ERRORS)
-    async def delete_sheet(sheet_id: str, if_match: Annotated[str | None, Header()] = None) -> Response:
+    @router.delete("/{sheet_id}", status_code=204, responses=_errors(400, 404, 409, 503))
+    async def delete_sheet(sheet_id: str, if_match: IfMatch = None) -> Response:
         check_id(sheet_id)
         expected = _expected(if_match)
         await call(store().delete, sheet_id, expected)

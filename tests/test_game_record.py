@@ -755,7 +755,7 @@ def test_the_parser_reads_the_schemas_fields(prefix: str, props: dict[str, Any])
     naming that field, never as unknown) and no other."""
     for key in props:
         data = _bare(prefix)
-        target = data
+        target: Any = data
         for k in prefix.split(".")[:-1]:
             target = target[int(k)] if k.isdigit() else target[k]
         target[key] = [[]]

@@ -6,6 +6,10 @@ Bounded to run in well under a minute; the demo reader stands in for the models.
 
 from __future__ import annotations
 
+import json
+import tempfile
+import warnings
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -18,8 +22,14 @@ from paiscan.service.app import create_app  # noqa: E402
 from paiscan.service.demo import DemoReader  # noqa: E402
 from paiscan.service.settings import ServiceSettings  # noqa: E402
 
-app = create_app(ServiceSettings(_env_file=None, workers=2, queue_size=64), reader=DemoReader())  # type: ignore[call-arg]
+DATA_DIR = tempfile.TemporaryDirectory(prefix="paiscan-schema-")  # the sheets it writes, never the user's own
+app = create_app(
+    ServiceSettings(_env_file=None, workers=2, queue_size=64, data_dir=Path(DATA_DIR.name)),  # type: ignore[call-arg]
+    reader=DemoReader(),
+)
 schema = schemathesis.openapi.from_asgi("/openapi.json", app)
+ROOT = Path(__file__).resolve().parents[1]
+sheets = schema.include(path_regex="^/v1/sheets")
 
 
 @schema.parametrize()
@@ -44,3 +54,50 @@ def test_the_schema_says_what_the_service_takes() -> None:
         assert props["file"]["minLength"] == 1, name
         for field, spec in props.items():
             assert "null" not in str(spec.get("anyOf", "")), (name, field)
+
+
+@sheets.parametrize()
+@settings(
+    max_examples=60,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.data_too_large],
+)
+def test_the_sheets_answer_as_documented(case: Any) -> None:
+    """Every /v1/sheets answer (its status, content type, headers and body) is one the OpenAPI documents:
+    the If-Match, version and body errors included (``If-Match: null`` was an undocumented 400)."""
+    response = case.call_and_validate(excluded_checks=[schemathesis.checks.positive_data_acceptance])
+    assert response.status_code < 500, response.text
+
+
+def test_the_sheets_errors_are_documented() -> None:
+    """The answers the sheets tests exercise are in the OpenAPI of their routes, with the error body."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        from fastapi.testclient import TestClient
+
+    paths = app.openapi()["paths"]
+    with TestClient(app) as client:
+        record = json.loads((ROOT / "examples" / "game_boo.json").read_text(encoding="utf-8"))
+        sheet = client.post("/v1/sheets", json=record).json()["id"]
+        answers = [
+            ("put", "/v1/sheets/{sheet_id}", client.put(f"/v1/sheets/{sheet}", json=record)),  # no If-Match
+            (
+                "put",
+                "/v1/sheets/{sheet_id}",
+                client.put(f"/v1/sheets/{sheet}", json=record, headers={"If-Match": "null"}),
+            ),
+            (
+                "put",
+                "/v1/sheets/{sheet_id}",
+                client.put(f"/v1/sheets/{sheet}", json=record, headers={"If-Match": '"v9"'}),
+            ),
+            ("post", "/v1/sheets/{sheet_id}/hands", client.post(f"/v1/sheets/{sheet}/hands", json={"result": "dr"})),
+            ("delete", "/v1/sheets/{sheet_id}", client.delete("/v1/sheets/ffff")),
+            ("post", "/v1/sheets", client.post("/v1/sheets", content=b"a", headers={"content-type": "text/plain"})),
+        ]
+    assert [r.status_code for *_, r in answers] == [428, 400, 409, 422, 404, 415]
+    for method, path, response in answers:
+        documented = paths[path][method]["responses"][str(response.status_code)]
+        ref = documented["content"]["application/json"]["schema"]["$ref"]
+        assert ref.endswith("/ErrorResponse") and response.json()["error"]["code"], (method, path)

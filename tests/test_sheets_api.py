@@ -242,3 +242,13 @@ def test_cli_sheets_import_a_folder(tmp_path: Path) -> None:
     assert out["flags"] == expected
     stored = SheetStore(tmp_path / "db").list()
     assert len(stored) == len(EXAMPLES) + 1 and sum(s["hands"] for s in stored) == out["hands"]
+
+
+def test_sheets_take_json_as_strictly_as_every_route(client: TestClient) -> None:
+    """A key given twice is refused (duplicate_key), not read as its last value, and nothing is stored."""
+    text = json.dumps(example("boo"))[:-1] + ', "rules": "riichi"}'
+    r = client.post("/v1/sheets", content=text.encode(), headers={"content-type": "application/json"})
+    assert (
+        r.status_code == 422 and r.json()["error"]["code"] == "duplicate_key" and r.json()["error"]["field"] == "rules"
+    )
+    assert client.get("/v1/sheets").json()["sheets"] == []
