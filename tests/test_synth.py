@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import random
@@ -443,14 +444,70 @@ def test_seat_views_stand_the_row_before_a_low_camera_and_the_tables_centre() ->
 
 
 def test_the_new_variety_is_off_when_its_knobs_are() -> None:
-    off = replace(SynthConfig(), p_seat_view=0.0, p_rack=0.0, p_heap=0.0, p_small=0.0, p_clutter=0.0)
+    off = SynthConfig.classic()
+    assert not off.variety and SynthConfig().variety  # training renders include the variety by default
     for seed in range(5):
         s = render_sample(seed, config=off)
-        assert not any(s.meta["scene"].values()) and s.meta["distractors"] == []
+        assert "scene" not in s.meta and "distractors" not in s.meta  # a classic meta is as it was
         assert all(b["group"] != "heap" and b["pose"] != "side" for b in s.meta["boxes"])
     default = [render_sample(seed).meta for seed in range(30)]
-    assert sum(bool(m["distractors"]) for m in default) >= 5  # training renders include them by default
+    assert sum(bool(m["distractors"]) for m in default) >= 5
     assert sum(m["scene"]["heap"] for m in default) >= 1
+    assert sum(m["scene"]["ivory"] for m in default) >= 1
+
+
+CLASSIC_EXPECTED = Path(__file__).parent / "data" / "synth_classic.json"
+
+
+def test_classic_renders_are_the_renders_from_before_the_scene_variety(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The held-out sets (seeds 990001, 990031) must stay the sets the model cards were measured on:
+    a classic config writes the labels, structures and meta the renderer wrote before the scene
+    variety existed (stored from that code; no CJK font, so the draws do not depend on the machine's
+    fonts; images are left out, they vary with the OpenCV/libjpeg build)."""
+    monkeypatch.setattr(synth_art, "find_cjk_fonts", lambda: [])
+    renders = json.loads(CLASSIC_EXPECTED.read_text())["renders"]
+    for rules, seed in sorted({(r["rules"], r["seed"]) for r in renders}):
+        mine = [r for r in renders if (r["rules"], r["seed"]) == (rules, seed)]
+        out = tmp_path / rules
+        write_dataset(out, len(mine), seed, rules, progress=False, config=SynthConfig.classic())
+        for r in mine:
+            name = f"{seed}_{r['index']:06d}"
+            ignore = out / "ignore" / f"{name}.txt"
+            assert (out / "labels" / f"{name}.txt").read_text() == r["labels"], name
+            assert (ignore.read_text() if ignore.exists() else "") == r["ignore"], name
+            for part, folder in (("structure", "structures"), ("meta", "meta")):
+                digest = hashlib.sha256((out / folder / f"{name}.json").read_bytes()).hexdigest()
+                assert digest == r[f"{part}_sha256"], (name, part)
+
+
+@pytest.mark.parametrize("knob", ["p_clutter", "p_heap", "p_ivory"])
+def test_a_scene_feature_draws_from_its_own_stream(knob: str) -> None:
+    """Turning one feature on changes what it adds and nothing else: the hand, camera, light and
+    photo effects come from the main stream whatever the feature knobs say."""
+    for seed in range(4):
+        classic = render_sample(seed, config=SynthConfig.classic())
+        on = render_sample(seed, config=SynthConfig.classic(**{knob: 1.0}))
+        assert on.structure == classic.structure
+        for key in ("camera", "post", "tile_mm", "jpeg_quality", "width", "height"):
+            assert on.meta[key] == classic.meta[key], (knob, seed, key)
+        assert on.meta["style"] == classic.meta["style"]
+    assert "scene" in on.meta and on.meta["scene"]["heap"] == (knob == "p_heap")
+
+
+def test_ivory_faces_come_with_their_knob_only() -> None:
+    regular = {"p_black_set": 0.0}
+    for seed in range(4):
+        white = synth_art.random_style(np.random.default_rng(seed), SynthConfig.classic(**regular))
+        ivory = synth_art.random_style(
+            np.random.default_rng(seed), SynthConfig.classic(p_ivory=1.0, **regular), np.random.default_rng(99)
+        )
+        assert not white.ivory and ivory.ivory
+        assert white.stroke == ivory.stroke and white.hue_deg == ivory.hue_deg  # the main draws unchanged
+        assert ivory.face_bgr != white.face_bgr
+    never = synth_art.random_style(np.random.default_rng(0), SynthConfig.classic(), np.random.default_rng(99))
+    assert not never.ivory  # p_ivory 0 draws nothing ivory, even given the stream
 
 
 def test_the_scene_mix_is_set_by_short_name_with_clear_errors(tmp_path: Path) -> None:
@@ -475,10 +532,20 @@ def test_the_scene_mix_is_set_by_short_name_with_clear_errors(tmp_path: Path) ->
 
 def test_no_heap_tile_lies_on_another_tile() -> None:
     from paiscan.datasets.synth.scene import SceneChoice, layout_hand
+    from paiscan.datasets.synth.streams import FeatureStreams
 
     cfg = replace(SynthConfig(), p_background=1.0)
     hand_rng = random.Random(4)
     n_heap = 0
+    with pytest.raises(ValueError, match="own random stream"):
+        layout_hand(
+            synth_random_hand(hand_rng, "riichi"),
+            np.random.default_rng(0),
+            cfg,
+            TileDims(),
+            "riichi",
+            SceneChoice(heap=True),
+        )
     for seed in range(30):
         dims = TileDims()
         tiles = layout_hand(
@@ -488,6 +555,7 @@ def test_no_heap_tile_lies_on_another_tile() -> None:
             dims,
             "riichi",
             SceneChoice(heap=True),
+            FeatureStreams(seed),
         )
         reach = math.hypot(dims.w, dims.h) / 2
         for k, t in enumerate(tiles):

@@ -33,11 +33,11 @@ FACE_TONES: dict[str, list[tuple[int, int, int]]] = {
         (196, 226, 240),
         (222, 232, 230),
         (205, 228, 236),
-        (186, 220, 238),  # warm ivory
-        (176, 212, 232),  # aged ivory
     ],
     "Black": [(34, 33, 36), (44, 42, 40), (28, 30, 38)],
 }
+#: ivory face colours (BGR) of the Regular art: warm, aged (``SynthConfig.p_ivory``)
+IVORY_TONES: list[tuple[int, int, int]] = [(186, 220, 238), (176, 212, 232)]
 # tile back colours (BGR): yellow, green, blue, orange, red, plus darker variants. No white: a
 # white back is a blank white dragon face down (the players' own reason for coloured backs), and
 # renders with white backs taught the classifier to guess between the two
@@ -78,6 +78,7 @@ class ArtStyle:
     scale: float = 0.86  # motif size relative to the face
     font: str | None = None  # CJK font for characters and honors, None: the art
     tex_w: int = 192
+    ivory: bool = False  # ``face_bgr`` is one of the ivory tones (``SynthConfig.p_ivory``)
 
 
 #: a folder of extra font files (a lent machine has no CJK fonts installed: they travel with the work)
@@ -117,15 +118,23 @@ def _find_cjk_fonts(extra_dir: str) -> tuple[str, ...]:
     return tuple(good)
 
 
-def random_style(rng: np.random.Generator, config: SynthConfig) -> ArtStyle:
-    """Draw an art style for one render."""
+def random_style(
+    rng: np.random.Generator, config: SynthConfig, ivory_rng: np.random.Generator | None = None
+) -> ArtStyle:
+    """Draw an art style for one render; ``ivory_rng`` (the ivory faces' own stream, drawn from
+    only with ``config.p_ivory`` on and the Regular art) may swap the face tone for an ivory one."""
     art_set = "Black" if rng.random() < config.p_black_set else "Regular"
     fonts = find_cjk_fonts()
     font = None
     if fonts and rng.random() < config.p_font_redraw:
         font = fonts[int(rng.integers(len(fonts)))]
     tones = FACE_TONES[art_set]
-    tone = np.array(tones[int(rng.integers(len(tones)))], np.float64)
+    base = tones[int(rng.integers(len(tones)))]
+    ivory = False
+    if ivory_rng is not None and art_set == "Regular" and ivory_rng.random() < config.p_ivory:
+        ivory = True
+        base = IVORY_TONES[int(ivory_rng.integers(len(IVORY_TONES)))]
+    tone = np.array(base, np.float64)
     tone = np.clip(tone * rng.uniform(0.96, 1.03, 3), 0, 255)
     return ArtStyle(
         art_set=art_set,
@@ -136,6 +145,7 @@ def random_style(rng: np.random.Generator, config: SynthConfig) -> ArtStyle:
         scale=float(rng.uniform(0.72, 0.9)),
         font=font,
         tex_w=config.texture_width,
+        ivory=ivory,
     )
 
 

@@ -86,6 +86,9 @@ class SynthConfig:
     """How many distractors a cluttered render tries to place (inclusive range)."""
     distractors: tuple[str, ...] = DISTRACTOR_KINDS
     """Which kinds of distractor to draw from (``paiscan.datasets.synth.props.DISTRACTOR_KINDS``)."""
+    p_ivory: float = 0.3
+    """Probability that a render of the Regular art has ivory faces (warm or aged) instead of one
+    of the white tones."""
     jpeg_quality: tuple[int, int] = (40, 95)
     """JPEG quality range of the written image."""
     effects: bool = True
@@ -97,6 +100,23 @@ class SynthConfig:
     """Also return a per-pixel map of which tile is visible (for tests and occlusion stats)."""
     texture_width: int = 192
     """Width in pixels of the largest cached face texture (mip levels are derived from it)."""
+
+    @classmethod
+    def classic(cls, **changes: Any) -> SynthConfig:
+        """The renderer as it was before the scene variety (:data:`VARIETY_KNOBS` all 0), with
+        ``changes``: a seed renders exactly the photo it rendered then, so the held-out set
+        (seed 990001) stays the set the model cards were measured on.
+
+        >>> c = SynthConfig.classic(width=640)
+        >>> c.width, c.p_clutter, c.variety, SynthConfig().variety
+        (640, 0.0, False, True)
+        """
+        return cls(**{**dict.fromkeys(VARIETY_KNOBS, 0.0), **changes})
+
+    @property
+    def variety(self) -> bool:
+        """Whether any of the scene variety (:data:`VARIETY_KNOBS`) is on."""
+        return any(getattr(self, k) > 0 for k in VARIETY_KNOBS)
 
     def framed(
         self,
@@ -121,6 +141,9 @@ class SynthConfig:
         return out
 
 
+#: the knobs of the scene variety added after the model cards' held-out figures (each draws from its
+#: own random stream, ``streams.FEATURE_STREAMS``; all 0 is :meth:`SynthConfig.classic`)
+VARIETY_KNOBS: tuple[str, ...] = ("p_seat_view", "p_rack", "p_heap", "p_small", "p_clutter", "p_ivory")
 #: ``paiscan synth --mix NAME=P``: the scene knobs a command line may set, by short name
 MIX_KNOBS: dict[str, str] = {
     "seat": "p_seat_view",
@@ -128,6 +151,7 @@ MIX_KNOBS: dict[str, str] = {
     "heap": "p_heap",
     "small": "p_small",
     "clutter": "p_clutter",
+    "ivory": "p_ivory",
     "standing": "p_standing",
     "pond": "p_background",
 }

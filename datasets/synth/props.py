@@ -21,6 +21,7 @@ from .config import DISTRACTOR_KINDS, SynthConfig
 
 if TYPE_CHECKING:
     from .scene import SceneChoice, TileDims, TilePlace
+    from .streams import FeatureStreams
 
 SHIFT = 4  # sub-pixel bits of cv2 polygon drawing
 LED_RED = (40, 40, 255)  # BGR of a lit LED segment
@@ -575,7 +576,7 @@ def _draw_texture(img: np.ndarray, s: Solid, cam: Any, light: Any, up: np.ndarra
 
 
 def stage(
-    rng: np.random.Generator,
+    streams: FeatureStreams,
     config: SynthConfig,
     choice: SceneChoice,
     places: list[TilePlace],
@@ -584,12 +585,14 @@ def stage(
     uvs: list[np.ndarray],
     size: tuple[int, int],
 ) -> list[tuple[Prop, tuple[float, float, float, float]]]:
-    """The rack under a standing row, then the distractors, each clear of every tile's box."""
+    """The rack under a standing row, then the distractors, each clear of every tile's box; each
+    feature draws from its own stream in ``streams`` (the main stream draws nothing here)."""
     out: list[tuple[Prop, tuple[float, float, float, float]]] = []
     row = [t for t in places if t.group in ("hand", "win")]
     if choice.rack > 0 and row:
         xs = [t.x for t in row]
-        holder = rack(rng, min(xs) - dims.w / 2 - 6, max(xs) + dims.w / 2 + 6, -8.0, dims.d + 8, choice.rack)
+        x0, x1 = min(xs) - dims.w / 2 - 6, max(xs) + dims.w / 2 + 6
+        holder = rack(streams["rack"], x0, x1, -8.0, dims.d + 8, choice.rack)
         out.append((holder, _bbox(project(holder.points())[0])))
     taken = [_bbox(u.reshape(-1, 2)) for u in uvs]
     taken += [b for _, b in out]
@@ -597,12 +600,13 @@ def stage(
     centre = ((min(xs) + max(xs)) / 2, (min(ys) + max(ys)) / 2)
     reach = max(max(xs) - min(xs), max(ys) - min(ys)) / 2 + 120.0
     if choice.seat:  # the automatic table's centre beyond the row
-        far = (centre[0], max(ys) + float(rng.uniform(220, 380)))
-        out += place_distractors(rng, ["centre_panel"], 1, project, taken, far, 40.0, size)
+        seat = streams["seat"]
+        far = (centre[0], max(ys) + float(seat.uniform(220, 380)))
+        out += place_distractors(seat, ["centre_panel"], 1, project, taken, far, 40.0, size)
         taken += [b for _, b in out[-1:]]
     if choice.clutter:
         kinds = config.distractors
-        out += place_distractors(rng, kinds, choice.clutter, project, taken, centre, reach, size)
+        out += place_distractors(streams["clutter"], kinds, choice.clutter, project, taken, centre, reach, size)
     return out
 
 

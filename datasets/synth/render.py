@@ -22,6 +22,7 @@ from .config import SynthConfig
 from .effects import photo_effects
 from .hands import random_hand
 from .scene import TileDims, TilePlace, camera_config, choose_scene, layout_hand, random_dims, settle_side_tiles
+from .streams import FeatureStreams, main_rng
 from .tiles import CLASS_NAMES, FACE_DOWN, to_mpsz
 
 SHIFT = 4  # sub-pixel bits for cv2 polygon drawing
@@ -158,10 +159,10 @@ def fit_camera(
     h: int,
     standing: bool,
     tile_mm: float,
-    low: bool = False,
+    low: np.random.Generator | None = None,
 ) -> tuple[Camera, dict[str, Any]]:
-    """A random camera that frames ``pts`` (world points of the hand); ``low`` puts them in the
-    frame's lower part, the table beyond above them (a photo from the seat)."""
+    """A random camera that frames ``pts`` (world points of the hand); ``low`` (a seat view's own
+    random stream) puts them in the frame's lower part, the table beyond above them."""
     lo, hi = config.tilt_deg
     if standing:  # the faces of upright tiles need an oblique view
         lo = max(lo, min(hi, 40.0))
@@ -191,8 +192,8 @@ def fit_camera(
     cut = rng.random() < config.p_cut
     sx = _shift(rng, x0, x1, m, w - m)
     sy = _shift(rng, y0, y1, m, h - m)
-    if low and y1 - y0 < h - 2 * m:  # from the hand's bottom at the margin up to a third of the slack
-        sy = (h - m - y1) - float(rng.uniform(0.0, 0.33)) * ((h - m - y1) - (m - y0))
+    if low is not None and y1 - y0 < h - 2 * m:  # from the hand's bottom at the margin up to a third of the slack
+        sy = (h - m - y1) - float(low.uniform(0.0, 0.33)) * ((h - m - y1) - (m - y0))
     tile_px = tile_mm * f / dist
     cut_side = ""
     if cut:
@@ -444,8 +445,10 @@ def _background(
     tile_px: float,
     worlds: list[np.ndarray],
     light: Lighting,
+    focus: list[np.ndarray] | None = None,
 ) -> np.ndarray:
-    """The table: a procedural surface in perspective, with a light fall-off and soft shadows.
+    """The table: a procedural surface in perspective, with a light fall-off, soft shadows cast by
+    ``worlds`` and a depth of field around ``focus`` (default ``worlds``).
 
     Rendered at half resolution (it is smooth, and the photo is blurred later) and upscaled.
     """
@@ -484,7 +487,7 @@ def _background(
     shade = _shade_map(rng, worlds, cam, light, tile_px, w, h)
     sh8 = cv2.resize(np.clip(shade * 200.0, 0, 255).astype(np.uint8), (hw, hh), interpolation=cv2.INTER_LINEAR)
     col = cv2.multiply(col, cv2.merge([sh8, sh8, sh8]), scale=1.0 / 200.0)
-    col = _depth_of_field(rng, col, cam, scale, focus_mm=_focus_depth(cam, worlds))
+    col = _depth_of_field(rng, col, cam, scale, focus_mm=_focus_depth(cam, focus or worlds))
     if ds == 1:
         return col
     return cv2.resize(col, (w, h), interpolation=cv2.INTER_LINEAR)
@@ -570,23 +573,25 @@ def render_sample(seed: int, rules: str = "riichi", config: SynthConfig | None =
     """Render one photo of a random winning hand. Same seed (and config) -> identical output."""
     config = config or SynthConfig()
     tiles_dir = art.tiles_dir_str(config)
-    rng = np.random.default_rng(np.random.SeedSequence([seed, 0x5EED]))
+    rng = main_rng(seed)
+    streams = FeatureStreams(seed)  # the scene variety's own draws (none with its knobs at 0)
     hand = random_hand(random.Random(seed), rules)
     w, h = _resolution(rng, config)
     res = math.sqrt(w * h / (1280 * 960))
     dims = random_dims(rng)
-    style = art.random_style(rng, config)
+    style = art.random_style(rng, config, streams["ivory"] if config.p_ivory > 0 else None)
     back_bgr = np.array(art.BACK_COLORS[int(rng.integers(len(art.BACK_COLORS)))], np.float64)
     back_bgr = np.clip(back_bgr * rng.uniform(0.9, 1.1, 3), 0, 255)
-    choice = choose_scene(rng, config)
-    places = layout_hand(hand, rng, config, dims, rules, choice)
+    choice = choose_scene(streams, config)
+    places = layout_hand(hand, rng, config, dims, rules, choice, streams)
     rings = tile_rings(dims)
     n_ring = rings.shape[1]
     frames = [tile_frame(t, dims) for t in places]
     worlds = [o[None, None, :] + rings @ m.T for o, m in frames]
     standing = any(t.pose == "standing" for t in places)
     main_pts = np.concatenate([wd.reshape(-1, 3) for wd, t in zip(worlds, places, strict=True) if t.main])
-    cam, cam_info = fit_camera(rng, camera_config(config, choice), main_pts, w, h, standing, dims.w, choice.seat)
+    seat_rng = streams["seat"] if choice.seat else None
+    cam, cam_info = fit_camera(rng, camera_config(config, choice), main_pts, w, h, standing, dims.w, seat_rng)
     settle_side_tiles(places, frames, cam.c)
     uvs = []
     depths = []
@@ -603,8 +608,10 @@ def render_sample(seed: int, rules: str = "riichi", config: SynthConfig | None =
         * 0.75
     )
     light = _random_lighting(rng, math.hypot(w, h), config.effects)
-    things = props.stage(rng, config, choice, places, dims, cam.project, uvs, (w, h))
-    img = _background(rng, config, cam, w, h, tile_px, worlds + [p.points() for p, _ in things], light)
+    things = props.stage(streams, config, choice, places, dims, cam.project, uvs, (w, h))
+    # the focus (and so the main stream's draws) ignores the heap and the props, which have their own streams
+    focus = [wd for wd, t in zip(worlds, places, strict=True) if t.group != "heap"]
+    img = _background(rng, config, cam, w, h, tile_px, worlds + [p.points() for p, _ in things], light, focus)
     for prop, _box in things:
         props.draw_prop(img, prop, cam, light)
     hue_m = art.hue_matrix(style.hue_deg, style.saturation)
@@ -653,10 +660,17 @@ def render_sample(seed: int, rules: str = "riichi", config: SynthConfig | None =
         img, enc.tobytes(), places, frames, uvs, cam, dims, hand, style, cam_info, post_info, quality, back_bgr, seed
     )
     sample.instance_map = ids
-    sample.meta["scene"] = {"seat": choice.seat, "rack": choice.rack > 0, "heap": choice.heap, "small": choice.small}
-    sample.meta["distractors"] = [
-        {"kind": p.kind, "box": [round(v, 2) for v in b]} for p, b in things if p.kind != "rack"
-    ]
+    if config.variety:  # a classic config's meta stays as it was
+        sample.meta["scene"] = {
+            "seat": choice.seat,
+            "rack": choice.rack > 0,
+            "heap": choice.heap,
+            "small": choice.small,
+            "ivory": style.ivory,
+        }
+        sample.meta["distractors"] = [
+            {"kind": p.kind, "box": [round(v, 2) for v in b]} for p, b in things if p.kind != "rack"
+        ]
     return sample
 
 

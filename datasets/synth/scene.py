@@ -11,6 +11,7 @@ import numpy as np
 
 from .config import SynthConfig
 from .hands import discardable, remaining_pool
+from .streams import FeatureStreams
 from .tiles import FACE_DOWN, parse_tiles
 
 RED_FIVES_FROM = 34  # contract ids 34..36 are the red fives
@@ -74,18 +75,20 @@ class SceneChoice:
     clutter: int = 0  # distractors to place
 
 
-def choose_scene(rng: np.random.Generator, config: SynthConfig) -> SceneChoice:
-    """Draw one render's scene: always the same number of draws, whatever the knobs."""
-    u = rng.random(5)
+def choose_scene(streams: FeatureStreams, config: SynthConfig) -> SceneChoice:
+    """Draw one render's scene, each feature from its own stream and only when its knob is on (the
+    main stream draws nothing here, so the knobs at 0 leave a seed's render as it was)."""
+    seat = config.p_seat_view > 0 and streams["seat"].random() < config.p_seat_view
+    rack = 0.0
+    if config.p_rack > 0 and streams["rack"].random() < config.p_rack:
+        rack = float(streams["rack"].uniform(7.0, 14.0))
+    heap = config.p_heap > 0 and streams["heap"].random() < config.p_heap
+    small = config.p_small > 0 and streams["small"].random() < config.p_small
+    clutter = 0
     lo, hi = config.n_distractors
-    n = int(rng.integers(lo, hi + 1)) if hi >= lo else 0
-    return SceneChoice(
-        seat=bool(u[0] < config.p_seat_view),
-        rack=float(rng.uniform(7.0, 14.0)) if u[1] < config.p_rack else 0.0,
-        heap=bool(u[2] < config.p_heap),
-        small=bool(u[3] < config.p_small),
-        clutter=n if u[4] < config.p_clutter and config.distractors else 0,
-    )
+    if config.p_clutter > 0 and config.distractors and hi >= lo and streams["clutter"].random() < config.p_clutter:
+        clutter = int(streams["clutter"].integers(lo, hi + 1))
+    return SceneChoice(seat=bool(seat), rack=rack, heap=bool(heap), small=bool(small), clutter=clutter)
 
 
 def footprint(t: TilePlace, dims: TileDims) -> tuple[float, float]:
@@ -106,9 +109,13 @@ def layout_hand(
     dims: TileDims,
     rules: str,
     choice: SceneChoice | None = None,
+    streams: FeatureStreams | None = None,
 ) -> list[TilePlace]:
-    """Lay out a Hand dict as players show a win, plus optional background tiles and a heap."""
+    """Lay out a Hand dict as players show a win, plus optional background tiles and a heap (drawn
+    from the heap's own stream in ``streams``)."""
     choice = choice or SceneChoice()
+    if choice.heap and streams is None:
+        raise ValueError("a heap draws from its own random stream: pass streams")
     tiles: list[TilePlace] = []
     tight = rng.random() < config.p_tight
     standing = rng.random() < config.p_standing or choice.seat or choice.rack > 0
@@ -243,8 +250,8 @@ def layout_hand(
     # an unrelated pond of discards further away
     if rng.random() < config.p_background and rng_pool:
         _layout_pond(tiles, discardable(rng_pool, rules), rng, dims, row_end)
-    if choice.heap and rng_pool:
-        _layout_heap(tiles, _unused(discardable(rng_pool, rules), tiles), rng, dims, row_end)
+    if choice.heap and rng_pool and streams is not None:
+        _layout_heap(tiles, _unused(discardable(rng_pool, rules), tiles), streams["heap"], dims, row_end)
     return tiles
 
 
