@@ -230,16 +230,18 @@ def collect_table(
 
 
 def collect_real_false_tiles(split: str, size: tuple[int, int] = INPUT_SIZE, max_iou: float = 0.05) -> list[Crop]:
-    """:data:`~paiscan.vision.models.NOT_A_TILE` crops from the real photos of a hand on a rack (one
-    split): the committed localizer's boxes that overlap no labelled tile (IoU under ``max_iou``).
-    Only those photos: in tray photos background tiles are often unlabelled, and the photos whose
-    flower tiles were unlabelled (``dropped_boxes.csv``) are left out too."""
+    """:data:`~paiscan.vision.models.NOT_A_TILE` crops from the real photos of a hand on a rack and
+    the hard negatives (keyboards, trays, desks; one split): the committed localizer's boxes that
+    overlap no labelled tile (IoU under ``max_iou``). Only those photos: in tray photos background
+    tiles are often unlabelled, and the photos whose flower tiles were unlabelled
+    (``dropped_boxes.csv``) are left out too."""
     kinds = source_kinds()
     dropped = photos_with_dropped_boxes()
     localizer = Localizer(MODELS_DIR / "localizer.onnx", conf=0.05)
     out: list[Crop] = []
     for item in iter_realdata():
-        if item.split != split or kinds.get(item.image.name) != "hand_photo" or item.image.name in dropped:
+        wanted = item.negative or (kinds.get(item.image.name) == "hand_photo" and item.image.name not in dropped)
+        if item.split != split or not wanted:
             continue
         img = cv2.imread(str(item.image))
         if img is None:
@@ -637,12 +639,6 @@ def train_classifier(
         f"{len(real_hold)} real holdout"
     )
     model = build_model()
-    if recipe.only_not_a_tile:
-        opt = torch.optim.AdamW(_not_a_tile_row_only(model), lr=recipe.lr, weight_decay=0.0)
-    else:
-        opt = torch.optim.AdamW(model.parameters(), lr=recipe.lr, weight_decay=1e-4)
-    steps_per_epoch = max(1, min(len(train), recipe.samples_per_epoch) // recipe.batch)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=recipe.lr, total_steps=recipe.epochs * steps_per_epoch)
     ckpt = out / "checkpoint.pt"
     start = 0
     if recipe.init_checkpoint and not ckpt.exists():
@@ -657,6 +653,14 @@ def train_classifier(
             f"starting from {recipe.init_onnx} (batch norms rebuilt on {len(calib)} crops); "
             f"synth-val {evaluate(model, val, size):.4f}"
         )
+    # the optimizer after the starting weights: loading an ONNX file rebuilds the batch norms, which a
+    # model frozen for the not-a-tile row alone would no longer let it do
+    if recipe.only_not_a_tile:
+        opt = torch.optim.AdamW(_not_a_tile_row_only(model), lr=recipe.lr, weight_decay=0.0)
+    else:
+        opt = torch.optim.AdamW(model.parameters(), lr=recipe.lr, weight_decay=1e-4)
+    steps_per_epoch = max(1, min(len(train), recipe.samples_per_epoch) // recipe.batch)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=recipe.lr, total_steps=recipe.epochs * steps_per_epoch)
     device = torch.device(torch_device_name(recipe.device))
     model.to(device)  # before the optimizer's state is loaded: it follows its parameters' device
     if ckpt.exists():

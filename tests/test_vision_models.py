@@ -671,12 +671,13 @@ def test_the_localizer_s_faint_boxes_are_kept_apart_from_the_tiles() -> None:
     from paiscan.vision.image import DecodedImage
     from paiscan.vision.models import TileBox
     from paiscan.vision.pipeline import PhotoReader, VisionSettings
+    from paiscan.vision.slicing import SliceSettings
 
     sure, faint_box = TileBox((100.0, 100, 140, 156), 0.9, False), TileBox((200.0, 100, 240, 156), 0.35, False)
     reader = PhotoReader(
         _FixedLocalizer([sure, faint_box]),
         _StubClassifier(True, {100.0: 5}),  # type: ignore[arg-type]
-        VisionSettings(zoom_min_px=0),
+        VisionSettings(zoom_min_px=0, slicing=SliceSettings(below=0)),
     )
     img = DecodedImage(np.zeros((300, 400, 3), np.uint8), "array", (400, 300), 1.0)
     faint: list[TileBox] = []
@@ -684,7 +685,11 @@ def test_the_localizer_s_faint_boxes_are_kept_apart_from_the_tiles() -> None:
     assert [d.box for d in dets] == [sure.box] and faint == [faint_box]
     _, alone = reader.detect_photo(img)  # no list: the faint box is not even looked for
     assert [d.box for d in alone] == [sure.box]
-    off = PhotoReader(reader.localizer, reader.classifier, VisionSettings(zoom_min_px=0, stacked_floor=0))
+    off = PhotoReader(
+        reader.localizer,
+        reader.classifier,
+        VisionSettings(zoom_min_px=0, stacked_floor=0, slicing=SliceSettings(below=0)),
+    )
     faint.clear()
     off.detect_photo(img, faint=faint)
     assert faint == []

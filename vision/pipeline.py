@@ -16,10 +16,12 @@ import numpy as np
 
 from paiscan.scoring.engine import Ruleset
 from paiscan.scoring.tiles import BACK, kind
+from paiscan.vision.deadline import ReadingTooSlow, check
 from paiscan.vision.detection import ROUND_FACES, Detection, iou
 from paiscan.vision.image import DecodedImage, decode_image, redecode
 from paiscan.vision.models import MODELS_DIR, Classifier, Localizer, TileBox, inside_frame, whole_tile_box, zoom_windows
 from paiscan.vision.reading import Reading, read_hand, ruleset_of
+from paiscan.vision.slicing import SliceSettings, search_small_tiles
 
 #: the roles of the hand row's tiles: those read again when no reading of the photo is valid
 HAND_ROLES = frozenset({"hand", "win", "meld"})
@@ -42,99 +44,67 @@ def _topk(p: np.ndarray, k: int) -> tuple[tuple[int, float], ...]:
 
 @dataclass(frozen=True)
 class VisionSettings:
-    """Where the models are and how to run them."""
+    """Where the models are and how to run them. The evidence behind each value is in
+    ``docs/tuning.md``."""
 
     localizer_path: Path = MODELS_DIR / "localizer.onnx"
     classifier_path: Path = MODELS_DIR / "classifier.onnx"
-    #: onnxruntime intra-op threads per session. On the 2-core machine two read a 12 MP photo in
-    #: p50 ~80 ms against ~90 with one (their idle workers sleep, see
-    #: :func:`paiscan.vision.models.make_session`); a server reading several photos at once gets ~10 %
-    #: more photos a second with one (``benchmarks/load_service.py``: 10.0 against 9.0 at 4 in flight)
+    #: onnxruntime intra-op threads per session (1 gives more photos a second when several run at once)
     threads: int = 2
-    #: localizer confidence threshold (0.45 gave the best exact-structure rate on the selection
-    #: renders, seed 990003: 0.455 against 0.43 at 0.35; see models/localizer.md)
+    #: the localizer's confidence threshold (0..1)
     localizer_conf: float = 0.45
     #: the localizer's non-maximum suppression: of two boxes overlapping more than this (IoU), the
-    #: less confident goes. A stacked tile of an added kan overlaps its base by about this much
-    #: (merged into one box, the kan reads as a pon). 0.7 read 2,307 of 2,600 fresh selection
-    #: renders exactly against 2,302, but on the real training split's rack photos it made 36
-    #: false tiles against 27 and 18 false indicators against 14: kept at 0.6
+    #: less confident goes
     localizer_iou: float = 0.6
-    #: classifier alternatives kept per tile for correction and arbitration
+    #: classifier alternatives kept per tile, for correction and arbitration
     topk: int = 5
-    #: large JPEGs are decoded by the codec at 1/2, 1/4 … down to about this long side (enough for
-    #: the localizer's 384 px input; a 12 MP JPEG decodes in ~37 ms at 1/4 against ~48 at 1/2)
+    #: large JPEGs are decoded by the codec at 1/2, 1/4 … down to about this long side (pixels)
     decode_max_side: int = 1000
-    #: when the tiles' median short side in the decoded photo is below this many pixels and the
-    #: photo was decoded reduced, it is decoded again larger for the classifier's crops. Held-out
-    #: crops shrunk to half size (median crop short side 40 px, the box's about 36) lost 0.4 points
-    #: of accuracy, to 0.4× (32 px) 1.7 points (``benchmarks/eval_classifier.py --by-size``)
+    #: a photo decoded reduced whose tiles' median short side is under this many pixels is decoded
+    #: again larger for the classifier's crops
     min_tile_px: int = 36
     #: when the tiles' median short side would be under this many pixels in the localizer's input,
-    #: the localizer looks again through windows over the tiles (:func:`paiscan.vision.models.zoom_windows`)
-    #: that show a median tile ``zoom_target_px`` short; 0 turns it off. Chosen on the selection
-    #: renders (seeds 990003, 990004): 410 hands of 500 read exactly against 397 without; raised
-    #: from 18 to 20 on the selection and fresh renders (990011-990019): 4,447 of 4,600 read
-    #: exactly against 4,441, 19 silently wrong against 20 (22 read as many, 16 two fewer, 14
-    #: fifteen fewer). The zoom then runs for about a third of those renders against a fifth
+    #: the localizer looks again through windows over the tiles that show a median tile
+    #: ``zoom_target_px`` short (:func:`paiscan.vision.models.zoom_windows`); 0 turns it off
     zoom_min_px: float = 20.0
     zoom_target_px: float = 28.0
     zoom_max_windows: int = 8
-    #: a tile whose best class is less likely than this is read again from six more crops (a
-    #: little wider, tighter, shifted) and the probabilities averaged: on the selection renders
-    #: 415 hands of 500 read exactly at 0.7 against 410 without (about two tiles a photo, ~5 ms)
+    #: a photo whose first look finds fewer tiles than a hand holds is searched window by window,
+    #: in more detail (:mod:`paiscan.vision.slicing`): tiles small in a large photo
+    slicing: SliceSettings = field(default_factory=SliceSettings)
+    #: a box the classifier reads as no tile at all with at least this probability (felt, a key of
+    #: a keyboard, an LED digit) is dropped; 1 keeps every box
+    not_a_tile_drop: float = 0.5
+    #: a tile whose best class is less likely than this is read again from six more crops and the
+    #: probabilities averaged
     recheck_below: float = 0.7
-    #: ... at most this many tiles a photo, the least sure first (a tray photo of an unfamiliar set
-    #: had 80 unsure tiles: 330 ms)
+    #: ... at most this many tiles a photo, the least sure first
     recheck_limit: int = 12
-    #: the dora indicators and gari the reading finds, read surely at first (at ``recheck_below``
-    #: or more, so not read again), are read again as unsure tiles are, and the hand read again if
-    #: a class changed: nothing in the hand can check them, and the classifier is sometimes sure
-    #: and wrong. Read again, all of them, on the 4,600 selection and fresh renders: 6 of 64 misread
-    #: went right, 1 of 5,970 read right went wrong (a 0m read 0.53, which is read again anyway);
-    #: so, 2 more hands read exactly on each set (held-out: one fewer). At most this many a photo,
-    #: 0 turns it off (~2.5 ms)
+    #: the dora indicators and gari read surely at first (at ``recheck_below`` or more) are read
+    #: again as unsure tiles are, and the hand read again if a class changed: nothing in the hand can
+    #: check them. At most this many a photo; 0 turns it off
     recheck_roles_limit: int = 8
-    #: ... only those read under this (the surest are right: none of the 6 put right was read
-    #: over 0.92)
+    #: ... only those read under this probability
     recheck_roles_below: float = 0.95
-    #: when no reading of the photo makes a valid hand, the tiles of its hand row (concealed,
-    #: winning tile, melds) read surely at first (at ``recheck_below`` or more; at most this many,
-    #: the least sure first) are read again from more crops, as unsure tiles are, and the hand read
-    #: again; the new reading is kept when valid. A
-    #: tile read surely and wrong (a chi's 6m read 0.91 as 3m) is never read again otherwise, and
-    #: refuses the whole photo; read again, the right class often becomes likely enough to be
-    #: tried. On the 4,600 selection and fresh renders 3 of the 20 wrongly refused then read exactly, 3
-    #: were asked with no right answer, none silently wrong. 0 turns it off; it costs only refused
-    #: photos (0.1-0.3 s on this CPU)
+    #: when no reading of the photo makes a valid hand, the tiles of its hand row read surely at
+    #: first are read again from more crops (at most this many, the least sure first) and the hand
+    #: read again; the new reading is kept when valid. 0 turns it off
     recheck_refused_limit: int = 20
-    #: a tile the frame cuts on one side is read too from a crop of the size it would have whole,
-    #: the part beyond the frame filled with the edge's pixels, and the surer reading kept
-    #: (:meth:`paiscan.vision.models.Classifier.read_whole`): its face then keeps its shape and place. On
-    #: the selection and fresh renders 2,538 and 1,955 hands read exactly against 2,537 and 1,951,
-    #: none more silently wrong (the two readings averaged read 2,537 and 1,950, one more silently
-    #: wrong); about a millisecond a cut tile
+    #: a tile the frame cuts on one side is read too from a crop of the size it would have whole
+    #: (:meth:`paiscan.vision.models.Classifier.read_whole`), and the surer reading kept
     read_cut_whole: bool = True
-    #: a face angle whose axis the classifier is less sure of than this is not reported (the
-    #: layout then judges the tile from its box). On the selection renders (seed 990004) 44 of the
-    #: 219 faces under 0.6 had their axis wrong (turned ~90°: blank white dragons, ones of
-    #: circles), 6 of the 5,342 above; yet dropping all under 0.6 read fewer hands (389 of 500
-    #: against 396), under 0.3 one more (397)
+    #: a face angle whose axis the classifier is less sure of than this (0..1) is not reported; the
+    #: layout then judges the tile from its box
     min_axis_sure: float = 0.3
-    #: ... and for the faces that look alike turned by 90° (:data:`ROUND_FACES`: the one of
-    #: circles, the blank white dragon), whose axis the classifier gets wrong far more often (on the
-    #: selection renders, of the sideways ones 27 % and 41 % off by over 30°; next the red dragon's
-    #: 11 %, every other face's at most 5 %). 0.5 read 454 of 500 selection renders and 203 of 250 totenko/kansai_boo
-    #: ones exactly, against 451 and 199 at 0.3 (0.6-0.8 alike, 0.9 450 and 202); on the 37 real
-    #: rack photos 22 false indicators against 20 (felt read as a white dragon loses its angle)
+    #: ... and for the faces that look alike turned by 90° (:data:`ROUND_FACES`: the one of circles,
+    #: the blank white dragon)
     min_axis_sure_round: float = 0.5
-    #: an added kan's fourth tile lies beside its called tile, on the side away from the player,
-    #: and the localizer sometimes misses it (dark tiles, a row near 45°): the pon then reads
-    #: silently as a pon. A box the localizer found under ``localizer_conf``, down to this, lying
-    #: there (see :meth:`PhotoReader.find_stacked`) and read as the pon's kind with at least
-    #: ``stacked_p`` is taken as that tile. 0 turns it off
+    #: a box the localizer found under ``localizer_conf``, down to this, lying where an added kan's
+    #: missed fourth tile lies and read as the pon's kind with at least ``stacked_p``, is taken as
+    #: that tile (:meth:`PhotoReader.find_stacked`); 0 turns it off
     stacked_floor: float = 0.3
     stacked_p: float = 0.8
+    #: the most pixels a photo is decoded to (a decompression bomb's guard)
     max_pixels: int = 40_000_000
 
     def with_models(self, models_dir: Path | None) -> VisionSettings:
@@ -167,6 +137,9 @@ class PhotoResult:
         out["image"] = {"width": self.image_size[0], "height": self.image_size[1]}
         return out
 
+
+#: said of a reading whose second looks (stacked tiles, indicators read again) the time limit cut short
+TOO_SLOW_NOTE = "the photo took long to read: the second look at its unsure tiles was skipped (check them)"
 
 #: said of a photo without colour: a red five then reads as a plain five, and loses its dora
 GREY_NOTE = "the photo has no colour: red fives read as plain fives (check them)"
@@ -287,6 +260,15 @@ class PhotoReader:
         floor = self.settings.stacked_floor if faint is not None and self.settings.stacked_floor > 0 else None
         t0 = time.perf_counter()
         tiles, weak = self._split(self.localizer(decoded.bgr, floor))
+        sliced = search_small_tiles(
+            self.localizer, decoded, len(tiles), self.settings.slicing, self.settings.max_pixels, floor, check
+        )
+        if sliced is not None:
+            decoded, found = sliced
+            tiles, weak = self._split(found)
+            if timings is not None:
+                timings["slice"] = (time.perf_counter() - t0) * 1000
+        check()
         t1 = time.perf_counter()
         before = decoded
         decoded, tiles = self.sharpen(decoded, tiles, timings)
@@ -297,6 +279,7 @@ class PhotoReader:
             tiles, weak = self._split(closer)
         if faint is not None:
             faint.extend(weak)
+        check()
         t2 = time.perf_counter()
         dets = self.classify_tiles(decoded.bgr, tiles)
         if timings is not None:
@@ -316,6 +299,7 @@ class PhotoReader:
         )
         dets: list[Detection] = []
         k = self.settings.topk
+        drop_not_a_tile = getattr(self.classifier, "reads_not_a_tile", False) and self.settings.not_a_tile_drop < 1.0
         row_iter = iter(range(len(shown)))
         for t in tiles:
             x1, y1, x2, y2 = t.box
@@ -326,6 +310,8 @@ class PhotoReader:
                 continue
             i = next(row_iter)
             p = probs[i]
+            if drop_not_a_tile and 1.0 - float(p.sum()) >= self.settings.not_a_tile_drop:
+                continue  # the classifier sees no tile there (felt, a key, an LED digit)
             topk = _topk(p, k)
             best = topk[0][0] if topk else int(np.argmax(p))
             angle, sure = (None, 0.0)
@@ -534,14 +520,22 @@ class PhotoReader:
         decoded = self.decode(image) if isinstance(image, bytes | bytearray) else image
         timings["decode"] = (time.perf_counter() - t0) * 1000
         faint: list[TileBox] = []
+        check()
         decoded, dets = self.detect_photo(decoded, timings, faint)
+        check()
         t1 = time.perf_counter()
         reading = read_hand(dets, rules=rules, context=context)
         timings["layout"] = (time.perf_counter() - t1) * 1000
         t2 = time.perf_counter()
-        dets, reading = self.find_stacked(decoded.bgr, dets, reading, faint, rules, context)
-        dets, reading = self.read_roles_again(decoded.bgr, dets, reading, rules, context)
-        dets, reading = self.read_refused_again(decoded.bgr, dets, reading, rules, context)
+        try:  # second looks: when time runs out, the reading so far is the answer
+            check()
+            dets, reading = self.find_stacked(decoded.bgr, dets, reading, faint, rules, context)
+            check()
+            dets, reading = self.read_roles_again(decoded.bgr, dets, reading, rules, context)
+            check()
+            dets, reading = self.read_refused_again(decoded.bgr, dets, reading, rules, context)
+        except ReadingTooSlow:
+            reading = replace(reading, notes=(*reading.notes, TOO_SLOW_NOTE))
         timings["reread"] = (time.perf_counter() - t2) * 1000
         if decoded.grey:
             reading = replace(reading, notes=(*reading.notes, GREY_NOTE))

@@ -11,6 +11,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from paiscan.scoring.engine import Ruleset
+from paiscan.vision.deadline import check
 from paiscan.vision.layout import (
     HandRow,
     Layout,
@@ -105,6 +106,7 @@ def _arbitrate(
             capped = True
             break
         states += 1
+        check()  # the photo's time limit, if the caller set one
         choice = {i: options[i][0][0] for i in used}
         for j, var in enumerate(variables):
             choice[var] = options[var][vec[j]][0]
@@ -193,6 +195,7 @@ def _read_rows(
     evaluated = 0
     capped = False
     for i, hrow in enumerate(layout.candidates[:MAX_ROWS]):
+        check()
         res = _arbitrate(layout, hrow, rules, ctx, allowed, max_readings)
         if (res.best is None or not res.best.valid) and (loose := loose_structures(hrow)):
             # no winning hand: leave end tiles out even with no gap (the last resort, at its cost)

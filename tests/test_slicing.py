@@ -1,0 +1,163 @@
+"""paiscan.vision.slicing and its place in the pipeline: tiles small in a large photo are searched for
+window by window; boxes the classifier reads as no tile are dropped; the photo's time limit is kept."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+from paiscan.vision.deadline import ReadingTooSlow, limit
+from paiscan.vision.image import DecodedImage
+from paiscan.vision.models import TileBox
+from paiscan.vision.pipeline import TOO_SLOW_NOTE, PhotoReader, VisionSettings
+from paiscan.vision.slicing import SliceSettings, grid_windows, search_small_tiles
+
+
+@pytest.mark.parametrize(("w", "h"), [(1000, 750), (4032, 3024), (640, 640), (300, 5000)])
+def test_the_grid_covers_the_image_with_overlapping_windows(w: int, h: int) -> None:
+    windows = grid_windows(w, h, 416, 0.25, 40)
+    assert len(windows) <= 40
+    covered = np.zeros((h, w), bool)
+    for x1, y1, x2, y2 in windows:
+        assert 0 <= x1 < x2 <= w and 0 <= y1 < y2 <= h
+        covered[y1:y2, x1:x2] = True
+    assert covered.all()
+
+
+class _SmallTileLocalizer:
+    """Finds a tile only where it shows at least ``min_px`` wide in what it is given: the tiles lie at
+    ``tiles`` in the photo's full resolution (``full`` wide)."""
+
+    size, conf = 384, 0.45
+
+    def __init__(self, tiles: list[tuple[float, float, float, float]], full: int, min_px: float = 12.0) -> None:
+        self.tiles, self.full, self.min_px = tiles, full, min_px
+        self.windows_seen = 0
+
+    def _found(self, width: int, scale: float, x0: int = 0, y0: int = 0, w: int = 0, h: int = 0) -> list[TileBox]:
+        out = []
+        shown = self.size / max(w, h)  # the input's pixels per pixel of what it is given
+        for x1, y1, x2, y2 in self.tiles:
+            bx = (x1 * scale - x0, y1 * scale - y0, x2 * scale - x0, y2 * scale - y0)
+            if bx[0] < 0 or bx[1] < 0 or bx[2] > w or bx[3] > h:
+                continue
+            if (bx[2] - bx[0]) * shown >= self.min_px:
+                out.append(TileBox(bx, 0.9, False))
+        return out
+
+    def __call__(self, bgr: np.ndarray, floor: float | None = None) -> list[TileBox]:
+        h, w = bgr.shape[:2]
+        return self._found(w, w / self.full, 0, 0, w, h)
+
+    def in_windows(self, bgr: np.ndarray, windows: Any, floor: float | None = None) -> list[TileBox]:
+        w = bgr.shape[1]
+        out: list[TileBox] = []
+        for xa, ya, xb, yb in windows:
+            self.windows_seen += 1
+            for t in self._found(w, w / self.full, xa, ya, xb - xa, yb - ya):
+                b = t.box
+                box = (b[0] + xa, b[1] + ya, b[2] + xa, b[3] + ya)
+                if all(box != o.box for o in out):
+                    out.append(TileBox(box, t.confidence, False))
+        return out
+
+
+def _hand_at(x0: float, y0: float, face: float) -> list[tuple[float, float, float, float]]:
+    return [(x0 + i * face * 1.05, y0, x0 + i * face * 1.05 + face, y0 + face * 1.35) for i in range(14)]
+
+
+def test_a_hand_small_in_a_large_photo_is_found_window_by_window() -> None:
+    # a 12 MP photo decoded at 1000 px; the hand's faces 60 px wide in the original: 15 px decoded,
+    # under 6 px in the localizer's whole-photo view
+    tiles = _hand_at(1500.0, 1400.0, 60.0)
+    loc = _SmallTileLocalizer(tiles, full=4000)
+    decoded = DecodedImage(np.zeros((750, 1000, 3), np.uint8), "array", (4000, 3000), 0.25)
+    assert loc(decoded.bgr) == []
+    got = search_small_tiles(loc, decoded, 0, SliceSettings(), 40_000_000)  # type: ignore[arg-type]
+    assert got is not None
+    image, found = got
+    assert image is decoded and len(found) == 14  # the decoded photo's windows were enough
+    assert search_small_tiles(loc, decoded, 14, SliceSettings(), 40_000_000) is None  # a hand found: no search
+    assert search_small_tiles(loc, decoded, 0, SliceSettings(below=0), 40_000_000) is None  # turned off
+
+
+def test_tiles_too_small_at_every_level_leave_the_first_look_as_it_was() -> None:
+    loc = _SmallTileLocalizer(_hand_at(100.0, 100.0, 4.0), full=1000)
+    decoded = DecodedImage(np.zeros((750, 1000, 3), np.uint8), "array", (1000, 750), 1.0)
+    assert search_small_tiles(loc, decoded, 0, SliceSettings(), 40_000_000) is None  # type: ignore[arg-type]
+    assert loc.windows_seen > 0
+
+
+class _Classifier:
+    """Reads every box as 5p, but the boxes whose left edge is in ``no_tile`` as no tile at all."""
+
+    has_back = False
+    reads_not_a_tile = True
+
+    def __init__(self, no_tile: set[float]) -> None:
+        self.no_tile = no_tile
+
+    def classify(self, bgr: Any, boxes: Any, *args: Any, **kw: Any) -> tuple[np.ndarray, None]:
+        probs = np.zeros((len(boxes), 38), np.float32)
+        for i, b in enumerate(boxes):
+            probs[i, 13] = 0.05 if b[0] in self.no_tile else 0.95  # the rest of the row: NOT_A_TILE
+        return probs, None
+
+
+def test_a_box_the_classifier_reads_as_no_tile_is_dropped() -> None:
+    tiles = [TileBox((10.0 + 40 * i, 10.0, 45.0 + 40 * i, 60.0), 0.9, False) for i in range(4)]
+    img = np.zeros((100, 200, 3), np.uint8)
+    reader = PhotoReader(None, _Classifier({50.0}), VisionSettings())  # type: ignore[arg-type]
+    kept = reader.classify_tiles(img, tiles)
+    assert [d.box[0] for d in kept] == [10.0, 90.0, 130.0]
+    keep_all = PhotoReader(None, _Classifier({50.0}), VisionSettings(not_a_tile_drop=1.0))  # type: ignore[arg-type]
+    assert len(keep_all.classify_tiles(img, tiles)) == 4
+
+
+def _demo_reader() -> PhotoReader:
+    from paiscan.scoring.tiles import parse_tiles
+    from paiscan.service.demo import DemoResult
+
+    def faces_and_boxes(bgr: Any) -> list[dict[str, Any]]:
+        found: list[dict[str, Any]] = DemoResult(bgr.shape[1], bgr.shape[0], "riichi").to_dict()["detections"]
+        return found
+
+    class Localizer:
+        size, conf = 384, 0.45
+
+        def __call__(self, bgr: Any, floor: float | None = None) -> list[Any]:
+            return [TileBox(tuple(d["box"]), 0.95, False) for d in faces_and_boxes(bgr)]
+
+    class Classifier:
+        has_back = False
+
+        def classify(self, bgr: Any, boxes: Any, *args: Any, **kw: Any) -> tuple[Any, None]:
+            p = np.full((len(boxes), 37), 0.001, np.float32)
+            for i, d in enumerate(faces_and_boxes(bgr)[: len(boxes)]):
+                p[i, parse_tiles(d["class"])[0]] = 0.95
+            return p, None
+
+    return PhotoReader(Localizer(), Classifier(), VisionSettings(slicing=SliceSettings(below=0)))  # type: ignore[arg-type]
+
+
+def test_a_spent_time_limit_stops_the_reading_and_a_late_one_keeps_the_reading_so_far(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from paiscan.service.demo import demo_photo
+
+    reader = _demo_reader()
+    photo = demo_photo(1600, 1000)
+    plain = reader.read(photo)
+    assert TOO_SLOW_NOTE not in plain.reading.notes
+    with limit(0.0), pytest.raises(ReadingTooSlow):
+        reader.read(photo)
+
+    def slow(*args: Any, **kw: Any) -> Any:
+        raise ReadingTooSlow("spent")  # the limit runs out during the second looks
+
+    monkeypatch.setattr(reader, "read_roles_again", slow)
+    late = reader.read(photo)
+    assert TOO_SLOW_NOTE in late.reading.notes
+    assert late.reading.to_dict()["hand"] == plain.reading.to_dict()["hand"]
