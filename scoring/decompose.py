@@ -88,6 +88,7 @@ def describe(interp: Interpretation) -> str:
 
 # ---------------------------------------------------------------- per-suit splitting (cached)
 _Split = tuple[tuple[int, int], ...]  # ((shape, offset), ...)
+_Groups = tuple["Group", ...]
 
 
 def _split_suit(
@@ -137,21 +138,22 @@ def suit_splits(counts: tuple[int, ...], honors: bool = False) -> tuple[tuple[_S
 
 #: tile id (0..36) → (suit, its count's unit in the suit's code: 16 ** (number - 1))
 _CODE_UNIT: tuple[tuple[int, int], ...] = tuple((k // 9, 16 ** (k % 9)) for k in (*range(34), 4, 13, 22))
-#: per suit: the code of its counts (4 bits a kind) → its splits, with kinds 0..33
-_SUIT_SETS: tuple[dict[int, tuple[tuple[_Split, ...], tuple[_Split, ...]]], ...] = ({}, {}, {}, {})
+#: per suit: the code of its counts (4 bits a kind) → its splits, as concealed Groups (whose
+#: first two fields are shape and kind)
+_SUIT_SETS: tuple[dict[int, tuple[tuple[_Groups, ...], tuple[_Groups, ...]]], ...] = ({}, {}, {}, {})
 
 
-def _suit_sets(s: int, code: int) -> tuple[tuple[_Split, ...], tuple[_Split, ...]]:
-    """:func:`suit_splits` of suit ``s`` whose counts are ``code`` (4 bits a kind), each offset
-    turned into its kind 0..33; computed once per suit shape."""
+def _suit_sets(s: int, code: int) -> tuple[tuple[_Groups, ...], tuple[_Groups, ...]]:
+    """:func:`suit_splits` of suit ``s`` whose counts are ``code`` (4 bits a kind), as concealed
+    Groups; computed once per suit shape."""
     found = _SUIT_SETS[s].get(code)
     if found is None:
         counts = tuple((code >> (4 * i)) & 15 for i in range(7 if s == 3 else 9))
         no_pair, with_pair = suit_splits(counts, s == 3)
         base = s * 9
         found = (
-            tuple(tuple((shape, base + off) for shape, off in split) for split in no_pair),
-            tuple(tuple((shape, base + off) for shape, off in split) for split in with_pair),
+            tuple(tuple(_CONCEALED_GROUP[(shape, base + off)] for shape, off in split) for split in no_pair),
+            tuple(tuple(_CONCEALED_GROUP[(shape, base + off)] for shape, off in split) for split in with_pair),
         )
         if len(_SUIT_SETS[s]) < 1 << 16:
             _SUIT_SETS[s][code] = found
@@ -167,9 +169,9 @@ def _suit_codes(tiles: Sequence[int]) -> list[int]:
     return codes
 
 
-def _splits_of_codes(codes: Sequence[int]) -> list[_Split]:
-    """Every standard split (sets plus exactly one pair) of the suits' codes, as tuples of (shape, kind)."""
-    active: list[tuple[tuple[_Split, ...], tuple[_Split, ...]]] = []
+def _splits_of_codes(codes: Sequence[int]) -> list[_Groups]:
+    """Every standard split (sets plus exactly one pair) of the suits' codes, as concealed Groups."""
+    active: list[tuple[tuple[_Groups, ...], tuple[_Groups, ...]]] = []
     for s in (0, 1, 2, 3):
         code = codes[s]
         if not code:
@@ -178,7 +180,7 @@ def _splits_of_codes(codes: Sequence[int]) -> list[_Split]:
         if not no_pair and not with_pair:
             return []
         active.append((no_pair, with_pair))
-    results: list[_Split] = []
+    results: list[_Groups] = []
     for pair_suit in range(len(active)):
         choices = []
         for idx, (no_pair, with_pair) in enumerate(active):
@@ -189,8 +191,10 @@ def _splits_of_codes(codes: Sequence[int]) -> list[_Split]:
         else:
             if len(choices) == 1:
                 results.extend(choices[0])
+            elif all(len(options) == 1 for options in choices):
+                results.append(sum((options[0] for options in choices), ()))
             else:
-                results.extend(tuple(g for part in combo for g in part) for combo in product(*choices))
+                results.extend(sum(combo, ()) for combo in product(*choices))
     return results
 
 
@@ -200,7 +204,7 @@ def _standard_splits(counts34: Sequence[int]) -> list[_Split]:
     for k, c in enumerate(counts34):
         if c:
             codes[k // 9] += c * 16 ** (k % 9)
-    return _splits_of_codes(codes)
+    return [tuple((g.shape, g.tile) for g in split) for split in _splits_of_codes(codes)]
 
 
 def standard_splits(counts34: Sequence[int]) -> list[list[tuple[int, int]]]:
@@ -240,12 +244,23 @@ _LABELS: dict[tuple[int, int], str] = {
 }
 
 
+#: (meld type, tiles, open) → its Group, made on first use (a table of the melds seen)
+_MELD_GROUPS: dict[tuple[str, tuple[int, ...], bool], Group] = {}
+
+
 def _meld_group(m: Meld) -> Group:
-    if m.type == "chi":
-        return Group(SEQUENCE, m.kind, True, False, True)
-    if m.type == "pon":
-        return Group(TRIPLET, m.kind, True, False, True)
-    return Group(KAN, m.kind, m.open, not m.open, True)
+    key = (m.type, m.tiles, m.open)
+    group = _MELD_GROUPS.get(key)
+    if group is None:
+        if m.type == "chi":
+            group = Group(SEQUENCE, m.kind, True, False, True)
+        elif m.type == "pon":
+            group = Group(TRIPLET, m.kind, True, False, True)
+        else:
+            group = Group(KAN, m.kind, m.open, not m.open, True)
+        if len(_MELD_GROUPS) < 1 << 14:
+            _MELD_GROUPS[key] = group
+    return group
 
 
 def interpretations(hand: Hand, seven_pairs_duplicates: bool = False) -> list[Interpretation]:
@@ -263,15 +278,15 @@ def interpretations(hand: Hand, seven_pairs_duplicates: bool = False) -> list[In
     for split in _splits_of_codes(_suit_codes(tiles)):
         if len(split) != n_groups:
             continue
-        seen: set[tuple[int, int]] = set()
+        seen: set[Group] = set()
         for idx, group in enumerate(split):
-            shape, tile = group
+            shape, tile = group[0], group[1]
             if not (tile == win or (shape == SEQUENCE and tile <= win <= tile + 2)):
                 continue
             if group in seen:
                 continue
             seen.add(group)
-            groups = [*meld_groups, *map(closed_group.__getitem__, split)]
+            groups = [*meld_groups, *split]
             win_index = len(meld_groups) + idx
             if shape == PAIR:
                 wait = TANKI
@@ -297,7 +312,11 @@ def interpretations(hand: Hand, seven_pairs_duplicates: bool = False) -> list[In
                 if c:
                     groups.extend([closed_group[(PAIR, k)]] * (c // 2))
             out.append(Interpretation("chiitoitsu", tuple(groups), groups.index(Group(PAIR, win)), TANKI))
-        if all(counts[k] for k in YAOCHUU) and not any(counts[k] for k in range(34) if k not in _YAOCHUU_SET):
+        if (
+            counts.count(0) == 21  # thirteen kinds: the thirteen orphans, if any
+            and all(counts[k] for k in YAOCHUU)
+            and not any(counts[k] for k in range(34) if k not in _YAOCHUU_SET)
+        ):
             wait = KOKUSHI_13 if counts[win] == 2 else KOKUSHI_SINGLE
             out.append(Interpretation("kokushi", (), -1, wait))
     return out

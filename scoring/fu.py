@@ -154,8 +154,8 @@ def compute_fu(
 
 def describe_fu(fu: int, parts: list[FuPart]) -> str:
     """``'20 base + 10 closed ron + 2 edge wait = 32 → 40 fu'``."""
-    raw = sum(p.fu for p in parts)
-    text = " + ".join(f"{p.fu} {p.label or p.reason}" for p in parts)
+    raw = sum([p.fu for p in parts])
+    text = " + ".join([f"{p.fu} {p.label or p.reason}" for p in parts])
     return f"{text} = {raw}" + (f" → {fu} fu" if raw != fu else " fu")
 
 

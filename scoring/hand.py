@@ -176,7 +176,7 @@ def _tile_list(value: Any, name: str) -> tuple[int, ...]:
 
 def parse_meld(data: Any, where: str) -> Meld:
     """Parse and check one meld object; ``where`` is its field path for errors."""
-    if not isinstance(data, Mapping):
+    if type(data) is not dict and not isinstance(data, Mapping):
         raise HandError("bad_field", f"{where} must be an object with type and tiles", where)
     extra = set(data) - MELD_FIELDS
     if extra:
@@ -194,14 +194,15 @@ def parse_meld(data: Any, where: str) -> Meld:
     src = data.get("from")
     if src is not None and src not in FROM_VALUES:
         raise HandError("bad_field", f"{where}.from must be left, across or right, not {src!r}", f"{where}.from")
-    kinds = sorted(kind(t) for t in tiles)
-    label = format_tiles(tiles)
+    kinds = sorted(map(kind, tiles))
     if mtype == "chi":
         if len(tiles) != 3:
+            label = format_tiles(tiles)
             raise HandError("bad_meld", f"a chi has 3 tiles, {label!r} has {len(tiles)}", f"{where}.tiles")
         if is_honor(kinds[0]) or is_honor(kinds[2]):
-            raise HandError("bad_meld", f"a chi cannot contain honors ({label})", f"{where}.tiles")
+            raise HandError("bad_meld", f"a chi cannot contain honors ({format_tiles(tiles)})", f"{where}.tiles")
         if len({suit(k) for k in kinds}) != 1 or kinds != [kinds[0], kinds[0] + 1, kinds[0] + 2]:
+            label = format_tiles(tiles)
             raise HandError("bad_meld", f"{label} is not three consecutive tiles of one suit", f"{where}.tiles")
         if data.get("open") is False or added:
             raise HandError("bad_meld", "a chi is always open and never added", f"{where}.open")
@@ -209,14 +210,14 @@ def parse_meld(data: Any, where: str) -> Meld:
             raise HandError("bad_meld", "a chi can only be called from the player on the left", f"{where}.from")
     elif mtype == "pon":
         if len(tiles) != 3 or len(set(kinds)) != 1:
-            raise HandError("bad_meld", f"a pon is three equal tiles, not {label!r}", f"{where}.tiles")
+            raise HandError("bad_meld", f"a pon is three equal tiles, not {format_tiles(tiles)!r}", f"{where}.tiles")
         if data.get("open") is False or added:
             raise HandError(
                 "bad_meld", "a pon is always open (an added kan is a kan with added: true)", f"{where}.open"
             )
     else:
         if len(tiles) != 4 or len(set(kinds)) != 1:
-            raise HandError("bad_meld", f"a kan is four equal tiles, not {label!r}", f"{where}.tiles")
+            raise HandError("bad_meld", f"a kan is four equal tiles, not {format_tiles(tiles)!r}", f"{where}.tiles")
         if added and not is_open:
             raise HandError("bad_meld", "an added kan is open (it was a pon)", f"{where}.added")
         if not is_open and src is not None:
@@ -231,7 +232,7 @@ def parse_hand(data: Any, rules_override: str | None = None) -> Hand:
     >>> (h.rules, len(h.concealed), h.tsumo, h.is_dealer)
     ('riichi', 13, False, True)
     """
-    if not isinstance(data, Mapping):
+    if type(data) is not dict and not isinstance(data, Mapping):
         raise HandError("bad_json", "a Hand must be a JSON object", None)
     extra = set(data) - HAND_FIELDS
     if extra:
@@ -243,7 +244,7 @@ def parse_hand(data: Any, rules_override: str | None = None) -> Hand:
     options = data.get("options", {})
     if options is None:
         options = {}
-    if not isinstance(options, Mapping):
+    if type(options) is not dict and not isinstance(options, Mapping):
         raise HandError("bad_field", "options must be an object of name: value", "options")
     if "hand" not in data:
         raise HandError("bad_field", "hand (the concealed tiles) is required", "hand")

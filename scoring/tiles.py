@@ -18,6 +18,7 @@ A tile's *kind* (``0..33``) forgets redness; scoring works on kinds and counts r
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 
 from paiscan.scoring.errors import HandError
@@ -91,6 +92,23 @@ def tile_name(tile: int) -> str:
     return f"{number(tile)}{SUITS[suit(tile)]}"
 
 
+#: MPSZ without spaces or face-down tiles: runs of digits, each closed by a suit letter
+_PLAIN_MPSZ = re.compile(r"(?:[0-9]+[mpsz])*")
+_RUN = re.compile(r"([0-9]+)([mpsz])")
+#: suit letter → {digit: tile id} (honors 1z-7z only; 0 is the red five of a number suit)
+_DIGIT_TILE: dict[str, dict[str, int]] = {
+    letter: (
+        {str(n): 26 + n for n in range(1, 8)}
+        if letter == "z"
+        else {str(n): (s * 9 + n - 1 if n else RED_5M + s) for n in range(10)}
+    )
+    for s, letter in enumerate(SUITS)
+}
+
+#: the spelling of one tile ("5m", "0p", "7z") → its id
+_ONE_TILE: dict[str, int] = {d + letter: t for letter, table in _DIGIT_TILE.items() for d, t in table.items()}
+
+
 def parse_tiles(text: str, field: str = "tiles", allow_back: bool = True) -> list[int]:
     """Parse MPSZ notation into tiles, keeping the written order.
 
@@ -98,6 +116,22 @@ def parse_tiles(text: str, field: str = "tiles", allow_back: bool = True) -> lis
     """
     if not isinstance(text, str):
         raise HandError("bad_field", f"{field} must be a string of tiles in MPSZ notation", field)
+    one = _ONE_TILE.get(text)
+    if one is not None:
+        return [one]
+    if _PLAIN_MPSZ.fullmatch(text):  # the common spelling, read run by run; anything else char by char
+        try:
+            tiles: list[int] = []
+            for digits, letter in _RUN.findall(text):
+                tiles.extend(map(_DIGIT_TILE[letter].__getitem__, digits))
+            return tiles
+        except KeyError:  # 0z, 8z, 9z: the walk below says which
+            pass
+    return _parse_tiles_walk(text, field, allow_back)
+
+
+def _parse_tiles_walk(text: str, field: str, allow_back: bool) -> list[int]:
+    """:func:`parse_tiles` char by char, naming the first thing that is not a tile."""
     tiles: list[int] = []
     pending: list[str] = []
     for ch in text:

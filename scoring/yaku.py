@@ -290,10 +290,10 @@ def evaluate(table: Sequence[Yaku], ctx: Context) -> list[YakuHit]:
             found.append((y, n, value, hits))
     if not found:
         return []
-    dropped = {x for f in found for x in f[0].excludes}
+    dropped = {x for f in found for x in f[0].excludes} if len(found) > 1 else ()
     out: list[YakuHit] = []
     for y, n, value, hits in found:
-        if y.id in dropped:
+        if dropped and y.id in dropped:
             continue
         hit = hits.get(n)
         if hit is None:

@@ -207,7 +207,7 @@ class HanFuRuleset(Ruleset):
             ]
         else:
             steps = [
-                Step("yaku", " + ".join(f"{h.name_ja} {h.name} {h.value}" for h in hits) + f" = {p.han} han"),
+                Step("yaku", " + ".join([f"{h.name_ja} {h.name} {h.value}" for h in hits]) + f" = {p.han} han"),
                 Step("fu", describe_fu(p.fu, p.fu_parts)),
             ]
         steps.append(Step("basic", p.why))
