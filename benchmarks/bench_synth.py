@@ -3,9 +3,9 @@
     python benchmarks/bench_synth.py [--n 200] [--workers 2] [--rules riichi]
 
 Prints the single-process render rate (render + JPEG encode, after a warm-up that fills the
-per-process texture and table caches), the same with the scene variety off (no seat views, racks,
-heaps, small hands or distractors: what that variety costs), and the end-to-end ``write_dataset``
-rate with ``--workers``.
+per-process texture and table caches), the same with the scene variety off (``SynthConfig.classic()``:
+no seat views, racks, heaps, small hands, distractors or ivory faces; what that variety costs), and
+the end-to-end ``write_dataset`` rate with ``--workers``.
 """
 
 from __future__ import annotations
@@ -18,12 +18,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from dataclasses import replace
-
 from paiscan.datasets.synth import SynthConfig, render_sample, write_dataset
 
 #: the renderer with its scene variety off
-PLAIN_SCENES = replace(SynthConfig(), p_seat_view=0.0, p_rack=0.0, p_heap=0.0, p_small=0.0, p_clutter=0.0)
+PLAIN_SCENES = SynthConfig.classic()
 
 
 def main() -> None:

@@ -18,7 +18,7 @@ import cv2
 import pytest
 
 from paiscan.datasets.evaluate import evaluate_folder, paiscan_detector, same_structure
-from paiscan.datasets.synth import write_dataset
+from paiscan.datasets.synth import SynthConfig, write_dataset
 from paiscan.scoring.tiles import parse_tiles
 from paiscan.vision.pipeline import FRAME_EDGE_SHARE, PhotoReader, VisionSettings
 
@@ -36,7 +36,9 @@ def reader() -> PhotoReader:
 @pytest.fixture(scope="module")
 def heldout(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("heldout")
-    write_dataset(out, 24, HELDOUT_SEED, rules="riichi", crops=False, workers=1, progress=False)
+    # the classic scenes: the set the model cards' figures were measured on (no scene variety)
+    config = SynthConfig.classic()
+    write_dataset(out, 24, HELDOUT_SEED, rules="riichi", crops=False, workers=1, progress=False, config=config)
     return out
 
 
