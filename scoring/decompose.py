@@ -191,8 +191,6 @@ def _splits_of_codes(codes: Sequence[int]) -> list[_Groups]:
         else:
             if len(choices) == 1:
                 results.extend(choices[0])
-            elif all(len(options) == 1 for options in choices):
-                results.append(sum((options[0] for options in choices), ()))
             else:
                 results.extend(sum(combo, ()) for combo in product(*choices))
     return results

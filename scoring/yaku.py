@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from paiscan.scoring.decompose import KAN, PAIR, SEQUENCE, TRIPLET, Group, Interpretation
-from paiscan.scoring.hand import Hand
+from paiscan.scoring.hand import KNOWN_FLAGS, Hand
 from paiscan.scoring.score import YakuHit
 from paiscan.scoring.tiles import (
     DRAGONS,
@@ -44,10 +44,14 @@ G_WINDS11 = 1 << 13  # at least eleven wind tiles
 G_ALL_GREEN = 1 << 14  # only green tiles
 G_KANS3 = 1 << 15  # three kans
 G_KANS4 = 1 << 16  # four kans
+#: one bit per flag the contract and the rule specs know: set when the hand has that flag
+G_FLAG: dict[str, int] = {name: 1 << (17 + i) for i, name in enumerate(sorted(KNOWN_FLAGS))}
 
 _MIDDLES = frozenset(k for k in range(27) if k % 9 in (3, 4, 5))
 _SUIT_KINDS = tuple(frozenset(range(s * 9, s * 9 + 9)) for s in range(3))
 _HONORS = frozenset(range(27, 34))
+#: bits of the number suits present (1 m, 2 p, 4 s) → their set
+_SUITS_OF_BITS = tuple(frozenset(s for s in (0, 1, 2) if bits >> s & 1) for bits in range(8))
 #: tile id (0..36) → kind (0..33); red fives are fives
 _KIND_OF: tuple[int, ...] = tuple(kind(t) for t in range(37))
 #: indicator tile id (0..36) → the dora kind it points at (four players)
@@ -58,6 +62,8 @@ def _gates(
     counts: list[int], present: set[int], suits: frozenset[int], flags: frozenset[str], tsumo: bool, n_kans: int
 ) -> int:
     g = 0
+    for name in flags:
+        g |= G_FLAG.get(name, 0)
     if n_kans >= 3:
         g |= G_KANS3 if n_kans == 3 else G_KANS4
     if flags:
@@ -136,7 +142,10 @@ class Facts:
                 if t >= RED_5M:
                     reds[t - RED_5M] += 1
         present = set(kinds)
-        suits = frozenset(s for s in (0, 1, 2) if not present.isdisjoint(_SUIT_KINDS[s]))
+        man, pin, sou = _SUIT_KINDS
+        suits = _SUITS_OF_BITS[
+            (not present.isdisjoint(man)) | (not present.isdisjoint(pin)) << 1 | (not present.isdisjoint(sou)) << 2
+        ]
         no_yaochuu = present.isdisjoint(YAOCHUU)
         flags = hand.flags
         return cls(
@@ -187,14 +196,14 @@ class Context:
         trips: list[int] = []
         pair = None
         ankou = 0
-        for g in interp.groups:
-            if g.shape == SEQUENCE:
-                seqs.append(g.tile)
-            elif g.shape == PAIR:
-                pair = g.tile
+        for shape, tile, called, concealed, _ in interp.groups:
+            if shape == SEQUENCE:
+                seqs.append(tile)
+            elif shape == PAIR:
+                pair = tile
             else:
-                trips.append(g.tile)
-                if g.concealed and not g.called:
+                trips.append(tile)
+                if concealed and not called:
                     ankou += 1
         return cls(hand, facts, interp, opts, seqs, trips, pair, ankou)
 
@@ -328,7 +337,7 @@ def flag(name: str) -> Checker:
         return int(name in ctx.facts.flags)
 
     check.__name__ = f"flag_{name}"
-    return gated(G_FLAGS)(check)
+    return gated(G_FLAG.get(name, G_FLAGS))(check)
 
 
 @gated(G_TSUMO)
@@ -336,7 +345,7 @@ def menzen_tsumo(ctx: Context) -> int:
     return int(ctx.facts.tsumo and ctx.facts.closed)
 
 
-@gated(G_FLAGS)
+@gated(G_FLAG["riichi"])
 def riichi(ctx: Context) -> int:
     f = ctx.facts.flags
     return int("riichi" in f and "double_riichi" not in f)
@@ -396,7 +405,10 @@ def ryanpeikou(ctx: Context) -> int:
 @gated(G_THREE_SUITS)
 def sanshoku(ctx: Context) -> int:
     s = set(ctx.seqs)
-    return int(any(n in s and n + 9 in s and n + 18 in s for n in range(7)))
+    for n in s:
+        if n < 9 and n + 9 in s and n + 18 in s:
+            return 1
+    return 0
 
 
 @gated(G_ITTSU_TILES)
@@ -462,7 +474,10 @@ def suukantsu(ctx: Context) -> int:
 @gated(G_TRIPS3)
 def sanshoku_doukou(ctx: Context) -> int:
     s = set(ctx.trips)
-    return int(any(n in s and n + 9 in s and n + 18 in s for n in range(9)))
+    for n in s:
+        if n < 9 and n + 9 in s and n + 18 in s:
+            return 1
+    return 0
 
 
 @gated(G_DRAGONS8)

@@ -371,6 +371,7 @@ class Riichi(HanFuRuleset):
 
     def __init__(self) -> None:
         self._tables = {}
+        self._last_table: tuple[Any, Sequence[Yaku]] = (None, ())
 
     def check_hand(self, hand: Hand, opts: Any) -> None:
         """Four players set nothing aside, and the table shows at most five indicators of each set,
@@ -400,6 +401,9 @@ class Riichi(HanFuRuleset):
         return out
 
     def yaku_table(self, opts: Any) -> Sequence[Yaku]:
+        last = self._last_table
+        if last[0] is opts:  # the options of the hand before (most often the shared defaults)
+            return last[1]
         key = (opts.open_tanyao, opts.double_yakuman, opts.renhou, opts.ryuuiisou_needs_hatsu)
         table = self._tables.get(key)
         if table is None:
@@ -418,6 +422,7 @@ class Riichi(HanFuRuleset):
             elif opts.renhou == "yakuman":
                 table = (*table, RENHOU_YAKUMAN)
             self._tables[key] = table
+        self._last_table = (opts, table)
         return table
 
     def score(self, hand: Hand) -> Score:
