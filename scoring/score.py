@@ -116,7 +116,7 @@ class Score:
         out: dict[str, Any] = {
             "rules": self.rules,
             "total": self.total,
-            "payments": [p.to_dict() for p in self.payments],
+            "payments": [{"from": p.from_, "amount": p.amount} for p in self.payments],
             "han": self.han,
             "fu": self.fu,
             "limit": self.limit,
@@ -124,12 +124,13 @@ class Score:
             "items": [i.to_dict() for i in self.items],
             "decomposition": list(self.decomposition),
             "warnings": list(self.warnings),
-            "fu_details": [f.to_dict() for f in self.fu_details],
+            "fu_details": [{"fu": f.fu, "reason": f.reason, "label": f.label} for f in self.fu_details],
             "wait": self.wait,
             "form": self.form,
-            "explanation": [s.to_dict() for s in self.steps],
+            "explanation": [{"label": s.label, "detail": s.detail} for s in self.steps],
         }
-        out.update(self.extra)
+        if self.extra:
+            out.update(self.extra)
         return out
 
 
