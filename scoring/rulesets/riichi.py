@@ -376,6 +376,9 @@ class Riichi(HanFuRuleset):
     def check_hand(self, hand: Hand, opts: Any) -> None:
         """Four players set nothing aside, and the table shows at most five indicators of each set,
         the ura-dora one under each dora indicator."""
+        dora, ura = len(hand.dora_indicators), len(hand.ura_indicators)
+        if not hand.nuki and dora <= self.MAX_DORA_INDICATORS and ura <= (dora or self.MAX_DORA_INDICATORS):
+            return
         if hand.nuki:
             raise HandError("bad_nuki", "four-player riichi sets no tiles aside: nuki must be empty", "nuki")
         for name, tiles in (("dora_indicators", hand.dora_indicators), ("ura_indicators", hand.ura_indicators)):
