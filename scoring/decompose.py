@@ -57,8 +57,10 @@ class Group(NamedTuple):
 
 def group_label(shape: int, tile: int) -> str:
     """MPSZ of a set or pair: ``group_label(SEQUENCE, 0) == '123m'``."""
-    label = _LABELS.get((shape, tile))
-    return label if label is not None else format_tiles(Group(shape, tile).tiles())
+    try:
+        return _LABELS[(shape, tile)]
+    except KeyError:  # not a set a hand can hold (a sequence past 7)
+        return format_tiles(Group(shape, tile).tiles())
 
 
 @dataclass(frozen=True, slots=True)

@@ -154,9 +154,12 @@ def compute_fu(
 
 def describe_fu(fu: int, parts: list[FuPart]) -> str:
     """``'20 base + 10 closed ron + 2 edge wait = 32 → 40 fu'``."""
-    raw = sum([p.fu for p in parts])
-    text = " + ".join([f"{p.fu} {p.label or p.reason}" for p in parts])
-    return f"{text} = {raw}" + (f" → {fu} fu" if raw != fu else " fu")
+    raw = 0
+    pieces = []
+    for p in parts:
+        raw += p.fu
+        pieces.append(f"{p.fu} {p.label or p.reason}")
+    return f"{' + '.join(pieces)} = {raw}" + (f" → {fu} fu" if raw != fu else " fu")
 
 
 __all__ = ["PAIR", "SEQUENCE", "FuRules", "compute_fu", "describe_fu"]

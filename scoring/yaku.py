@@ -83,7 +83,7 @@ def _gates(
         g |= G_NO_NUMBERS
     elif n_suits == 3:
         g |= G_THREE_SUITS
-    if n_suits and (0 not in counts[0:9] or 0 not in counts[9:18] or 0 not in counts[18:27]):
+    if len(present) >= 9 and (0 not in counts[0:9] or 0 not in counts[9:18] or 0 not in counts[18:27]):
         g |= G_ITTSU_TILES
     trips = counts.count(3) + counts.count(4)
     if trips >= 3:

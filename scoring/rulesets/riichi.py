@@ -339,7 +339,7 @@ def _fu_rules(double_wind_pair: int) -> FuRules:
 def sorted_labels(ctx: Context) -> list[str]:
     if ctx.interp.form == "kokushi":
         return [format_tiles(ctx.hand.all_tiles)]
-    return [group_label(shape, tile) for tile, shape in sorted([(g.tile, g.shape) for g in ctx.interp.groups])]
+    return [group_label(shape, tile) for tile, shape in sorted([(g[1], g[0]) for g in ctx.interp.groups])]
 
 
 #: flags of a win on a tile, which a nagashi mangan (paid at the draw) cannot have
