@@ -161,3 +161,21 @@ def test_a_spent_time_limit_stops_the_reading_and_a_late_one_keeps_the_reading_s
     late = reader.read(photo)
     assert TOO_SLOW_NOTE in late.reading.notes
     assert late.reading.to_dict()["hand"] == plain.reading.to_dict()["hand"]
+
+
+def test_a_spent_soft_budget_stops_the_optional_work_and_keeps_the_reading() -> None:
+    from dataclasses import replace
+
+    from paiscan.service.demo import demo_photo
+    from paiscan.vision.deadline import soft_limit, spent
+
+    reader = _demo_reader()
+    photo = demo_photo(1600, 1000)
+    plain = reader.read(photo)
+    assert not spent()  # the reading's budget ends with it
+    with soft_limit(0.0):
+        hurried = reader.read(photo)  # nothing raises: the second looks are skipped
+    assert TOO_SLOW_NOTE in hurried.reading.notes
+    assert hurried.reading.to_dict()["hand"] == plain.reading.to_dict()["hand"]
+    unbounded = PhotoReader(reader.localizer, reader.classifier, replace(reader.settings, read_budget_s=0.0))
+    assert TOO_SLOW_NOTE not in unbounded.read(photo).reading.notes

@@ -106,3 +106,38 @@ def limit(budget_s: float | None = None, deadline: Deadline | None = None) -> It
         yield deadline
     finally:
         _CURRENT.reset(token)
+
+
+#: when the optional work of the reading in this context should stop (``time.monotonic()``), if set
+_SOFT_UNTIL: ContextVar[float | None] = ContextVar("paiscan_soft_until", default=None)
+
+
+@contextmanager
+def soft_limit(budget_s: float) -> Iterator[None]:
+    """For the block, the optional work of a reading (the search's further readings, second looks,
+    finer windows) stops ``budget_s`` seconds from now: :func:`spent` says so. Unlike :func:`limit`,
+    nothing raises: the reading answers what it has. Nested, the earlier end wins.
+
+    >>> with soft_limit(0.0):
+    ...     spent()
+    True
+    >>> spent()
+    False
+    """
+    until = time.monotonic() + budget_s
+    outer = _SOFT_UNTIL.get()
+    token = _SOFT_UNTIL.set(until if outer is None else min(outer, until))
+    try:
+        yield
+    finally:
+        _SOFT_UNTIL.reset(token)
+
+
+def spent() -> bool:
+    """Whether optional work should stop now: the soft budget (:func:`soft_limit`) or the deadline
+    (:func:`limit`) is spent, or the reading was cancelled."""
+    soft = _SOFT_UNTIL.get()
+    if soft is not None and time.monotonic() >= soft:
+        return True
+    d = _CURRENT.get()
+    return d is not None and (d.cancelled.is_set() or d.remaining() <= 0)

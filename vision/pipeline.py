@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -16,7 +17,7 @@ import numpy as np
 
 from paiscan.scoring.engine import Ruleset
 from paiscan.scoring.tiles import BACK, kind
-from paiscan.vision.deadline import ReadingTooSlow, check
+from paiscan.vision.deadline import ReadingTooSlow, check, soft_limit, spent
 from paiscan.vision.detection import ROUND_FACES, Detection, iou
 from paiscan.vision.image import DecodedImage, decode_image, redecode
 from paiscan.vision.models import MODELS_DIR, Classifier, Localizer, TileBox, inside_frame, whole_tile_box, zoom_windows
@@ -106,6 +107,10 @@ class VisionSettings:
     stacked_p: float = 0.8
     #: the most pixels a photo is decoded to (a decompression bomb's guard)
     max_pixels: int = 40_000_000
+    #: seconds of a photo's reading after which its optional work stops (the search's further
+    #: readings, last resorts, second looks, finer windows) and the reading answers what it has;
+    #: 0 sets no such budget. The service's deadline (``PAISCAN_READ_TIMEOUT_S``) bounds it too
+    read_budget_s: float = 1.0
 
     def with_models(self, models_dir: Path | None) -> VisionSettings:
         """The same settings with both models read from ``models_dir`` (``None``: unchanged)."""
@@ -514,7 +519,10 @@ class PhotoReader:
     ) -> PhotoResult:
         """Read the hand a photo shows under ``rules`` (a ruleset, or its id: looked up once here, an
         unknown id answered by :func:`read_hand` with an ``unknown_ruleset`` problem)."""
-        rules = ruleset_of(rules)
+        with soft_limit(self.settings.read_budget_s) if self.settings.read_budget_s > 0 else nullcontext():
+            return self._read(image, ruleset_of(rules), context)
+
+    def _read(self, image: DecodedImage | bytes, rules: Ruleset | str, context: dict[str, Any] | None) -> PhotoResult:
         timings: dict[str, float] = {}
         t0 = time.perf_counter()
         decoded = self.decode(image) if isinstance(image, bytes | bytearray) else image
@@ -527,13 +535,17 @@ class PhotoReader:
         reading = read_hand(dets, rules=rules, context=context)
         timings["layout"] = (time.perf_counter() - t1) * 1000
         t2 = time.perf_counter()
+        looks = (
+            lambda d, r: self.find_stacked(decoded.bgr, d, r, faint, rules, context),
+            lambda d, r: self.read_roles_again(decoded.bgr, d, r, rules, context),
+            lambda d, r: self.read_refused_again(decoded.bgr, d, r, rules, context),
+        )
         try:  # second looks: when time runs out, the reading so far is the answer
-            check()
-            dets, reading = self.find_stacked(decoded.bgr, dets, reading, faint, rules, context)
-            check()
-            dets, reading = self.read_roles_again(decoded.bgr, dets, reading, rules, context)
-            check()
-            dets, reading = self.read_refused_again(decoded.bgr, dets, reading, rules, context)
+            for look in looks:
+                check()
+                if spent():
+                    raise ReadingTooSlow("the time for the photo is spent")
+                dets, reading = look(dets, reading)
         except ReadingTooSlow:
             reading = replace(reading, notes=(*reading.notes, TOO_SLOW_NOTE))
         timings["reread"] = (time.perf_counter() - t2) * 1000

@@ -15,6 +15,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from paiscan.vision.deadline import spent
 from paiscan.vision.image import DecodedImage, redecode
 from paiscan.vision.models import Localizer, TileBox, Window
 
@@ -91,6 +92,8 @@ def search_small_tiles(
     for level in settings.levels:
         if check is not None:
             check()
+        if best is not None and spent():
+            break  # the time for the photo is spent: the coarser level's tiles are the answer
         image = decoded if level <= 1.0 else redecode(decoded, level, max_pixels)
         if image.scale <= last_scale:
             continue  # no larger decoding to be had

@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from paiscan.scoring.engine import Ruleset
-from paiscan.vision.deadline import check
+from paiscan.vision.deadline import check, spent
 from paiscan.vision.layout import (
     HandRow,
     Layout,
@@ -107,6 +107,9 @@ def _arbitrate(
             break
         states += 1
         check()  # the photo's time limit, if the caller set one
+        if spent() and results:  # the time for this photo is spent: answer from the readings scored
+            capped = True
+            break
         choice = {i: options[i][0][0] for i in used}
         for j, var in enumerate(variables):
             choice[var] = options[var][vec[j]][0]
@@ -196,6 +199,9 @@ def _read_rows(
     capped = False
     for i, hrow in enumerate(layout.candidates[:MAX_ROWS]):
         check()
+        if chosen is not None and spent():
+            capped = True
+            break
         res = _arbitrate(layout, hrow, rules, ctx, allowed, max_readings)
         if (res.best is None or not res.best.valid) and (loose := loose_structures(hrow)):
             # no winning hand: leave end tiles out even with no gap (the last resort, at its cost)

@@ -10,6 +10,7 @@ from paiscan.scoring.engine import Ruleset
 from paiscan.scoring.errors import HandError
 from paiscan.scoring.registry import get_ruleset
 from paiscan.scoring.tiles import BACK, RED_5M, kind
+from paiscan.vision.deadline import spent
 from paiscan.vision.detection import Detection
 from paiscan.vision.layout import (
     Layout,
@@ -22,6 +23,12 @@ from paiscan.vision.reading.results import Problem, Reading
 
 #: alternative readings a reading reports at most
 MAX_ALTERNATIVES = 12
+#: said when the search stopped early (its bounds, or the time for the photo): the readings offered
+#: are the likeliest found, and there may be others
+CAPPED_NOTE = (
+    f"enumeration capped (at most {MAX_READINGS} readings scored per row, {MAX_STATES} combinations looked at, "
+    "or the time for the photo spent): ambiguities may be incomplete"
+)
 
 
 def _without_reds(d: Detection, reds: frozenset[int]) -> Detection:
@@ -135,6 +142,9 @@ def read_hand(
     taken: str | None = None  # the note of the last resort taken, if one was
     if chosen.best is None or not chosen.best.valid:
         for resort, looked_at, kw, note in _last_resorts(chosen, seen, dets):
+            if spent():  # the time for this photo is spent: no more last resorts
+                capped = True
+                break
             again = analyse_layout(looked_at, rs, **kw)
             read_again = _read_rows(again, rs, ctx, allowed, max_readings)
             if read_again is None:  # the resort left no row of tiles (a box dropped from a short row)
@@ -148,10 +158,7 @@ def read_hand(
                 break
     notes: list[str] = [taken] if taken else []
     if capped:
-        notes.append(
-            f"enumeration capped (at most {max_readings} readings scored per row, {MAX_STATES} "
-            "combinations looked at): ambiguities may be incomplete"
-        )
+        notes.append(CAPPED_NOTE)
     row = chosen.hrow.row
     if row.oriented_by == "default" and chosen.hrow.structures:
         notes.append("left and right of the row are a guess (no melds, no gap before the winning tile)")
