@@ -44,8 +44,15 @@ G_WINDS11 = 1 << 13  # at least eleven wind tiles
 G_ALL_GREEN = 1 << 14  # only green tiles
 G_KANS3 = 1 << 15  # three kans
 G_KANS4 = 1 << 16  # four kans
+G_ANKOU3 = 1 << 17  # room for three concealed triplets or closed kans (triplet kinds less open sets)
+G_ANKOU4 = 1 << 18  # room for four
+G_PAIRS = 1 << 19  # every kind held an even number of times
+G_SEAT_TRIP = 1 << 20  # the seat wind held three or four times
+G_ROUND_TRIP = 1 << 21  # the round wind held three or four times
+#: honor kind 27..33 → its bit: set when the hand holds that honor three or four times
+G_TRIP_OF: dict[int, int] = {k: 1 << (22 + k - 27) for k in range(27, 34)}
 #: one bit per flag the contract and the rule specs know: set when the hand has that flag
-G_FLAG: dict[str, int] = {name: 1 << (17 + i) for i, name in enumerate(sorted(KNOWN_FLAGS))}
+G_FLAG: dict[str, int] = {name: 1 << (29 + i) for i, name in enumerate(sorted(KNOWN_FLAGS))}
 
 _MIDDLES = frozenset(k for k in range(27) if k % 9 in (3, 4, 5))
 _SUIT_KINDS = tuple(frozenset(range(s * 9, s * 9 + 9)) for s in range(3))
@@ -59,8 +66,10 @@ _DORA_OF: tuple[int, ...] = tuple(dora_from_indicator(t) for t in range(37))
 
 
 def _gates(
-    counts: list[int], present: set[int], suits: frozenset[int], flags: frozenset[str], tsumo: bool, n_kans: int
+    counts: list[int], present: set[int], suits: frozenset[int], hand: Hand, n_kans: int, open_trips: int
 ) -> int:
+    """The G_* bits that hold for a hand with these counts (every tile) and melds."""
+    flags, tsumo = hand.flags, hand.tsumo
     g = 0
     for name in flags:
         g |= G_FLAG.get(name, 0)
@@ -90,9 +99,22 @@ def _gates(
         g |= G_TRIPS3
         if trips >= 4:
             g |= G_TRIPS4
+        if trips - open_trips >= 3:
+            g |= G_ANKOU3
+            if trips - open_trips >= 4:
+                g |= G_ANKOU4
+    if not counts.count(1) and not counts.count(3):
+        g |= G_PAIRS
     if not present.isdisjoint(_HONORS):
         if max(counts[27:34]) >= 3:
             g |= G_HONOR_TRIP
+            for k in range(27, 34):
+                if counts[k] >= 3:
+                    g |= G_TRIP_OF[k]
+            if counts[WIND_TILES[hand.seat_wind]] >= 3:
+                g |= G_SEAT_TRIP
+            if counts[WIND_TILES[hand.round_wind]] >= 3:
+                g |= G_ROUND_TRIP
         if counts[31] + counts[32] + counts[33] >= 8:
             g |= G_DRAGONS8
         if counts[27] + counts[28] + counts[29] + counts[30] >= 11:
@@ -125,7 +147,7 @@ class Facts:
     def of(cls, hand: Hand) -> Facts:
         counts = [0] * 34
         tiles = [*hand.concealed, hand.win_tile]
-        n_kans = 0
+        n_kans = open_trips = 0
         closed = True
         for m in hand.melds:
             tiles += m.tiles
@@ -133,6 +155,8 @@ class Facts:
                 n_kans += 1
             if m.open:
                 closed = False
+                if m.type != "chi":
+                    open_trips += 1
         kinds = list(map(_KIND_OF.__getitem__, tiles))
         for k in kinds:
             counts[k] += 1
@@ -162,7 +186,7 @@ class Facts:
             suits,
             present <= YAOCHUU,
             no_yaochuu,
-            _gates(counts, present, suits, flags, hand.tsumo, n_kans),
+            _gates(counts, present, suits, hand, n_kans, open_trips),
         )
 
     def dora_count(self, indicators: Iterable[int], three_player: bool = False) -> int:
@@ -273,6 +297,8 @@ def _active(table: Sequence[Yaku], closed: bool, gates: int) -> tuple[_Row, ...]
     key = gates << 1 | closed
     rows = entry[1].get(key)
     if rows is None:
+        if len(entry[1]) >= 1 << 14:  # gate combinations seen: a bounded table
+            entry[1].clear()
         picked: list[_Row] = []
         for y in table:
             value = y.closed if closed else y.open
@@ -368,15 +394,15 @@ def dragon_trip(tile: int) -> Checker:
     def check(ctx: Context) -> int:
         return int(tile in ctx.trips)
 
-    return gated(G_HONOR_TRIP)(check)
+    return gated(G_TRIP_OF[tile])(check)
 
 
-@gated(G_HONOR_TRIP)
+@gated(G_SEAT_TRIP)
 def seat_wind_trip(ctx: Context) -> int:
     return int(ctx.facts.seat_wind in ctx.trips)
 
 
-@gated(G_HONOR_TRIP)
+@gated(G_ROUND_TRIP)
 def round_wind_trip(ctx: Context) -> int:
     return int(ctx.facts.round_wind in ctx.trips)
 
@@ -446,17 +472,17 @@ def toitoi(ctx: Context) -> int:
     return int(ctx.standard and len(ctx.trips) == 4)
 
 
-@gated(G_TRIPS3)
+@gated(G_ANKOU3)
 def sanankou(ctx: Context) -> int:
     return int(ctx.concealed_trips == 3)
 
 
-@gated(G_TRIPS4)
+@gated(G_ANKOU4)
 def suuankou(ctx: Context) -> int:
     return int(ctx.concealed_trips == 4)
 
 
-@gated(G_TRIPS4)
+@gated(G_ANKOU4)
 def suuankou_tanki(ctx: Context) -> int:
     return int(ctx.concealed_trips == 4 and ctx.interp.wait == "tanki")
 
@@ -471,7 +497,7 @@ def suukantsu(ctx: Context) -> int:
     return int(ctx.facts.n_kans == 4)
 
 
-@gated(G_TRIPS3)
+@gated(G_TRIPS3 | G_THREE_SUITS)
 def sanshoku_doukou(ctx: Context) -> int:
     s = set(ctx.trips)
     for n in s:
@@ -505,6 +531,7 @@ def honroutou(ctx: Context) -> int:
     return int(ctx.facts.all_yaochuu and ctx.interp.form != "kokushi" and not ctx.seqs)
 
 
+@gated(G_PAIRS)
 def chiitoitsu(ctx: Context) -> int:
     return int(ctx.interp.form == "chiitoitsu")
 

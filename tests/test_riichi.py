@@ -268,6 +268,10 @@ GATED_HANDS: list[tuple[str, dict[str, Any]]] = [
     ("tanyao", {"hand": "234m456p678s2288s", "win_tile": "8s"}),
     ("yakuhai_chun", {"hand": "777z234m456p678s1p", "win_tile": "1p"}),
     ("menzen_tsumo", {"hand": "234m456p678s2345s", "win_tile": "5s", "win": "tsumo"}),
+    ("chiitoitsu", {"hand": "1133m4477p2299s5z", "win_tile": "5z"}),
+    ("yakuhai_seat_wind", {"hand": "222z234m456p678s1p", "win_tile": "1p", "seat_wind": "south"}),
+    ("yakuhai_round_wind", {"hand": "333z234m456p678s1p", "win_tile": "1p", "round_wind": "west"}),
+    ("sanankou", {"hand": "222m333p444s6z", "win_tile": "6z", "melds": [{"type": "pon", "tiles": "777m"}]}),
 ]
 
 
