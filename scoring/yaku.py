@@ -408,6 +408,8 @@ def round_wind_trip(ctx: Context) -> int:
 
 
 def _identical_sequence_pairs(ctx: Context) -> int:
+    if len(set(ctx.seqs)) == len(ctx.seqs):  # no two sequences alike (the common case)
+        return 0
     seqs = sorted(ctx.seqs)
     pairs = 0
     i = 0
