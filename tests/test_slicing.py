@@ -75,18 +75,21 @@ def test_a_hand_small_in_a_large_photo_is_found_window_by_window() -> None:
     loc = _SmallTileLocalizer(tiles, full=4000)
     decoded = DecodedImage(np.zeros((750, 1000, 3), np.uint8), "array", (4000, 3000), 0.25)
     assert loc(decoded.bgr) == []
-    got = search_small_tiles(loc, decoded, 0, SliceSettings(), 40_000_000)  # type: ignore[arg-type]
+    got = search_small_tiles(loc, decoded, [], SliceSettings(), 40_000_000)  # type: ignore[arg-type]
     assert got is not None
     image, found = got
     assert image is decoded and len(found) == 14  # the decoded photo's windows were enough
-    assert search_small_tiles(loc, decoded, 14, SliceSettings(), 40_000_000) is None  # a hand found: no search
-    assert search_small_tiles(loc, decoded, 0, SliceSettings(below=0), 40_000_000) is None  # turned off
+    hand = [TileBox((10.0 * i, 0.0, 10.0 * i + 8, 11.0), 0.9, False) for i in range(14)]
+    assert search_small_tiles(loc, decoded, hand, SliceSettings(), 40_000_000) is None  # a hand found: no search
+    near = [TileBox((100.0, 100.0, 200.0, 240.0), 0.9, False)]  # one tile, 38 px in the localizer's view
+    assert search_small_tiles(loc, decoded, near, SliceSettings(), 40_000_000) is None  # no small tiles here
+    assert search_small_tiles(loc, decoded, [], SliceSettings(below=0), 40_000_000) is None  # turned off
 
 
 def test_tiles_too_small_at_every_level_leave_the_first_look_as_it_was() -> None:
     loc = _SmallTileLocalizer(_hand_at(100.0, 100.0, 4.0), full=1000)
     decoded = DecodedImage(np.zeros((750, 1000, 3), np.uint8), "array", (1000, 750), 1.0)
-    assert search_small_tiles(loc, decoded, 0, SliceSettings(), 40_000_000) is None  # type: ignore[arg-type]
+    assert search_small_tiles(loc, decoded, [], SliceSettings(), 40_000_000) is None  # type: ignore[arg-type]
     assert loc.windows_seen > 0
 
 

@@ -266,7 +266,7 @@ class PhotoReader:
         t0 = time.perf_counter()
         tiles, weak = self._split(self.localizer(decoded.bgr, floor))
         sliced = search_small_tiles(
-            self.localizer, decoded, len(tiles), self.settings.slicing, self.settings.max_pixels, floor, check
+            self.localizer, decoded, tiles, self.settings.slicing, self.settings.max_pixels, floor, check
         )
         if sliced is not None:
             decoded, found = sliced

@@ -12,8 +12,10 @@ so a tile of ``min_face_px`` in the original photo comes out large enough to be 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+
+import numpy as np
 
 from paiscan.vision.deadline import spent
 from paiscan.vision.image import DecodedImage, redecode
@@ -37,6 +39,9 @@ class SliceSettings:
     levels: tuple[float, ...] = (1.0, 2.0, 4.0)
     #: at most this many windows a level (the windows grow to cover the photo with no more)
     max_windows: int = 40
+    #: no search when the tiles the first look found are this large or larger (median short side,
+    #: pixels of the localizer's input): the photo is near, its tiles are no small ones
+    large_tile_px: float = 24.0
 
 
 def grid_windows(width: int, height: int, side: int, overlap: float, max_windows: int) -> list[Window]:
@@ -74,20 +79,26 @@ def grid_windows(width: int, height: int, side: int, overlap: float, max_windows
 def search_small_tiles(
     localizer: Localizer,
     decoded: DecodedImage,
-    found: int,
+    found: Sequence[TileBox],
     settings: SliceSettings,
     max_pixels: int,
     floor: float | None = None,
     check: Callable[[], None] | None = None,
 ) -> tuple[DecodedImage, list[TileBox]] | None:
     """The photo (as decoded for the level that found most) and the tiles found window by window,
-    when a level finds more sure tiles than the first look's ``found``; else ``None``. Levels go
-    from coarse to fine and stop once one finds ``settings.below`` sure tiles. ``check`` is called
-    between windows' levels (a deadline's check)."""
-    if settings.below <= 0 or found >= settings.below:
+    when a level finds more sure tiles than the first look's sure tiles ``found``; else ``None``.
+    No search when the first look found a hand's worth (``settings.below``) or tiles already large.
+    Levels go from coarse to fine and stop once one finds ``settings.below`` sure tiles. ``check``
+    is called between levels (a deadline's check)."""
+    if settings.below <= 0 or len(found) >= settings.below:
         return None
+    if found:
+        h, w = decoded.bgr.shape[:2]
+        short = float(np.median([min(t.box[2] - t.box[0], t.box[3] - t.box[1]) for t in found]))
+        if short * localizer.size / max(w, h) >= settings.large_tile_px:
+            return None
     best: tuple[DecodedImage, list[TileBox]] | None = None
-    best_sure = found
+    best_sure = len(found)
     last_scale = 0.0
     for level in settings.levels:
         if check is not None:
