@@ -178,9 +178,8 @@ def parse_meld(data: Any, where: str) -> Meld:
     """Parse and check one meld object; ``where`` is its field path for errors."""
     if type(data) is not dict and not isinstance(data, Mapping):
         raise HandError("bad_field", f"{where} must be an object with type and tiles", where)
-    extra = set(data) - MELD_FIELDS
-    if extra:
-        name = sorted(extra)[0]
+    if not MELD_FIELDS.issuperset(data):
+        name = sorted(set(data) - MELD_FIELDS)[0]
         raise HandError("unknown_field", f"{where} has an unknown field {name!r}", f"{where}.{name}")
     mtype = data.get("type")
     if mtype not in ("chi", "pon", "kan"):
@@ -234,9 +233,8 @@ def parse_hand(data: Any, rules_override: str | None = None) -> Hand:
     """
     if type(data) is not dict and not isinstance(data, Mapping):
         raise HandError("bad_json", "a Hand must be a JSON object", None)
-    extra = set(data) - HAND_FIELDS
-    if extra:
-        name = sorted(extra)[0]
+    if not HAND_FIELDS.issuperset(data):
+        name = sorted(set(data) - HAND_FIELDS)[0]
         raise HandError("unknown_field", f"{name!r} is not a field of a Hand", name)
     rules = rules_override if rules_override is not None else data.get("rules", "riichi")
     if not isinstance(rules, str):
