@@ -10,11 +10,12 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from paiscan.scoring.errors import HandError
 from paiscan.scoring.evaluation_jun import HANDS_PER_ROUND
 from paiscan.scoring.game_record_result import (
+    APPLIED,
     POINTS_DIFFER,
     DealState,
     Dispute,
@@ -81,6 +82,8 @@ class Frame:
 
     rec: GameRecord
     gopts: Mapping[str, Any]
+    #: the note on a chombo hand: what the ruleset does after one
+    chombo_note: ClassVar[str]
 
     @property
     def players(self) -> tuple[str, ...]:
@@ -236,13 +239,14 @@ class Frame:
         i: int,
         entry: HandEntry,
         st: DealState,
-        status: str,
         deltas: Mapping[str, int],
         scores: Mapping[str, int],
         priced: Priced | None = None,
+        status: str = APPLIED,
         **kw: Any,
     ) -> HandReplay:
-        """The hand as replayed in the deal ``st``; a win's ``priced`` points give what was recomputed and applied."""
+        """The hand as replayed in the deal ``st``: each player's change and score after it; a win's ``priced``
+        points give what was recomputed and applied."""
         if priced is not None:
             kw = {"recomputed": priced.recomputed, "applied": priced.applied, **kw}
         return HandReplay(
@@ -275,6 +279,18 @@ class Frame:
         deltas = dict(pays)
         deltas[entry.player or ""] = -sum(pays.values())
         return deltas, apply_deltas(scores, deltas), applied, disputes
+
+    def chombo_ends(self, st: DealState, after: Mapping[str, int]) -> str | None:
+        """Whether the scores after a chombo end the game, and why (None: the same deal is played again)."""
+        return None
+
+    def play_chombo(self, i: int, entry: HandEntry, st: DealState, scores: Mapping[str, int]) -> Played:
+        """A chombo: the offender pays (:meth:`chombo`) and the same deal, honba included, is played again."""
+        deltas, after, applied, disputes = self.chombo(i, entry, st, scores)
+        ends = self.chombo_ends(st, after)
+        notes = (self.chombo_note,)
+        h = self.hand_replay(i, entry, st, deltas, after, applied=applied, ends=ends, disputes=disputes, notes=notes)
+        return Played(h, st, after, ends)
 
     def placements(self, final: Mapping[str, int], order: Sequence[str]) -> tuple[Standing, ...]:
         """Each player's standing by place in ``order``, net of the start points, with no result word."""

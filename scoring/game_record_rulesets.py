@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, ClassVar
 
 from paiscan.scoring.errors import HandError
 from paiscan.scoring.evaluation_jun import (
@@ -34,7 +34,6 @@ from paiscan.scoring.game_record_frame import (
     pays_deltas,
 )
 from paiscan.scoring.game_record_result import (
-    APPLIED,
     FORBIDDEN_WIN,
     REFUSED,
     RIICHI_DIFFERS,
@@ -62,6 +61,7 @@ class _BooFrame(Frame):
     South 4 (a dealer win there repeats); wins are judged by :func:`paiscan.scoring.settlement_boo.check_win`."""
 
     srules: SettlementRules
+    chombo_note: ClassVar[str] = "チョンボ: the offender pays, the same dealer deals again with the same honba"
 
     def start_points(self) -> int:
         return self.srules.origin
@@ -69,22 +69,19 @@ class _BooFrame(Frame):
     def all_last(self, st: DealState) -> bool:
         return st.round == 1 and st.number == HANDS_PER_ROUND
 
+    def chombo_ends(self, st: DealState, after: Mapping[str, int]) -> str | None:
+        return game_end(after, self.srules)
+
     def play(self, i: int, entry: HandEntry, st: DealState, scores: dict[str, int]) -> Played:
         dealer = self.players[st.dealer]
         all_last = self.all_last(st)
         if entry.result == "draw":
             ends = game_end(scores, self.srules, all_last=all_last, winner=None)
             notes = ("every draw passes the deal (いかなる流局も親流れ), honba + 1; no noten payments",)
-            h = self.hand_replay(i, entry, st, APPLIED, {}, scores, applied="rule", ends=ends, notes=notes)
+            h = self.hand_replay(i, entry, st, {}, scores, applied="rule", ends=ends, notes=notes)
             return Played(h, pass_deal(st, 4, st.honba + 1), scores, ends)
         if entry.result == "chombo":
-            deltas, after, applied, penalty_disputes = self.chombo(i, entry, st, scores)
-            ends = game_end(after, self.srules)
-            notes = ("チョンボ: the offender pays, the same dealer deals again with the same honba",)
-            h = self.hand_replay(
-                i, entry, st, APPLIED, deltas, after, applied=applied, ends=ends, disputes=penalty_disputes, notes=notes
-            )
-            return Played(h, st, after, ends)
+            return self.play_chombo(i, entry, st, scores)
         assert entry.winner is not None
         score, priced = self.priced_win(i, entry, st)
         yakuman = bool(score is not None and score.extra.get("yakuman"))
@@ -116,10 +113,10 @@ class _BooFrame(Frame):
                     i,
                     entry,
                     st,
-                    REFUSED,
                     {},
                     scores,
                     priced,
+                    status=REFUSED,
                     warnings=warnings,
                     disputes=tuple(disputes),
                     notes=(
@@ -139,16 +136,7 @@ class _BooFrame(Frame):
             honba = boo_next_honba(st.honba, entry.winner == dealer)
         nxt = replace(st, honba=honba) if entry.winner == dealer else pass_deal(st, 4, honba)
         h = self.hand_replay(
-            i,
-            entry,
-            st,
-            APPLIED,
-            deltas,
-            after,
-            priced,
-            ends=ends,
-            warnings=warnings,
-            disputes=tuple(disputes),
+            i, entry, st, deltas, after, priced, ends=ends, warnings=warnings, disputes=tuple(disputes)
         )
         return Played(h, nxt, after, ends, entry.winner if ends == "yakuman" else None)
 
@@ -178,8 +166,13 @@ class _RiichiFrame(Frame):
     3000; riichi deposits (1000) go to the next winner; the game ends after the last round's 4th hand
     or when a player is below 0."""
 
+    chombo_note: ClassVar[str] = "chombo: a mangan paid like a reversed tsumo; the hand is replayed"
+
     def start_points(self) -> int:
         return int(self.gopts["start_points"])
+
+    def chombo_ends(self, st: DealState, after: Mapping[str, int]) -> str | None:
+        return self.ended(st, after, passes=False)
 
     def ended(self, st: DealState, after: Mapping[str, int], passes: bool) -> str | None:
         if any(v < 0 for v in after.values()):
@@ -191,21 +184,7 @@ class _RiichiFrame(Frame):
     def play(self, i: int, entry: HandEntry, st: DealState, scores: dict[str, int]) -> Played:
         dealer = self.players[st.dealer]
         if entry.result == "chombo":
-            deltas, after, applied, penalty_disputes = self.chombo(i, entry, st, scores)
-            ends = self.ended(st, after, passes=False)
-            h = self.hand_replay(
-                i,
-                entry,
-                st,
-                APPLIED,
-                deltas,
-                after,
-                applied=applied,
-                ends=ends,
-                disputes=penalty_disputes,
-                notes=("chombo: a mangan paid like a reversed tsumo; the hand is replayed",),
-            )
-            return Played(h, st, after, ends)
+            return self.play_chombo(i, entry, st, scores)
         deltas = {p: -RIICHI_DEPOSIT for p in entry.riichi}
         pot = st.pot + len(entry.riichi)
         notes: list[str] = []
@@ -228,7 +207,7 @@ class _RiichiFrame(Frame):
             nxt = (
                 replace(st, honba=st.honba + 1, pot=pot) if repeat else pass_deal(replace(st, pot=pot), 4, st.honba + 1)
             )
-            h = self.hand_replay(i, entry, st, APPLIED, deltas, after, applied="rule", ends=ends, notes=tuple(notes))
+            h = self.hand_replay(i, entry, st, deltas, after, applied="rule", ends=ends, notes=tuple(notes))
             return Played(h, nxt, after, ends)
         assert entry.winner is not None
         score, priced = self.priced_win(i, entry, st)
@@ -256,16 +235,7 @@ class _RiichiFrame(Frame):
         ends = self.ended(st, after, passes=not repeat)
         nxt = replace(st, honba=st.honba + 1, pot=0) if repeat else pass_deal(replace(st, pot=0), 4, 0)
         h = self.hand_replay(
-            i,
-            entry,
-            st,
-            APPLIED,
-            deltas,
-            after,
-            priced,
-            ends=ends,
-            disputes=tuple(disputes),
-            notes=tuple(notes),
+            i, entry, st, deltas, after, priced, ends=ends, disputes=tuple(disputes), notes=tuple(notes)
         )
         return Played(h, nxt, after, ends)
 
@@ -275,18 +245,18 @@ class _RiichiFrame(Frame):
         order = order_by_score(final, self.players)
         pot = st.pot * RIICHI_DEPOSIT
         scores = dict(final)
-        if pot and self.gopts["leftover_pot"] == "top" and end is not None:
+        to_top = bool(pot and self.gopts["leftover_pot"] == "top" and end is not None)
+        if to_top:
             scores[order[0]] += pot
-        start = self.start_points()
         out = {
             "kind": "placement",
             "provisional": end is None,
             "order": order,
             "leftover_pot": pot,
-            "pot_to": order[0] if pot and self.gopts["leftover_pot"] == "top" and end is not None else None,
+            "pot_to": order[0] if to_top else None,
             "final": scores,
         }
-        return out, tuple(Standing(p, scores[p], scores[p] - start, order.index(p) + 1, "") for p in self.players)
+        return out, self.placements(scores, order)
 
 
 # ------------------------------------------------------------------ Totenko
@@ -295,6 +265,8 @@ class _TotenkoFrame(Frame):
     """三人麻雀 東天紅: the winner deals next (honba back to 1), a draw keeps the dealer and adds a honba
     (:func:`paiscan.scoring.game_totenko.next_deal`), noten payments on a draw; no end and no settlement beyond
     the totals."""
+
+    chombo_note: ClassVar[str] = "chombo: the same dealer deals again with the same honba"
 
     def start_points(self) -> int:
         return int(self.gopts["start_points"])
@@ -332,22 +304,10 @@ class _TotenkoFrame(Frame):
             after = apply_deltas(scores, noten.deltas)
             _, honba = next_deal(dealer, st.honba, None)
             notes = (*(f"{s.label}: {s.detail}" for s in noten.steps), "the dealer stays, honba + 1")
-            h = self.hand_replay(i, entry, st, APPLIED, noten.deltas, after, applied="rule", notes=notes)
+            h = self.hand_replay(i, entry, st, noten.deltas, after, applied="rule", notes=notes)
             return Played(h, replace(st, honba=honba), after)
         if entry.result == "chombo":
-            deltas, after, applied, disputes = self.chombo(i, entry, st, scores)
-            h = self.hand_replay(
-                i,
-                entry,
-                st,
-                APPLIED,
-                deltas,
-                after,
-                applied=applied,
-                disputes=disputes,
-                notes=("chombo: the same dealer deals again with the same honba",),
-            )
-            return Played(h, st, after)
+            return self.play_chombo(i, entry, st, scores)
         assert entry.winner is not None
         _, priced = self.priced_win(i, entry, st)
         deltas = pays_deltas(entry.winner, priced.pays)
@@ -358,7 +318,6 @@ class _TotenkoFrame(Frame):
             i,
             entry,
             st,
-            APPLIED,
             deltas,
             after,
             priced,
@@ -381,7 +340,7 @@ class _TotenkoFrame(Frame):
             "order": order,
             "note": "Totenko has no end-of-game settlement: the totals are what changes hands",
         }
-        return out, tuple(Standing(p, final[p], net[p], order.index(p) + 1, "") for p in self.players)
+        return out, self.placements(final, order)
 
 
 # ------------------------------------------------------------------ Jun
@@ -391,8 +350,18 @@ class _JunFrame(Frame):
     no honba, no draw payments; a chombo (錯和) replays the hand with no payment (第9条); the game is
     evaluated by :func:`paiscan.scoring.evaluation_jun.evaluate_game` (ranks, marks, plus)."""
 
+    chombo_note: ClassVar[str] = "錯和: no payment in the seed; the hand is played again (第9条 再ゲーム)"
+
     def start_points(self) -> int:
         return int(self.gopts["start_points"])
+
+    def chombo(
+        self, i: int, entry: HandEntry, st: DealState, scores: Mapping[str, int]
+    ) -> tuple[dict[str, int], dict[str, int], str, tuple[Dispute, ...]]:
+        """第9条: no payment, unless the sheet writes one."""
+        if entry.points is None:
+            return {}, dict(scores), "rule", ()
+        return super().chombo(i, entry, st, scores)
 
     def label(self, st: DealState) -> str:
         return f"{WINDS[st.round].capitalize()} {st.number} (hand {st.jun_number}/{HANDS_PER_GAME})"
@@ -417,29 +386,13 @@ class _JunFrame(Frame):
         last = st.jun_number == HANDS_PER_GAME
         ends = "sixteen_hands" if last else None
         if entry.result == "chombo":
-            deltas: dict[str, int] = {}
-            after, applied, disputes = dict(scores), "rule", tuple[Dispute, ...]()
-            if entry.points is not None:
-                deltas, after, applied, disputes = self.chombo(i, entry, st, scores)
-            h = self.hand_replay(
-                i,
-                entry,
-                st,
-                APPLIED,
-                deltas,
-                after,
-                applied=applied,
-                disputes=disputes,
-                notes=("錯和: no payment in the seed; the hand is played again (第9条 再ゲーム)",),
-            )
-            return Played(h, st, after)
+            return self.play_chombo(i, entry, st, scores)
         nxt = pass_deal(st, 4, 0)
         if entry.result == "draw":
             h = self.hand_replay(
                 i,
                 entry,
                 st,
-                APPLIED,
                 {},
                 scores,
                 applied="rule",
@@ -451,17 +404,7 @@ class _JunFrame(Frame):
         _, priced = self.priced_win(i, entry, st)
         deltas = pays_deltas(entry.winner, priced.pays)
         after = apply_deltas(scores, deltas)
-        h = self.hand_replay(
-            i,
-            entry,
-            st,
-            APPLIED,
-            deltas,
-            after,
-            priced,
-            ends=ends,
-            disputes=priced.disputes,
-        )
+        h = self.hand_replay(i, entry, st, deltas, after, priced, ends=ends, disputes=priced.disputes)
         return Played(h, nxt, after, ends)
 
     def settlement(
