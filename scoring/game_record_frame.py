@@ -47,16 +47,19 @@ class Played:
 
 
 def apply_deltas(scores: Mapping[str, int], deltas: Mapping[str, int]) -> dict[str, int]:
+    """Each player's score after a hand's changes."""
     return {p: v + deltas.get(p, 0) for p, v in scores.items()}
 
 
 def pays_deltas(winner: str, pays: Mapping[str, int]) -> dict[str, int]:
+    """A win's changes: each payer loses what he pays, the winner gains the sum."""
     deltas = {p: -a for p, a in pays.items() if a}
     deltas[winner] = sum(pays.values())
     return deltas
 
 
 def nonzero(m: Mapping[str, int]) -> dict[str, int]:
+    """The entries that are not zero."""
     return {k: v for k, v in m.items() if v}
 
 

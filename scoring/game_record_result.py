@@ -259,6 +259,7 @@ class _SafeCsv:
 
 
 def cell(value: Any) -> str:
+    """A value as one cell of the CSV or a dispute's message: a map as ``name:amount`` pairs, None as empty."""
     if value is None:
         return ""
     if isinstance(value, Mapping):
