@@ -2,8 +2,8 @@
 
 Both get their input already converted to their own types (paiscan: parsed ``Hand``; mahjong:
 136-format tiles and a HandConfig), so the first ratio compares the scoring itself. The JSON path
-is what ``paiscan score-hand --jsonl`` and the service run for each hand: decode the JSON line,
-parse and validate the Hand, score it, turn the Score (or the error) into a dict and encode it.
+is what ``paiscan score-hand --jsonl`` runs for each line (:func:`paiscan.service.cli.score_line`):
+decode the JSON line, parse and validate the Hand, score it, write the Score's (or the error's) JSON.
 The other rulesets' rates (parsed hands of their own) follow.
 
 Rounds are interleaved (each round times every path once) and the best round of each is kept, so
@@ -27,8 +27,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from mahjong_oracle import _CALC, to_mahjong
 
-from paiscan.scoring import HandError, parse_hand, score, score_hand
+from paiscan.scoring import HandError, parse_hand, score
 from paiscan.scoring.generate import random_hand
+from paiscan.service.cli import score_line
 
 OTHER_RULESETS = ("boo", "kansai_boo", "totenko_balance", "wsom", "jun")
 
@@ -44,15 +45,6 @@ def _score_all(hands: list[Any]) -> Callable[[], None]:
     return run
 
 
-def _json_line(line: str) -> str:
-    """One line of ``paiscan score-hand --jsonl``: JSON in, the Score's (or error's) JSON out."""
-    try:
-        out = score_hand(json.loads(line)).to_dict()
-    except HandError as err:
-        out = err.to_dict()
-    return json.dumps(out, ensure_ascii=False)
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--n", type=int, default=3000)
@@ -66,8 +58,8 @@ def main() -> None:
     converted = [to_mahjong(h) for h in hands]
 
     def run_json() -> None:
-        for line in lines:
-            _json_line(line)
+        for i, line in enumerate(lines, 1):
+            score_line(line, i)
 
     def run_mahjong() -> None:
         for tiles, win, melds, dora, ura, config in converted:

@@ -107,6 +107,43 @@ def _score_one(data: Any, rules: str | None, options: dict[str, Any]) -> dict[st
         }
 
 
+def _score_one_text(data: Any, rules: str | None, options: dict[str, Any]) -> tuple[str, bool]:
+    """The Score of ``data`` (or the error object) as one line of JSON, and whether it is an error."""
+    from paiscan.scoring import HandError, score_hand
+    from paiscan.scoring.score import encode_json
+
+    try:
+        return score_hand(data, rules=rules, options=options).to_json(), False
+    except HandError as err:
+        return encode_json(err.to_dict()), True
+    except RecursionError:
+        nested = {"code": "bad_json", "message": "the input is nested too deeply", "field": None}
+        return encode_json({"error": nested}), True
+    except Exception as exc:  # never a traceback: a bug is reported as an error object, as the API does
+        error = {
+            "code": "scoring_failed",
+            "message": f"this hand could not be scored ({type(exc).__name__}: {exc})",
+            "field": None,
+        }
+        return encode_json({"error": error}), True
+
+
+def score_line(line: str, lineno: int, rules: str | None = None, options: dict[str, Any] | None = None) -> str:
+    """What ``paiscan score-hand --jsonl`` prints for one line of its input (without the newline)."""
+    data, error = _parse_json(line, f"line {lineno}: ")
+    if error:
+        return json.dumps(error, ensure_ascii=False)
+    return _score_one_text(data, rules, options or {})[0]
+
+
+def _emit_text(text: str) -> None:
+    """Print one line of JSON written with ``ensure_ascii=False`` (as :func:`_emit` does)."""
+    try:
+        sys.stdout.write(text + "\n")
+    except UnicodeEncodeError:  # a lone surrogate echoed from the input: escaped, never a traceback
+        sys.stdout.write(json.dumps(json.loads(text)) + "\n")
+
+
 @app.command("score-hand")
 def score_hand_cmd(
     source: Annotated[str, typer.Argument(help="Hand JSON file, or - for standard input")] = "-",
@@ -121,16 +158,15 @@ def score_hand_cmd(
         for lineno, line in enumerate(text.splitlines(), 1):
             if not line.strip():
                 continue
-            data, error = _parse_json(line, f"line {lineno}: ")
-            _emit(error or _score_one(data, rules, options))
+            _emit_text(score_line(line, lineno, rules, options))
         return
     data, error = _parse_json(text)
     if error:
         _emit(error)
         raise typer.Exit(2)
-    result = _score_one(data, rules, options)
-    _emit(result)
-    if "error" in result:
+    result, failed = _score_one_text(data, rules, options)
+    _emit_text(result)
+    if failed:
         raise typer.Exit(2)
 
 

@@ -26,7 +26,22 @@ from paiscan.scoring.errors import HandError
 from paiscan.scoring.fu import FuRules, compute_fu, describe_fu
 from paiscan.scoring.hand import CONTRACT_FLAGS, Hand
 from paiscan.scoring.options import opt
-from paiscan.scoring.score import FuPart, Item, Payment, Score, Step, YakuHit, round_up
+from paiscan.scoring.score import (
+    FuPart,
+    Item,
+    LazyScore,
+    Payment,
+    Score,
+    Step,
+    YakuHit,
+    encode_json,
+    fu_part_json,
+    hit_json,
+    json_str,
+    list_json,
+    round_up,
+    step_json,
+)
 from paiscan.scoring.tiles import GREEN_TILES, format_tiles
 from paiscan.scoring.yaku import STANDARD_YAKU, Context, Yaku, evaluate, flag, revalue, ryuuiisou_with_hatsu
 
@@ -199,35 +214,105 @@ class HanFuRuleset(Ruleset):
         return _Priced(rank, hits, han, yakuman, fu, fu_parts, basic, limit, why, pays, items, pay_steps, total)
 
     def _build(self, ctx: Context, p: _Priced) -> Score:
-        """The Score of a priced reading, with its explanation."""
-        hits = p.hits
-        if p.yakuman:
-            steps = [
-                Step("yaku", " + ".join(f"{h.name_ja} {h.name} ({h.value}×)" for h in hits) + f" = {p.yakuman} yakuman")
-            ]
-        else:
-            steps = [
-                Step("yaku", " + ".join([f"{h.name_ja} {h.name} {h.value}" for h in hits]) + f" = {p.han} han"),
-                Step("fu", describe_fu(p.fu, p.fu_parts)),
-            ]
-        steps.append(Step("basic", p.why))
-        steps.extend(p.pay_steps)
-        steps.append(_total_step(p.total))
-        return Score(
+        """The Score of a priced reading; its explanation is written when first read."""
+        return LazyScore.deferred(
+            _Explanation(self.id, ctx, p),
             rules=self.id,
             total=p.total,
             payments=tuple(p.pays),
             han=p.han,
             fu=p.fu,
             limit=p.limit,
-            yaku=tuple(hits),
+            yaku=tuple(p.hits),
             items=tuple(p.items),
-            decomposition=tuple(sorted_labels(ctx)),
             fu_details=tuple(p.fu_parts),
             wait=ctx.interp.wait,
             form=ctx.interp.form,
-            steps=tuple(steps),
             extra={"basic_points": p.basic, "yakuman": p.yakuman},
+        )
+
+
+class _Explanation:
+    """Writes a priced riichi reading's explanation, labels and JSON from its parts (the shared
+    parts' JSON is written once: :func:`~paiscan.scoring.score.hit_json` and the like)."""
+
+    __slots__ = ("ctx", "p", "rules")
+
+    def __init__(self, rules: str, ctx: Context, p: _Priced) -> None:
+        self.rules, self.ctx, self.p = rules, ctx, p
+
+    def _yaku_detail(self) -> str:
+        p = self.p
+        if p.yakuman:
+            return " + ".join([hit_json(h)[2] for h in p.hits]) + f" = {p.yakuman} yakuman"
+        return " + ".join([hit_json(h)[1] for h in p.hits]) + f" = {p.han} han"
+
+    def fields(self) -> dict[str, Any]:
+        p = self.p
+        steps = [Step("yaku", self._yaku_detail())]
+        if not p.yakuman:
+            steps.append(Step("fu", describe_fu(p.fu, p.fu_parts)))
+        steps.append(Step("basic", p.why))
+        steps.extend(p.pay_steps)
+        steps.append(_total_step(p.total))
+        return {"steps": tuple(steps), "decomposition": tuple(sorted_labels(self.ctx))}
+
+    def json(self, score: LazyScore) -> str:
+        p = self.p
+        interp = self.ctx.interp
+        fu_parts = [fu_part_json(part) for part in p.fu_parts]
+        steps = [step_json("yaku", self._yaku_detail())]
+        if not p.yakuman:
+            raw = 0
+            for part in p.fu_parts:
+                raw += part.fu
+            fu_text = " + ".join([f[1] for f in fu_parts]) + f" = {raw}" + (f" → {p.fu} fu" if raw != p.fu else " fu")
+            steps.append(step_json("fu", fu_text))
+        steps.append(step_json("basic", p.why))
+        pay_steps = tuple(p.pay_steps)
+        if pay_steps:
+            steps.append(list_json(pay_steps)[1:-1])
+        steps.append('{"label": "total", "detail": "' + str(p.total) + '"}')
+        if interp.form == "kokushi":
+            labels = [format_tiles(self.ctx.hand.all_tiles)]
+        else:
+            labels = [group_label(shape, tile) for tile, shape in sorted([(g[1], g[0]) for g in interp.groups])]
+        return "".join(
+            [
+                '{"rules": ',
+                json_str(self.rules),
+                ', "total": ',
+                str(p.total),
+                ', "payments": ',
+                list_json(tuple(p.pays)),
+                ', "han": ',
+                str(p.han),
+                ', "fu": ',
+                str(p.fu),
+                ', "limit": ',
+                "null" if p.limit is None else json_str(p.limit),
+                ', "yaku": [',
+                ", ".join([hit_json(h)[0] for h in p.hits]),
+                '], "items": ',
+                list_json(tuple(p.items)),
+                ', "decomposition": [',
+                ", ".join([json_str(label) for label in labels]),
+                '], "warnings": ',
+                encode_json(list(score.warnings)) if score.warnings else "[]",
+                ', "fu_details": [',
+                ", ".join([f[0] for f in fu_parts]),
+                '], "wait": ',
+                "null" if interp.wait is None else json_str(interp.wait),
+                ', "form": ',
+                json_str(interp.form),
+                ', "explanation": [',
+                ", ".join(steps),
+                '], "basic_points": ',
+                str(p.basic),
+                ', "yakuman": ',
+                str(p.yakuman),
+                "}",
+            ]
         )
 
 
