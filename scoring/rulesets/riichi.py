@@ -38,7 +38,6 @@ from paiscan.scoring.score import (
     fu_part_json,
     hit_json,
     json_str,
-    list_json,
     round_up,
     step_json,
 )
@@ -260,60 +259,110 @@ class _Explanation:
     def json(self, score: LazyScore) -> str:
         p = self.p
         interp = self.ctx.interp
-        fu_parts = [fu_part_json(part) for part in p.fu_parts]
-        steps = [step_json("yaku", self._yaku_detail())]
-        if not p.yakuman:
-            raw = 0
-            for part in p.fu_parts:
-                raw += part.fu
-            fu_text = " + ".join([f[1] for f in fu_parts]) + f" = {raw}" + (f" → {p.fu} fu" if raw != p.fu else " fu")
-            steps.append(step_json("fu", fu_text))
-        steps.append(step_json("basic", p.why))
-        pay_steps = tuple(p.pay_steps)
-        if pay_steps:
-            steps.append(list_json(pay_steps)[1:-1])
-        steps.append('{"label": "total", "detail": "' + str(p.total) + '"}')
-        if interp.form == "kokushi":
-            labels = [format_tiles(self.ctx.hand.all_tiles)]
+        yaku_json, yaku_step = _hits_json(p.hits, p.han, p.yakuman)
+        if p.yakuman:
+            fu_json, fu_step = "[" + ", ".join([fu_part_json(part)[0] for part in p.fu_parts]) + "]", ""
         else:
-            labels = [group_label(shape, tile) for tile, shape in sorted([(g[1], g[0]) for g in interp.groups])]
-        return "".join(
-            [
-                '{"rules": ',
-                json_str(self.rules),
-                ', "total": ',
-                str(p.total),
-                ', "payments": ',
-                list_json(tuple(p.pays)),
-                ', "han": ',
-                str(p.han),
-                ', "fu": ',
-                str(p.fu),
-                ', "limit": ',
-                "null" if p.limit is None else json_str(p.limit),
-                ', "yaku": [',
-                ", ".join([hit_json(h)[0] for h in p.hits]),
-                '], "items": ',
-                list_json(tuple(p.items)),
-                ', "decomposition": [',
-                ", ".join([json_str(label) for label in labels]),
-                '], "warnings": ',
-                encode_json(list(score.warnings)) if score.warnings else "[]",
-                ', "fu_details": [',
-                ", ".join([f[0] for f in fu_parts]),
-                '], "wait": ',
-                "null" if interp.wait is None else json_str(interp.wait),
-                ', "form": ',
-                json_str(interp.form),
-                ', "explanation": [',
-                ", ".join(steps),
-                '], "basic_points": ',
-                str(p.basic),
-                ', "yakuman": ',
-                str(p.yakuman),
-                "}",
-            ]
+            fu_json, fu_step = _fu_json(p.fu_parts, p.fu)
+        pays_json, items_json, pay_steps = _pay_json(p.pays, p.items, p.pay_steps)
+        basic_step = _BASIC_STEPS.get(p.why)
+        if basic_step is None:
+            if len(_BASIC_STEPS) >= _MAX_JSON_CACHE:
+                _BASIC_STEPS.clear()
+            basic_step = _BASIC_STEPS[p.why] = step_json("basic", p.why) + ", "
+        if interp.form == "kokushi":
+            labels = json_str(format_tiles(self.ctx.hand.all_tiles))
+        else:
+            label = _LABEL_JSON
+            labels = ", ".join([label[c] for c in sorted([g[1] * 4 + g[0] for g in interp.groups])])
+        limit = p.limit
+        return _SCORE_JSON % (
+            json_str(self.rules),
+            p.total,
+            pays_json,
+            p.han,
+            p.fu,
+            "null" if limit is None else json_str(limit),
+            yaku_json,
+            items_json,
+            labels,
+            encode_json(list(score.warnings)) if score.warnings else "[]",
+            fu_json,
+            "null" if interp.wait is None else json_str(interp.wait),
+            json_str(interp.form),
+            yaku_step + fu_step + basic_step + pay_steps + f'{{"label": "total", "detail": "{p.total}"}}',
+            p.basic,
+            p.yakuman,
         )
+
+
+#: a riichi Score's JSON with its parts left to fill (the key order of :meth:`Score.to_dict`)
+_SCORE_JSON = (
+    '{"rules": %s, "total": %d, "payments": %s, "han": %d, "fu": %d, "limit": %s, "yaku": %s, "items": %s, '
+    '"decomposition": [%s], "warnings": %s, "fu_details": %s, "wait": %s, "form": %s, "explanation": [%s], '
+    '"basic_points": %d, "yakuman": %d}'
+)
+#: most entries of each JSON cache below (then it starts again)
+_MAX_JSON_CACHE = 1 << 14
+#: ids of a reading's shared hits, han, yakuman → (the hits, their JSON list, the yaku step's JSON and a comma)
+_HITS_JSON: dict[tuple[int, ...], tuple[tuple[YakuHit, ...], str, str]] = {}
+#: ids of a reading's shared fu parts, fu → (the parts, their JSON list, the fu step's JSON and a comma)
+_FU_JSON: dict[tuple[int, ...], tuple[tuple[FuPart, ...], str, str]] = {}
+#: ids of the shared payments, items and payment steps → (them, their JSON, the steps' JSON and a comma)
+_PAY_JSON: dict[tuple[int, int, int], tuple[tuple[Any, ...], str, str, str]] = {}
+#: the basic points' sentence → its step's JSON and a comma
+_BASIC_STEPS: dict[str, str] = {}
+#: tile * 4 + shape → the MPSZ of that set or pair as JSON (sorting the codes sorts by tile, then shape)
+_LABEL_JSON: tuple[str, ...] = tuple(json_str(group_label(code % 4, code // 4)) for code in range(34 * 4))
+
+
+def _hits_json(hits: Sequence[YakuHit], han: int, yakuman: int) -> tuple[str, str]:
+    """The JSON list of a reading's hits and its yaku step (with a comma after it)."""
+    key = (*map(id, hits), han, yakuman)
+    entry = _HITS_JSON.get(key)
+    if entry is None:  # (an entry keeps its parts alive, so their ids name them alone)
+        if yakuman:
+            detail = " + ".join([hit_json(h)[2] for h in hits]) + f" = {yakuman} yakuman"
+        else:
+            detail = " + ".join([hit_json(h)[1] for h in hits]) + f" = {han} han"
+        if len(_HITS_JSON) >= _MAX_JSON_CACHE:
+            _HITS_JSON.clear()
+        yaku_json = "[" + ", ".join([hit_json(h)[0] for h in hits]) + "]"
+        entry = _HITS_JSON[key] = (tuple(hits), yaku_json, step_json("yaku", detail) + ", ")
+    return entry[1], entry[2]
+
+
+def _fu_json(parts: Sequence[FuPart], fu: int) -> tuple[str, str]:
+    """The JSON list of a reading's fu parts and its fu step (with a comma after it)."""
+    key = (*map(id, parts), fu)
+    entry = _FU_JSON.get(key)
+    if entry is None:
+        if len(_FU_JSON) >= _MAX_JSON_CACHE:
+            _FU_JSON.clear()
+        fu_json = "[" + ", ".join([fu_part_json(part)[0] for part in parts]) + "]"
+        entry = _FU_JSON[key] = (tuple(parts), fu_json, step_json("fu", describe_fu(fu, list(parts))) + ", ")
+    return entry[1], entry[2]
+
+
+def _pay_json(pays: Sequence[Payment], items: Sequence[Item], steps: Sequence[Step]) -> tuple[str, str, str]:
+    """The JSON of the payments, the items and the payment steps (each with a comma after it)."""
+    if type(pays) is not tuple or type(items) is not tuple or type(steps) is not tuple:  # not shared
+        return _pay_json_of(pays, items, steps)
+    key = (id(pays), id(items), id(steps))
+    entry = _PAY_JSON.get(key)
+    if entry is None:
+        if len(_PAY_JSON) >= _MAX_JSON_CACHE:
+            _PAY_JSON.clear()
+        entry = _PAY_JSON[key] = ((pays, items, steps), *_pay_json_of(pays, items, steps))
+    return entry[1], entry[2], entry[3]
+
+
+def _pay_json_of(pays: Sequence[Payment], items: Sequence[Item], steps: Sequence[Step]) -> tuple[str, str, str]:
+    return (
+        encode_json([x.to_dict() for x in pays]),
+        encode_json([x.to_dict() for x in items]),
+        "".join([step_json(s.label, s.detail) + ", " for s in steps]),
+    )
 
 
 class _Priced(NamedTuple):
