@@ -13,7 +13,17 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from paiscan.scoring.errors import HandError
-from paiscan.scoring.tiles import BACK, WINDS, format_tiles, is_honor, kind, parse_tiles, suit, wind_index
+from paiscan.scoring.tiles import (
+    BACK,
+    TILE_BY_NAME,
+    WINDS,
+    format_tiles,
+    is_honor,
+    kind,
+    parse_tiles,
+    suit,
+    wind_index,
+)
 
 MeldType = Literal["chi", "pon", "kan"]
 CONTRACT_FLAGS = frozenset(
@@ -62,6 +72,8 @@ HAND_FIELDS = frozenset(
         "riichi_sticks",
     }
 )
+#: a wind's name → its index 0..3
+_WIND_OF: dict[str, int] = {name: i for i, name in enumerate(WINDS)}
 MELD_FIELDS = frozenset({"type", "tiles", "open", "added", "from"})
 FROM_VALUES = ("left", "across", "right")
 
@@ -164,6 +176,11 @@ def _int_field(data: Mapping[str, Any], name: str, default: int) -> int:
 
 def _tile_list(value: Any, name: str) -> tuple[int, ...]:
     """Indicators may be a list of tile strings or one MPSZ string."""
+    if type(value) is list:  # most often one tile a string: read by the table, else item by item
+        try:
+            return tuple(map(TILE_BY_NAME.__getitem__, value))
+        except (KeyError, TypeError):
+            pass
     if isinstance(value, str):
         return tuple(parse_tiles(value, name, allow_back=False))
     if not isinstance(value, list):
@@ -174,8 +191,46 @@ def _tile_list(value: Any, name: str) -> tuple[int, ...]:
     return tuple(out)
 
 
+#: no value of a meld field (a key of :data:`_MELDS` for a field left out)
+_ABSENT = object()
+#: (type, tiles, open, added, from, number of fields) of a meld object → its Meld: the melds seen
+#: (checked once; a Meld is immutable, so shared)
+_MELDS: dict[tuple[Any, ...], Meld] = {}
+#: most entries of :data:`_MELDS` (then it starts again)
+_MAX_MELDS = 1 << 14
+
+
 def parse_meld(data: Any, where: str) -> Meld:
     """Parse and check one meld object; ``where`` is its field path for errors."""
+    if type(data) is dict:
+        get = data.get
+        mtype, tiles_raw, is_open, added, src = (
+            get("type"),
+            get("tiles", _ABSENT),
+            get("open", _ABSENT),
+            get("added", _ABSENT),
+            get("from", _ABSENT),
+        )
+        if (
+            type(mtype) is str
+            and type(tiles_raw) is str
+            and (is_open is _ABSENT or type(is_open) is bool)
+            and (added is _ABSENT or type(added) is bool)
+            and (src is _ABSENT or type(src) is str)
+        ):
+            key = (mtype, tiles_raw, is_open, added, src, len(data))
+            meld = _MELDS.get(key)
+            if meld is None:
+                meld = _parse_meld(data, where)
+                if len(_MELDS) >= _MAX_MELDS:
+                    _MELDS.clear()
+                _MELDS[key] = meld
+            return meld
+    return _parse_meld(data, where)
+
+
+def _parse_meld(data: Any, where: str) -> Meld:
+    """:func:`parse_meld` of any value: every check in order, the first failing one raised."""
     if type(data) is not dict and not isinstance(data, Mapping):
         raise HandError("bad_field", f"{where} must be an object with type and tiles", where)
     if not MELD_FIELDS.issuperset(data):
@@ -247,7 +302,11 @@ def parse_hand(data: Any, rules_override: str | None = None) -> Hand:
     if "hand" not in data:
         raise HandError("bad_field", "hand (the concealed tiles) is required", "hand")
     concealed = tuple(parse_tiles(data["hand"], "hand", allow_back=False))
-    if "win_tile" not in data:
+    win_raw = data.get("win_tile")
+    one = TILE_BY_NAME.get(win_raw) if type(win_raw) is str else None
+    if one is not None:
+        win = [one]
+    elif "win_tile" not in data:
         if "nagashi_mangan" not in (data.get("flags") or []):
             raise HandError("bad_field", "win_tile is required", "win_tile")
         win = [BACK]  # nagashi mangan is not a win on a tile
@@ -262,13 +321,18 @@ def parse_hand(data: Any, rules_override: str | None = None) -> Hand:
         raise HandError("bad_field", "melds must be a list of meld objects", "melds")
     if len(melds_raw) > 4:
         raise HandError("wrong_tile_count", f"a hand has at most 4 melds, not {len(melds_raw)}", "melds")
-    melds = tuple(parse_meld(m, f"melds[{i}]") for i, m in enumerate(melds_raw))
+    melds = tuple([parse_meld(m, f"melds[{i}]") for i, m in enumerate(melds_raw)]) if melds_raw else ()
     win_kind = data.get("win", "ron")
     if win_kind not in ("ron", "tsumo"):
         raise HandError("bad_field", f"win must be ron or tsumo, not {win_kind!r}", "win")
     seat_name = data.get("seat_wind", "east")
-    seat = wind_index(seat_name, "seat_wind")
-    rnd = wind_index(data.get("round_wind", "east"), "round_wind")
+    seat = _WIND_OF.get(seat_name, -1) if type(seat_name) is str else -1
+    if seat < 0:
+        seat = wind_index(seat_name, "seat_wind")
+    round_name = data.get("round_wind", "east")
+    rnd = _WIND_OF.get(round_name, -1) if type(round_name) is str else -1
+    if rnd < 0:
+        rnd = wind_index(round_name, "round_wind")
     dealer_raw = data.get("dealer")
     if dealer_raw is None:
         is_dealer = seat == 0
@@ -283,12 +347,15 @@ def parse_hand(data: Any, rules_override: str | None = None) -> Hand:
         flags_raw = []
     if not isinstance(flags_raw, list) or not all(isinstance(f, str) for f in flags_raw):
         raise HandError("bad_field", "flags must be a list of flag names", "flags")
-    for i, f in enumerate(flags_raw):
-        if f not in KNOWN_FLAGS:
-            raise HandError("unknown_flag", f"{f!r} is not a known flag", f"flags[{i}]")
+    if flags_raw and not KNOWN_FLAGS.issuperset(flags_raw):
+        for i, f in enumerate(flags_raw):
+            if f not in KNOWN_FLAGS:
+                raise HandError("unknown_flag", f"{f!r} is not a known flag", f"flags[{i}]")
     nuki = data.get("nuki", "")
     if nuki is None:
         nuki = ""
+    dora = data.get("dora_indicators")
+    ura = data.get("ura_indicators")
     return Hand(
         rules=rules,
         concealed=concealed,
@@ -300,10 +367,14 @@ def parse_hand(data: Any, rules_override: str | None = None) -> Hand:
         round_wind=rnd,
         is_dealer=is_dealer,
         honba=_int_field(data, "honba", 0),
-        dora_indicators=_tile_list(data.get("dora_indicators", []) or [], "dora_indicators"),
-        ura_indicators=_tile_list(data.get("ura_indicators", []) or [], "ura_indicators"),
+        dora_indicators=_tile_list(dora, "dora_indicators") if dora else (),
+        ura_indicators=_tile_list(ura, "ura_indicators") if ura else (),
         nuki=(
-            tuple(parse_tiles(nuki, "nuki", allow_back=False)) if isinstance(nuki, str) else _tile_list(nuki, "nuki")
+            ()
+            if nuki == ""
+            else tuple(parse_tiles(nuki, "nuki", allow_back=False))
+            if isinstance(nuki, str)
+            else _tile_list(nuki, "nuki")
         ),
         flags=frozenset(flags_raw),
         riichi_sticks=_int_field(data, "riichi_sticks", 0),

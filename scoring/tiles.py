@@ -107,6 +107,8 @@ _DIGIT_TILE: dict[str, dict[str, int]] = {
 
 #: the spelling of one tile ("5m", "0p", "7z") → its id
 _ONE_TILE: dict[str, int] = {d + letter: t for letter, table in _DIGIT_TILE.items() for d, t in table.items()}
+#: the same table for readers of lists of single tiles (a tile not in it is read by :func:`parse_tiles`)
+TILE_BY_NAME: dict[str, int] = _ONE_TILE
 
 
 def parse_tiles(text: str, field: str = "tiles", allow_back: bool = True) -> list[int]:

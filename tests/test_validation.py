@@ -254,3 +254,30 @@ def test_an_empty_ruleset_id_is_unknown_not_the_files() -> None:
     with pytest.raises(HandError) as info:
         score_hand(BASE, rules="")
     assert info.value.code == "unknown_ruleset"
+
+
+def test_a_meld_read_before_does_not_excuse_a_bad_one() -> None:
+    """Melds are read once per spelling and shared; a meld that differs only in a value's type
+    (1 for true) or an extra field still gets its own error, and its own field path."""
+    pon = {"type": "kan", "tiles": "7777p", "open": True}
+    hand = with_(hand="123m456p555z1s", melds=[pon], win_tile="1s")
+    assert score_hand(hand).total > 0
+    for meld, code, field in (
+        ({**pon, "open": 1}, "bad_field", "melds[1].open"),
+        ({**pon, "added": 0}, "bad_field", "melds[1].added"),
+        ({**pon, "colour": "red"}, "unknown_field", "melds[1].colour"),
+        ({**pon, "from": 3}, "bad_field", "melds[1].from"),
+    ):
+        bad = with_(hand="123m456s1z", melds=[{"type": "chi", "tiles": "789s"}, meld], win_tile="1z")
+        with pytest.raises(HandError) as err:
+            score_hand(bad)
+        assert (err.value.code, err.value.field) == (code, field)
+
+
+def test_indicators_as_lists_read_as_before() -> None:
+    """A list of single tiles is read by a table; anything else still tile by tile, naming the item."""
+    for bad, field in ((["1m", "8z"], "dora_indicators[1]"), (["1m", ["2m"]], "dora_indicators[1]")):
+        with pytest.raises(HandError) as err:
+            score_hand(with_(dora_indicators=bad))
+        assert err.value.field == field
+    assert score_hand(with_(dora_indicators=["1m", "12p"])).total == score_hand(with_(dora_indicators="1m12p")).total
