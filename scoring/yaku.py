@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, NamedTuple
 
 from paiscan.scoring.decompose import KAN, PAIR, SEQUENCE, TRIPLET, Group, Interpretation
 from paiscan.scoring.hand import KNOWN_FLAGS, Hand
@@ -65,63 +65,64 @@ _KIND_OF: tuple[int, ...] = tuple(kind(t) for t in range(37))
 _DORA_OF: tuple[int, ...] = tuple(dora_from_indicator(t) for t in range(37))
 
 
-def _gates(
-    counts: list[int], present: set[int], suits: frozenset[int], hand: Hand, n_kans: int, open_trips: int
-) -> int:
-    """The G_* bits that hold for a hand with these counts (every tile) and melds."""
-    flags, tsumo = hand.flags, hand.tsumo
-    g = 0
-    for name in flags:
-        g |= G_FLAG.get(name, 0)
-    if n_kans >= 3:
-        g |= G_KANS3 if n_kans == 3 else G_KANS4
-    if flags:
-        g |= G_FLAGS
-    if tsumo:
-        g |= G_TSUMO
-    if present.isdisjoint(YAOCHUU):
-        g |= G_NO_YAOCHUU
-    elif present <= YAOCHUU:
-        g |= G_ALL_YAOCHUU
-    if present.isdisjoint(_MIDDLES):
-        g |= G_NO_MIDDLE
-    n_suits = len(suits)
-    if n_suits == 1:
-        g |= G_ONE_SUIT
-    elif n_suits == 0:
-        g |= G_NO_NUMBERS
-    elif n_suits == 3:
-        g |= G_THREE_SUITS
-    if len(present) >= 9 and (0 not in counts[0:9] or 0 not in counts[9:18] or 0 not in counts[18:27]):
-        g |= G_ITTSU_TILES
-    trips = counts.count(3) + counts.count(4)
-    if trips >= 3:
-        g |= G_TRIPS3
-        if trips >= 4:
-            g |= G_TRIPS4
-        if trips - open_trips >= 3:
-            g |= G_ANKOU3
-            if trips - open_trips >= 4:
-                g |= G_ANKOU4
-    if not counts.count(1) and not counts.count(3):
-        g |= G_PAIRS
-    if not present.isdisjoint(_HONORS):
-        if max(counts[27:34]) >= 3:
-            g |= G_HONOR_TRIP
-            for k in range(27, 34):
-                if counts[k] >= 3:
-                    g |= G_TRIP_OF[k]
-            if counts[WIND_TILES[hand.seat_wind]] >= 3:
-                g |= G_SEAT_TRIP
-            if counts[WIND_TILES[hand.round_wind]] >= 3:
-                g |= G_ROUND_TRIP
-        if counts[31] + counts[32] + counts[33] >= 8:
-            g |= G_DRAGONS8
-        if counts[27] + counts[28] + counts[29] + counts[30] >= 11:
-            g |= G_WINDS11
-    if present <= GREEN_TILES:
-        g |= G_ALL_GREEN
-    return g
+_GREEN_SET = frozenset(GREEN_TILES)
+_YAOCHUU_SET = frozenset(YAOCHUU)
+
+
+class _SuitSummary(NamedTuple):
+    """What the gates need of one suit's counts (4 bits a kind), computed once per suit shape."""
+
+    counts: tuple[int, ...]  # the suit's counts, kind by kind (9, or 7 honors)
+    kinds: int  # kinds present
+    yaochuu: bool  # some terminal or honor
+    only_yaochuu: bool  # every kind present a terminal or honor
+    middle: bool  # some 4, 5 or 6
+    full: bool  # each of 1..9
+    trips: int  # kinds held three or four times
+    singles: int  # kinds held once
+    threes: int  # kinds held three times
+    green: bool  # only green tiles
+    bits: int  # the G_* bits of honors held three times (G_TRIP_OF, G_HONOR_TRIP) and G_DRAGONS8 / G_WINDS11
+
+
+#: per suit: the code of its counts → its summary, made on first use
+_SUMMARIES: tuple[dict[int, _SuitSummary], ...] = ({}, {}, {}, {})
+#: tile id (0..36) → (suit, its count's unit in the suit's code: 16 ** (number - 1))
+_UNIT: tuple[tuple[int, int], ...] = tuple((k // 9, 16 ** (k % 9)) for k in (*range(34), 4, 13, 22))
+
+
+def _summary(s: int, code: int) -> _SuitSummary:
+    found = _SUMMARIES[s].get(code)
+    if found is not None:
+        return found
+    n = 7 if s == 3 else 9
+    counts = tuple((code >> (4 * i)) & 15 for i in range(n))
+    present = [s * 9 + i for i in range(n) if counts[i]]
+    bits = 0
+    if s == 3:
+        for i, c in enumerate(counts):
+            if c >= 3:
+                bits |= G_TRIP_OF[27 + i] | G_HONOR_TRIP
+        if counts[4] + counts[5] + counts[6] >= 8:
+            bits |= G_DRAGONS8
+        if counts[0] + counts[1] + counts[2] + counts[3] >= 11:
+            bits |= G_WINDS11
+    found = _SuitSummary(
+        counts,
+        len(present),
+        any(k in _YAOCHUU_SET for k in present),
+        all(k in _YAOCHUU_SET for k in present),
+        any(k in _MIDDLES for k in present),
+        s < 3 and len(present) == 9,
+        sum(c == 3 or c == 4 for c in counts),
+        counts.count(1),
+        counts.count(3),
+        all(k in _GREEN_SET for k in present),
+        bits,
+    )
+    if len(_SUMMARIES[s]) < 1 << 16:
+        _SUMMARIES[s][code] = found
+    return found
 
 
 @dataclass(slots=True)
@@ -145,7 +146,8 @@ class Facts:
 
     @classmethod
     def of(cls, hand: Hand) -> Facts:
-        counts = [0] * 34
+        codes = [0, 0, 0, 0]
+        unit = _UNIT
         tiles = [*hand.concealed, hand.win_tile]
         n_kans = open_trips = 0
         closed = True
@@ -157,36 +159,81 @@ class Facts:
                 closed = False
                 if m.type != "chi":
                     open_trips += 1
-        kinds = list(map(_KIND_OF.__getitem__, tiles))
-        for k in kinds:
-            counts[k] += 1
+        for t in tiles:
+            s, u = unit[t]
+            codes[s] += u
         reds = [0, 0, 0]
         if max(tiles) >= RED_5M:
             for t in tiles:
                 if t >= RED_5M:
                     reds[t - RED_5M] += 1
-        present = set(kinds)
-        man, pin, sou = _SUIT_KINDS
-        suits = _SUITS_OF_BITS[
-            (not present.isdisjoint(man)) | (not present.isdisjoint(pin)) << 1 | (not present.isdisjoint(sou)) << 2
-        ]
-        no_yaochuu = present.isdisjoint(YAOCHUU)
+        man, pin, sou, hon = (_summary(s, codes[s]) for s in (0, 1, 2, 3))
+        counts = [*man.counts, *pin.counts, *sou.counts, *hon.counts]
+        suits = _SUITS_OF_BITS[(codes[0] != 0) | (codes[1] != 0) << 1 | (codes[2] != 0) << 2]
         flags = hand.flags
+        # the gates (G_* bits) of the whole hand, suit by suit
+        g = hon.bits
+        if flags:
+            g |= G_FLAGS
+            for name in flags:
+                g |= G_FLAG.get(name, 0)
+        if n_kans >= 3:
+            g |= G_KANS3 if n_kans == 3 else G_KANS4
+        if hand.tsumo:
+            g |= G_TSUMO
+        no_yaochuu = not (man.yaochuu or pin.yaochuu or sou.yaochuu or hon.kinds)
+        all_yaochuu = man.only_yaochuu and pin.only_yaochuu and sou.only_yaochuu
+        if no_yaochuu:
+            g |= G_NO_YAOCHUU
+        elif all_yaochuu:
+            g |= G_ALL_YAOCHUU
+        if not (man.middle or pin.middle or sou.middle):
+            g |= G_NO_MIDDLE
+        n_suits = len(suits)
+        if n_suits == 1:
+            g |= G_ONE_SUIT
+        elif n_suits == 0:
+            g |= G_NO_NUMBERS
+        elif n_suits == 3:
+            g |= G_THREE_SUITS
+        if man.full or pin.full or sou.full:
+            g |= G_ITTSU_TILES
+        trips = man.trips + pin.trips + sou.trips + hon.trips
+        if trips >= 3:
+            g |= G_TRIPS3
+            if trips >= 4:
+                g |= G_TRIPS4
+            if trips - open_trips >= 3:
+                g |= G_ANKOU3
+                if trips - open_trips >= 4:
+                    g |= G_ANKOU4
+        if not (man.singles or pin.singles or sou.singles or hon.singles) and not (
+            man.threes or pin.threes or sou.threes or hon.threes
+        ):
+            g |= G_PAIRS
+        seat, rnd = WIND_TILES[hand.seat_wind], WIND_TILES[hand.round_wind]
+        if hon.bits & G_HONOR_TRIP:
+            if counts[seat] >= 3:
+                g |= G_SEAT_TRIP
+            if counts[rnd] >= 3:
+                g |= G_ROUND_TRIP
+        if man.green and pin.green and sou.green and hon.green:
+            g |= G_ALL_GREEN
         return cls(
             counts,
             closed,
             hand.tsumo,
             hand.is_dealer,
-            WIND_TILES[hand.seat_wind],
-            WIND_TILES[hand.round_wind],
+            seat,
+            rnd,
             flags,
             (reds[0], reds[1], reds[2]),
             n_kans,
-            not present.isdisjoint(_HONORS),
+            hon.kinds > 0,
             suits,
-            present <= YAOCHUU,
+            all_yaochuu and (hon.kinds > 0 or n_suits > 0),
             no_yaochuu,
-            _gates(counts, present, suits, hand, n_kans, open_trips),
+            g,
         )
 
     def dora_count(self, indicators: Iterable[int], three_player: bool = False) -> int:
