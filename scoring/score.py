@@ -191,8 +191,8 @@ class LazyScore(Score):
     gets is written straight from the parts (:meth:`to_json`). Reads, ``to_dict``, equality
     and ``replace`` see a plain Score's values."""
 
-    steps = _Deferred()  # type: ignore[assignment]
-    decomposition = _Deferred()  # type: ignore[assignment]
+    steps = _Deferred()
+    decomposition = _Deferred()
 
     @classmethod
     def deferred(cls, writer: ScoreWriter, **fields: Any) -> LazyScore:
@@ -229,7 +229,7 @@ def round_up(value: int, unit: int) -> int:
 
 # ---------------------------------------------------------------- JSON of a Score's shared parts
 #: a string as JSON (what ``json.dumps`` writes with ``ensure_ascii=False``)
-json_str: Any = json.encoder.encode_basestring  # type: ignore[attr-defined]
+json_str: Any = json.encoder.encode_basestring
 #: id(part) → (the part, its JSON and pieces of text): the parts kept here are the shared ones
 #: (yaku hits, fu parts, payment tuples), so an id is not reused while its entry lives
 _FRAGMENTS: dict[int, tuple[Any, Any]] = {}
@@ -248,8 +248,8 @@ def hit_json(hit: YakuHit) -> tuple[str, str, str]:
     """A shared hit's JSON, and its part of the yaku step: ``名 Name value`` and ``名 Name (value×)``."""
     entry = _FRAGMENTS.get(id(hit))
     if entry is not None and entry[0] is hit:
-        return entry[1]  # type: ignore[no-any-return]
-    return _remember(  # type: ignore[no-any-return]
+        return entry[1]
+    return _remember(
         hit,
         (
             encode_json(hit.to_dict()),
@@ -263,16 +263,16 @@ def fu_part_json(part: FuPart) -> tuple[str, str]:
     """A shared fu part's JSON, and its piece of the fu step (``20 副底 base``)."""
     entry = _FRAGMENTS.get(id(part))
     if entry is not None and entry[0] is part:
-        return entry[1]  # type: ignore[no-any-return]
-    return _remember(part, (encode_json(part.to_dict()), f"{part.fu} {part.label or part.reason}"))  # type: ignore[no-any-return]
+        return entry[1]
+    return _remember(part, (encode_json(part.to_dict()), f"{part.fu} {part.label or part.reason}"))
 
 
 def list_json(parts: tuple[Any, ...]) -> str:
     """A shared tuple of Payments, Items or Steps as a JSON list."""
     entry = _FRAGMENTS.get(id(parts))
     if entry is not None and entry[0] is parts:
-        return entry[1]  # type: ignore[no-any-return]
-    return _remember(parts, encode_json([p.to_dict() for p in parts]))  # type: ignore[no-any-return]
+        return entry[1]
+    return _remember(parts, encode_json([p.to_dict() for p in parts]))
 
 
 def step_json(label: str, detail: str) -> str:
