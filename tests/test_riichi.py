@@ -334,3 +334,42 @@ def test_gates_sound_on_random_hands(rules: str) -> None:
     for _ in range(1500):
         found.update(_check_gates(random_hand(rng, rules)))
     assert len(found) > 10  # the hands reach many yaku, gated ones among them
+
+
+@pytest.mark.parametrize("rules", ["riichi", "boo", "jun"])
+def test_score_json_is_the_dicts_json(rules: str) -> None:
+    """A Score's JSON (written from its priced parts for riichi) is exactly what ``json.dumps``
+    writes of its dict, on random hands and after the explanation was read."""
+    import json
+    import random
+
+    from paiscan.scoring.generate import random_hand
+
+    rng = random.Random(f"json:{rules}")
+    checked = 0
+    for _ in range(400):
+        data = random_hand(rng, rules)
+        try:
+            fresh, read = score_hand(data), score_hand(data)
+        except HandError:
+            continue
+        expected = json.dumps(read.to_dict(), ensure_ascii=False)
+        assert fresh.to_json() == expected
+        assert read.to_json() == expected
+        checked += 1
+    assert checked > 200
+
+
+def test_lazy_score_reads_like_a_score() -> None:
+    """The explanation written on first read is the same however the Score is read: fields,
+    equality, copies and ``replace``."""
+    import copy
+    import pickle
+    from dataclasses import replace
+
+    data = {"rules": "riichi", "hand": "234m567p223344s5s", "win_tile": "5s", "seat_wind": "south", "flags": ["riichi"]}
+    a, b = score_hand(data), score_hand(data)
+    assert a.steps[0].label == "yaku" and a.steps[-1].detail == str(a.total)
+    assert a.decomposition == ("234m", "567p", "22s", "345s", "345s")
+    assert a == b and pickle.loads(pickle.dumps(b)) == a and copy.copy(a) == a
+    assert replace(a, warnings=("w",)).to_dict() == {**a.to_dict(), "warnings": ["w"]}
