@@ -207,6 +207,16 @@ class LazyScore(Score):
         d["_writer"] = writer
         return score
 
+    @classmethod
+    def of_fields(cls, writer: ScoreWriter, fields: dict[str, Any]) -> LazyScore:
+        """:meth:`deferred` given every field but ``steps`` and ``decomposition`` as one dict
+        rather than keyword arguments (the hot path)."""
+        score = object.__new__(cls)
+        d = score.__dict__
+        d.update(fields)
+        d["_writer"] = writer
+        return score
+
     def to_json(self) -> str:
         writer = self.__dict__.get("_writer")
         if writer is None:

@@ -167,9 +167,14 @@ class Facts:
             for t in tiles:
                 if t >= RED_5M:
                     reds[t - RED_5M] += 1
-        man, pin, sou, hon = (_summary(s, codes[s]) for s in (0, 1, 2, 3))
+        sm = _SUMMARIES
+        c0, c1, c2, c3 = codes
+        man = sm[0].get(c0) or _summary(0, c0)
+        pin = sm[1].get(c1) or _summary(1, c1)
+        sou = sm[2].get(c2) or _summary(2, c2)
+        hon = sm[3].get(c3) or _summary(3, c3)
         counts = [*man.counts, *pin.counts, *sou.counts, *hon.counts]
-        suits = _SUITS_OF_BITS[(codes[0] != 0) | (codes[1] != 0) << 1 | (codes[2] != 0) << 2]
+        suits = _SUITS_OF_BITS[(c0 != 0) | (c1 != 0) << 1 | (c2 != 0) << 2]
         flags = hand.flags
         # the gates (G_* bits) of the whole hand, suit by suit
         g = hon.bits

@@ -214,20 +214,24 @@ class HanFuRuleset(Ruleset):
 
     def _build(self, ctx: Context, p: _Priced) -> Score:
         """The Score of a priced reading; its explanation is written when first read."""
-        return LazyScore.deferred(
+        interp = ctx.interp
+        return LazyScore.of_fields(
             _Explanation(self.id, ctx, p),
-            rules=self.id,
-            total=p.total,
-            payments=tuple(p.pays),
-            han=p.han,
-            fu=p.fu,
-            limit=p.limit,
-            yaku=tuple(p.hits),
-            items=tuple(p.items),
-            fu_details=tuple(p.fu_parts),
-            wait=ctx.interp.wait,
-            form=ctx.interp.form,
-            extra={"basic_points": p.basic, "yakuman": p.yakuman},
+            {
+                "rules": self.id,
+                "total": p.total,
+                "payments": tuple(p.pays),
+                "han": p.han,
+                "fu": p.fu,
+                "limit": p.limit,
+                "yaku": tuple(p.hits),
+                "items": tuple(p.items),
+                "warnings": (),
+                "fu_details": tuple(p.fu_parts),
+                "wait": interp.wait,
+                "form": interp.form,
+                "extra": {"basic_points": p.basic, "yakuman": p.yakuman},
+            },
         )
 
 
