@@ -244,6 +244,12 @@ _LABELS: dict[tuple[int, int], str] = {
 }
 
 
+#: the low bit of each count in a suit's code (4 bits a kind): set where a kind is held an odd number of times
+_ODD_NIBBLES = 0x111111111
+#: the counts of the numbers 2..8 in a suit's code
+_MIDDLE_NIBBLES = 0x0FFFFFFF0
+
+
 #: (meld type, tiles, open) → its Group, made on first use (a table of the melds seen)
 _MELD_GROUPS: dict[tuple[str, tuple[int, ...], bool], Group] = {}
 
@@ -272,32 +278,42 @@ def interpretations(hand: Hand, seven_pairs_duplicates: bool = False) -> list[In
     tiles = [*hand.concealed, hand.win_tile]
     meld_groups = [_meld_group(m) for m in hand.melds] if hand.melds else []
     out: list[Interpretation] = []
-    n_groups = 5 - len(meld_groups)
+    n_melds = len(meld_groups)
+    n_groups = 5 - n_melds
     ron = not hand.tsumo
     closed_group = _CONCEALED_GROUP
-    for split in _splits_of_codes(_suit_codes(tiles)):
+    codes = _suit_codes(tiles)
+    for split in _splits_of_codes(codes):
         if len(split) != n_groups:
             continue
-        seen: set[Group] = set()
         for idx, group in enumerate(split):
             shape, tile = group[0], group[1]
             if not (tile == win or (shape == SEQUENCE and tile <= win <= tile + 2)):
                 continue
-            if group in seen:
+            if idx and group in split[:idx]:  # the same set twice: one placement
                 continue
-            seen.add(group)
-            groups = [*meld_groups, *split]
-            win_index = len(meld_groups) + idx
+            groups = (*meld_groups, *split) if n_melds else split
+            win_index = n_melds + idx
             if shape == PAIR:
                 wait = TANKI
             elif shape == TRIPLET:
                 wait = SHANPON
                 if ron:  # a triplet completed on ron is not concealed
-                    groups[win_index] = Group(TRIPLET, tile, False, False, False)
+                    as_ron = list(groups)
+                    as_ron[win_index] = Group(TRIPLET, tile, False, False, False)
+                    groups = tuple(as_ron)
             else:
                 wait = _sequence_wait(tile, win)
-            out.append(Interpretation("standard", tuple(groups), win_index, wait))
-    if not meld_groups and len(tiles) == 14:
+            out.append(Interpretation("standard", groups, win_index, wait))
+    c0, c1, c2, c3 = codes
+    if (
+        not meld_groups
+        and len(tiles) == 14
+        and (
+            not ((c0 | c1 | c2 | c3) & _ODD_NIBBLES)  # every kind even: seven pairs, maybe
+            or not ((c0 | c1 | c2) & _MIDDLE_NIBBLES)  # no 2..8: the thirteen orphans, maybe
+        )
+    ):
         counts = [0] * 34
         for t in tiles:
             counts[_KIND_OF[t]] += 1
@@ -307,11 +323,11 @@ def interpretations(hand: Hand, seven_pairs_duplicates: bool = False) -> list[In
             and max(counts) <= 4
             and (seven_pairs_duplicates or not counts.count(4))
         ):
-            groups = []
+            pairs: list[Group] = []
             for k, c in enumerate(counts):
                 if c:
-                    groups.extend([closed_group[(PAIR, k)]] * (c // 2))
-            out.append(Interpretation("chiitoitsu", tuple(groups), groups.index(Group(PAIR, win)), TANKI))
+                    pairs.extend([closed_group[(PAIR, k)]] * (c // 2))
+            out.append(Interpretation("chiitoitsu", tuple(pairs), pairs.index(Group(PAIR, win)), TANKI))
         if (
             counts.count(0) == 21  # thirteen kinds: the thirteen orphans, if any
             and all(counts[k] for k in YAOCHUU)

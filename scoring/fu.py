@@ -134,9 +134,9 @@ def compute_fu(
         parts.append(wait_part)
     if ctx.pair is not None:
         parts.extend(pair_fu(ctx, rules))
-    for g in interp.groups:
-        if g.shape == TRIPLET or g.shape == KAN:
-            parts.append(_SET_PARTS[(g.shape, g.tile, g.called or not g.concealed)])
+    for shape, tile, called, concealed, _ in interp.groups:
+        if shape in (TRIPLET, KAN):
+            parts.append(_SET_PARTS[(shape, tile, called or not concealed)])
     if not ron and not (is_pinfu and rules.pinfu_tsumo_no_fu):
         tsumo_fu = rules.tsumo
         if rules.tsumo_ryanmen is not None and wait == "ryanmen":
