@@ -15,8 +15,6 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-import numpy as np
-
 from paiscan.vision.deadline import spent
 from paiscan.vision.image import DecodedImage, redecode
 from paiscan.vision.models import Localizer, TileBox, Window
@@ -39,9 +37,11 @@ class SliceSettings:
     levels: tuple[float, ...] = (1.0, 2.0, 4.0)
     #: at most this many windows a level (the windows grow to cover the photo with no more)
     max_windows: int = 40
-    #: no search when the tiles the first look found are this large or larger (median short side,
-    #: pixels of the localizer's input): the photo is near, its tiles are no small ones
+    #: a tile this large or larger in the first look's view (short side, pixels of the localizer's
+    #: input) is a near one: the first look's own are kept, the windows' are not taken from them
     large_tile_px: float = 24.0
+    #: the search's answer is taken when it finds at least this many sure small tiles
+    min_small: int = 3
 
 
 def grid_windows(width: int, height: int, side: int, overlap: float, max_windows: int) -> list[Window]:
@@ -85,20 +85,27 @@ def search_small_tiles(
     floor: float | None = None,
     check: Callable[[], None] | None = None,
 ) -> tuple[DecodedImage, list[TileBox]] | None:
-    """The photo (as decoded for the level that found most) and the tiles found window by window,
-    when a level finds more sure tiles than the first look's sure tiles ``found``; else ``None``.
-    No search when the first look found a hand's worth (``settings.below``) or tiles already large.
-    Levels go from coarse to fine and stop once one finds ``settings.below`` sure tiles. ``check``
-    is called between levels (a deadline's check)."""
+    """The photo (as decoded for the level that found most) and its tiles, when a level of the
+    window-by-window search finds at least ``settings.min_small`` sure tiles small in the first
+    look's view that the first look missed; else ``None``.
+
+    The first look's sure tiles ``found`` that are large in its view (``settings.large_tile_px``)
+    are kept as they are, and of a level's tiles only the small ones count: near objects (a
+    keyboard's keys, the hand's own large tiles) neither stop the search nor come back from it as
+    false small tiles. No search when the first look found a hand's worth (``settings.below``).
+    Levels go from coarse to fine and stop once one finds a hand's worth. ``check`` is called
+    between levels (a deadline's check)."""
     if settings.below <= 0 or len(found) >= settings.below:
         return None
-    if found:
-        h, w = decoded.bgr.shape[:2]
-        short = float(np.median([min(t.box[2] - t.box[0], t.box[3] - t.box[1]) for t in found]))
-        if short * localizer.size / max(w, h) >= settings.large_tile_px:
-            return None
+    h0, w0 = decoded.bgr.shape[:2]
+    view = localizer.size / max(w0, h0)  # the first look's input pixels per decoded pixel
+
+    def in_view(t: TileBox, scale: float) -> float:
+        return min(t.box[2] - t.box[0], t.box[3] - t.box[1]) * view * decoded.scale / scale
+
+    large = [t for t in found if in_view(t, decoded.scale) >= settings.large_tile_px]
     best: tuple[DecodedImage, list[TileBox]] | None = None
-    best_sure = len(found)
+    best_small = max(settings.min_small - 1, len(found) - len(large))
     last_scale = 0.0
     for level in settings.levels:
         if check is not None:
@@ -111,10 +118,21 @@ def search_small_tiles(
         last_scale = image.scale
         h, w = image.bgr.shape[:2]
         windows = grid_windows(w, h, settings.window_px, settings.overlap, settings.max_windows)
-        tiles = localizer.in_windows(image.bgr, windows, floor=floor)
-        sure = sum(t.confidence >= localizer.conf for t in tiles)
-        if sure > best_sure:
-            best, best_sure = (image, tiles), sure
-        if best_sure >= settings.below:
+        r = image.scale / decoded.scale
+        kept = [TileBox(tuple(v * r for v in t.box), t.confidence, t.face_down) for t in large]  # type: ignore[arg-type]
+        small = [
+            t
+            for t in localizer.in_windows(image.bgr, windows, floor=floor)
+            if in_view(t, image.scale) < settings.large_tile_px and not any(_overlaps(t.box, k.box) for k in kept)
+        ]
+        sure = sum(t.confidence >= localizer.conf for t in small)
+        if sure > best_small:
+            best, best_small = (image, kept + small), sure
+        if len(large) + best_small >= settings.below:
             break
     return best
+
+
+def _overlaps(a: Sequence[float], b: Sequence[float]) -> bool:
+    """Whether boxes ``a`` and ``b`` (x1, y1, x2, y2) share any area."""
+    return min(a[2], b[2]) > max(a[0], b[0]) and min(a[3], b[3]) > max(a[1], b[1])
