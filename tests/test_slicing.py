@@ -30,7 +30,7 @@ class _SmallTileLocalizer:
     """Finds a tile only where it shows at least ``min_px`` wide in what it is given: the tiles lie at
     ``tiles`` in the photo's full resolution (``full`` wide)."""
 
-    size, conf = 384, 0.45
+    size, conf, iou = 384, 0.45, 0.6
 
     def __init__(self, tiles: list[tuple[float, float, float, float]], full: int, min_px: float = 12.0) -> None:
         self.tiles, self.full, self.min_px = tiles, full, min_px
@@ -185,3 +185,19 @@ def test_a_spent_soft_budget_stops_the_optional_work_and_keeps_the_reading() -> 
     assert hurried.reading.to_dict()["hand"] == plain.reading.to_dict()["hand"]
     unbounded = PhotoReader(reader.localizer, reader.classifier, replace(reader.settings, read_budget_s=0.0))
     assert TOO_SLOW_NOTE not in unbounded.read(photo).reading.notes
+
+
+def test_a_spent_time_budget_stops_the_windows_between_batches() -> None:
+    from paiscan.vision.deadline import soft_limit
+    from paiscan.vision.slicing import WINDOWS_PER_CHECK, _in_windows
+
+    loc = _SmallTileLocalizer(_hand_at(100.0, 100.0, 40.0), full=4000)
+    bgr = np.zeros((3000, 4000, 3), np.uint8)
+    windows = grid_windows(4000, 3000, 416, 0.25, 40)
+    assert len(windows) > WINDOWS_PER_CHECK
+    _in_windows(loc, bgr, windows, None)  # type: ignore[arg-type]
+    assert loc.windows_seen == len(windows)
+    loc.windows_seen = 0
+    with soft_limit(0.0):
+        _in_windows(loc, bgr, windows, None)  # type: ignore[arg-type]
+    assert loc.windows_seen == WINDOWS_PER_CHECK
