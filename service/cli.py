@@ -107,13 +107,26 @@ def _score_one(data: Any, rules: str | None, options: dict[str, Any]) -> dict[st
         }
 
 
+_SCORING: list[Any] = []
+
+
+def _scoring() -> tuple[Any, Any]:
+    """The scoring core's module and its JSON encoder, imported on the first hand (the CLI starts
+    without them) and kept: an import statement per line of a stream costs microseconds."""
+    if not _SCORING:
+        from paiscan import scoring
+        from paiscan.scoring.score import encode_json
+
+        _SCORING.extend((scoring, encode_json))
+    return _SCORING[0], _SCORING[1]
+
+
 def _score_one_text(data: Any, rules: str | None, options: dict[str, Any]) -> tuple[str, bool]:
     """The Score of ``data`` (or the error object) as one line of JSON, and whether it is an error."""
-    from paiscan.scoring import HandError, score_hand
-    from paiscan.scoring.score import encode_json
-
+    scoring, encode_json = _scoring()
+    HandError = scoring.HandError
     try:
-        return score_hand(data, rules=rules, options=options).to_json(), False
+        return scoring.score_hand(data, rules=rules, options=options).to_json(), False
     except HandError as err:
         return encode_json(err.to_dict()), True
     except RecursionError:
