@@ -7,6 +7,7 @@ Shared by training (:mod:`paiscan.datasets.train_classifier`), quantization's ca
 from __future__ import annotations
 
 import json
+import random
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -117,3 +118,74 @@ def model_input(images: Sequence[np.ndarray], size: tuple[int, int] = INPUT_SIZE
     """Crops (BGR, any size) as the input batch of a model taking ``size`` (width, height),
     resized as :func:`evaluate` and the runtime resize them."""
     return to_tensor_batch([cv2.resize(im, size, interpolation=cv2.INTER_AREA) for im in images])
+
+
+# ------------------------------------------------------------------ where no tile is: not-a-tile crops
+def table_boxes(meta: dict[str, Any], rng: random.Random, n: int, tries: int = 30) -> list[tuple[float, ...]]:
+    """Up to ``n`` tile-sized boxes on a render's table clear of every tile (a tenth of a tile
+    around each kept free too): the sizes of the render's own tiles, scaled 0.8-1.25, either way
+    up.
+
+    >>> meta = {"width": 400, "height": 300, "boxes": [{"box": [100, 100, 140, 150]}]}
+    >>> boxes = table_boxes(meta, random.Random(0), 3)
+    >>> len(boxes), all(b[2] <= 100 - 4 or b[0] >= 140 + 4 or b[3] <= 100 - 5 or b[1] >= 150 + 5 for b in boxes)
+    (3, True)
+    """
+    tiles = [b["box"] for b in meta["boxes"]]
+    if not tiles:
+        return []
+    w, h = float(meta["width"]), float(meta["height"])
+    out: list[tuple[float, ...]] = []
+    for _ in range(n * tries):
+        if len(out) >= n:
+            break
+        x1, y1, x2, y2 = rng.choice(tiles)
+        bw, bh = (x2 - x1) * rng.uniform(0.8, 1.25), (y2 - y1) * rng.uniform(0.8, 1.25)
+        if rng.random() < 0.5:
+            bw, bh = bh, bw
+        if bw >= w or bh >= h:
+            continue
+        x, y = rng.uniform(0, w - bw), rng.uniform(0, h - bh)
+        if any(
+            x < t[2] + 0.1 * (t[2] - t[0])
+            and x + bw > t[0] - 0.1 * (t[2] - t[0])
+            and y < t[3] + 0.1 * (t[3] - t[1])
+            and y + bh > t[1] - 0.1 * (t[3] - t[1])
+            for t in tiles
+        ):
+            continue
+        out.append((x, y, x + bw, y + bh))
+    return out
+
+
+def distractor_boxes(meta: dict[str, Any], rng: random.Random, n: int) -> list[tuple[float, ...]]:
+    """Boxes on the render's distractors (``meta["distractors"]``: keyboards, key caps, LED digits,
+    chips, cards, phones, dice; never tiles): a distractor about a tile's size or smaller whole, a
+    larger one by up to ``n`` tile-sized boxes inside it (a key of a keyboard, a digit of a panel),
+    where the localizer takes such things for tiles.
+
+    >>> meta = {"boxes": [{"box": [0, 0, 40, 50]}], "distractors": [{"kind": "dice", "box": [100, 100, 130, 130]},
+    ...         {"kind": "keyboard", "box": [200, 100, 600, 300]}]}
+    >>> boxes = distractor_boxes(meta, random.Random(0), 3)
+    >>> boxes[0], len(boxes), all(200 <= b[0] and b[2] <= 600 and 100 <= b[1] and b[3] <= 300 for b in boxes[1:])
+    ((100.0, 100.0, 130.0, 130.0), 4, True)
+    """
+    tiles = [b["box"] for b in meta.get("boxes", [])]
+    if not tiles:
+        return []
+    tw = sorted(b[2] - b[0] for b in tiles)[len(tiles) // 2]
+    th = sorted(b[3] - b[1] for b in tiles)[len(tiles) // 2]
+    out: list[tuple[float, ...]] = []
+    for d in meta.get("distractors", []):
+        x1, y1, x2, y2 = (float(v) for v in d["box"])
+        if (x2 - x1) * (y2 - y1) <= 2.5 * tw * th:
+            out.append((x1, y1, x2, y2))
+            continue
+        for _ in range(n):
+            bw, bh = tw * rng.uniform(0.8, 1.25), th * rng.uniform(0.8, 1.25)
+            if rng.random() < 0.5:
+                bw, bh = bh, bw
+            bw, bh = min(bw, x2 - x1), min(bh, y2 - y1)
+            x, y = rng.uniform(x1, x2 - bw), rng.uniform(y1, y2 - bh)
+            out.append((x, y, x + bw, y + bh))
+    return out

@@ -28,10 +28,12 @@ from paiscan.datasets.crops import (  # noqa: F401
     INPUT_SIZE,
     WHITE_BACK_MIN,
     crop_angles,
+    distractor_boxes,
     model_input,
     read_crop_folder,
     synth_crop_entries,
     synth_crop_files,
+    table_boxes,
     to_tensor_batch,
 )
 from paiscan.datasets.evaluate import iou
@@ -162,49 +164,12 @@ def _cut_for_training(img: np.ndarray, box: Sequence[float], size: tuple[int, in
     return cv2.resize(crop, (size[0] * 2, size[1] * 2), interpolation=cv2.INTER_AREA)
 
 
-def table_boxes(meta: dict[str, Any], rng: random.Random, n: int, tries: int = 30) -> list[tuple[float, ...]]:
-    """Up to ``n`` tile-sized boxes on a render's table clear of every tile (a tenth of a tile
-    around each kept free too): the sizes of the render's own tiles, scaled 0.8-1.25, either way
-    up.
-
-    >>> meta = {"width": 400, "height": 300, "boxes": [{"box": [100, 100, 140, 150]}]}
-    >>> boxes = table_boxes(meta, random.Random(0), 3)
-    >>> len(boxes), all(b[2] <= 100 - 4 or b[0] >= 140 + 4 or b[3] <= 100 - 5 or b[1] >= 150 + 5 for b in boxes)
-    (3, True)
-    """
-    tiles = [b["box"] for b in meta["boxes"]]
-    if not tiles:
-        return []
-    w, h = float(meta["width"]), float(meta["height"])
-    out: list[tuple[float, ...]] = []
-    for _ in range(n * tries):
-        if len(out) >= n:
-            break
-        x1, y1, x2, y2 = rng.choice(tiles)
-        bw, bh = (x2 - x1) * rng.uniform(0.8, 1.25), (y2 - y1) * rng.uniform(0.8, 1.25)
-        if rng.random() < 0.5:
-            bw, bh = bh, bw
-        if bw >= w or bh >= h:
-            continue
-        x, y = rng.uniform(0, w - bw), rng.uniform(0, h - bh)
-        if any(
-            x < t[2] + 0.1 * (t[2] - t[0])
-            and x + bw > t[0] - 0.1 * (t[2] - t[0])
-            and y < t[3] + 0.1 * (t[3] - t[1])
-            and y + bh > t[1] - 0.1 * (t[3] - t[1])
-            for t in tiles
-        ):
-            continue
-        out.append((x, y, x + bw, y + bh))
-    return out
-
-
 def collect_table(
     dirs: Sequence[Path], per_image: int, size: tuple[int, int] = INPUT_SIZE, seed: int = 0, threads: int = 1
 ) -> list[Crop]:
-    """:data:`~paiscan.vision.models.NOT_A_TILE` crops: :func:`table_boxes` of each render in ``dirs``,
-    cut as the runtime cuts a tile. The boxes are drawn in order, the renders read on ``threads``
-    threads (the same crops whatever the count)."""
+    """:data:`~paiscan.vision.models.NOT_A_TILE` crops: :func:`table_boxes` of each render in ``dirs``
+    and its distractors (:func:`distractor_boxes`), cut as the runtime cuts a tile. The boxes are
+    drawn in order, the renders read on ``threads`` threads (the same crops whatever the count)."""
     rng = random.Random(seed)
     jobs: list[tuple[Path, list[tuple[float, ...]]]] = []
     for d in dirs:
@@ -212,7 +177,8 @@ def collect_table(
             img_path = d / "images" / f"{meta_path.stem}.jpg"
             if not img_path.is_file():
                 continue
-            boxes = table_boxes(json.loads(meta_path.read_text()), rng, per_image)
+            meta = json.loads(meta_path.read_text())
+            boxes = table_boxes(meta, rng, per_image) + distractor_boxes(meta, rng, per_image)
             if boxes:
                 jobs.append((img_path, boxes))
 
