@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_web_page import BUILD, CHROMIUM, CHROMIUM_ARGS, serving
+from test_web_page import BUILD, serving
 
 from paiscan.service.demo import DemoReader, demo_photo
 from paiscan.service.settings import ServiceSettings
@@ -24,16 +24,6 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     settings = ServiceSettings(_env_file=None, workers=1, queue_size=4, data_dir=data)  # type: ignore[call-arg]
     with serving(DemoReader(), settings) as base:
         yield base
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with playwright_sync.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            yield b
-        finally:
-            b.close()
 
 
 def _page(browser: Any, errors: list[str]) -> Any:

@@ -10,42 +10,22 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from test_web_page import (
     BUILD,
-    CHROMIUM,
-    CHROMIUM_ARGS,
     PHONE,
     PipelineShapedReader,
     _phone_page,
     expect,
-    playwright_sync,
     serving,
 )
 
 from paiscan.scoring import score_hand
-from paiscan.service.demo import DemoReader, demo_photo
+from paiscan.service.demo import demo_photo
 from paiscan.service.settings import ServiceSettings
-
-
-@pytest.fixture(scope="module")
-def server() -> Iterator[str]:
-    with serving(DemoReader(), ServiceSettings(workers=1, queue_size=4)) as base:
-        yield base
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with playwright_sync.sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
-        try:
-            yield b
-        finally:
-            b.close()
 
 
 def page_errors(errors: list[str]) -> list[str]:

@@ -68,22 +68,6 @@ def serving(reader: Any, settings: ServiceSettings) -> Iterator[str]:
         sock.close()
 
 
-@pytest.fixture(scope="module")
-def server() -> Iterator[str]:
-    with serving(DemoReader(), ServiceSettings(workers=1, queue_size=4)) as base:
-        yield base
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with playwright_sync.sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
-        try:
-            yield b
-        finally:
-            b.close()
-
-
 def _phone_page(browser: Any, base: str, foreign: list[str], errors: list[str]) -> Any:
     ctx = browser.new_context(viewport=PHONE, device_scale_factor=2, is_mobile=True, has_touch=True)
     page = ctx.new_page()
