@@ -56,6 +56,11 @@ def realdata_dirs() -> list[Path]:
     return [d for name in REALDATA_SETS if (d := realdata_dir(name)).is_dir()]
 
 
+def _folders(root: Path | None) -> list[Path]:
+    """``root`` alone, or every set of the supplement when it is ``None``."""
+    return [root] if root is not None else realdata_dirs()
+
+
 #: a set holds four tiles of a kind; a photo whose boxes all carry one class, more of them than
 #: that, was labelled with a placeholder (seven tray photos, IMG_2778-2788, label every tile 1p)
 MAX_OF_A_KIND = 4
@@ -108,7 +113,7 @@ def source_photos(root: Path) -> dict[str, str]:
 def iter_realdata(root: Path | None = None) -> Iterator[LabelledImage]:
     """Every labelled image of one set (``root``), or of every set of the supplement, with its
     split (by source photo: :func:`source_photos`)."""
-    for folder in [root] if root is not None else realdata_dirs():
+    for folder in _folders(root):
         images = folder / "images"
         if not images.is_dir():
             continue
@@ -134,7 +139,7 @@ def source_kinds(root: Path | None = None) -> dict[str, str]:
     """Image file name → its ``source_kind`` in the supplement's ``manifest.csv`` (``hand_photo``:
     a hand on a rack, ``phone_photo_IMG``: trays and tables); empty when there is no manifest."""
     out: dict[str, str] = {}
-    for folder in [root] if root is not None else realdata_dirs():
+    for folder in _folders(root):
         path = folder / "manifest.csv"
         if path.is_file():
             with path.open(newline="") as f:
@@ -146,7 +151,7 @@ def photos_with_dropped_boxes(root: Path | None = None) -> set[str]:
     """The image file names whose flower and season boxes were removed (``dropped_boxes.csv``):
     tiles in view without a label, so no clean negative."""
     out: set[str] = set()
-    for folder in [root] if root is not None else realdata_dirs():
+    for folder in _folders(root):
         path = folder / "dropped_boxes.csv"
         if path.is_file():
             with path.open(newline="") as f:
