@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -104,6 +104,11 @@ class TileBox:
     box: tuple[float, float, float, float]
     confidence: float
     face_down: bool
+
+
+def scaled_tiles(tiles: Sequence[TileBox], r: float) -> list[TileBox]:
+    """The boxes in a photo decoded ``r`` times as large."""
+    return [replace(t, box=(t.box[0] * r, t.box[1] * r, t.box[2] * r, t.box[3] * r)) for t in tiles]
 
 
 #: the least width and height, in image pixels, of a box kept from the localizer

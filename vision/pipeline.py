@@ -20,7 +20,16 @@ from paiscan.scoring.tiles import BACK, kind
 from paiscan.vision.deadline import ReadingTooSlow, check, soft_limit, spent
 from paiscan.vision.detection import ROUND_FACES, Detection, iou
 from paiscan.vision.image import DecodedImage, decode_image, redecode
-from paiscan.vision.models import MODELS_DIR, Classifier, Localizer, TileBox, inside_frame, whole_tile_box, zoom_windows
+from paiscan.vision.models import (
+    MODELS_DIR,
+    Classifier,
+    Localizer,
+    TileBox,
+    inside_frame,
+    scaled_tiles,
+    whole_tile_box,
+    zoom_windows,
+)
 from paiscan.vision.reading import Reading, read_hand, ruleset_of
 from paiscan.vision.slicing import SliceSettings, search_small_tiles
 
@@ -200,11 +209,6 @@ def lies_beyond(base: Sequence[float], box: Sequence[float], direction: tuple[fl
     return bool(np.linalg.norm(off) <= 1.2 * size and off @ up > 0.15 * short and abs(off @ d) < 0.6 * size)
 
 
-def _scaled(tiles: Sequence[TileBox], r: float) -> list[TileBox]:
-    """The boxes in a photo decoded ``r`` times as large."""
-    return [replace(t, box=(t.box[0] * r, t.box[1] * r, t.box[2] * r, t.box[3] * r)) for t in tiles]
-
-
 def small_tiles_px(dets: Sequence[Detection], roles: Sequence[str], scale: float) -> int | None:
     """The median short side in the photo's own pixels of the hand row's tiles, when it is under
     :data:`SMALL_TILE_PX`; else None (also with no hand row).
@@ -278,7 +282,7 @@ class PhotoReader:
         before = decoded
         decoded, tiles = self.sharpen(decoded, tiles, timings)
         if decoded is not before:
-            weak = _scaled(weak, decoded.scale / before.scale)
+            weak = scaled_tiles(weak, decoded.scale / before.scale)
         closer = self.zoom(decoded.bgr, tiles, timings, floor)
         if closer is not tiles:
             tiles, weak = self._split(closer)
@@ -481,7 +485,7 @@ class PhotoReader:
         larger = redecode(decoded, self.settings.min_tile_px / max(short, 1.0), self.settings.max_pixels)
         if timings is not None:
             timings["redecode"] = (time.perf_counter() - t0) * 1000
-        return larger, _scaled(tiles, larger.scale / decoded.scale)
+        return larger, scaled_tiles(tiles, larger.scale / decoded.scale)
 
     def _split(self, found: list[TileBox]) -> tuple[list[TileBox], list[TileBox]]:
         """The localizer's boxes at its threshold or over, and those under it."""

@@ -19,7 +19,7 @@ import numpy as np
 
 from paiscan.vision.deadline import spent
 from paiscan.vision.image import DecodedImage, redecode
-from paiscan.vision.models import Localizer, TileBox, Window, nms
+from paiscan.vision.models import Localizer, TileBox, Window, nms, scaled_tiles
 
 
 @dataclass(frozen=True)
@@ -120,8 +120,7 @@ def search_small_tiles(
         last_scale = image.scale
         h, w = image.bgr.shape[:2]
         windows = grid_windows(w, h, settings.window_px, settings.overlap, settings.max_windows)
-        r = image.scale / decoded.scale
-        kept = [TileBox(tuple(v * r for v in t.box), t.confidence, t.face_down) for t in large]  # type: ignore[arg-type]
+        kept = scaled_tiles(large, image.scale / decoded.scale)
         small = [
             t
             for t in _in_windows(localizer, image.bgr, windows, floor)
