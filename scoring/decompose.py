@@ -17,7 +17,6 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import product
 from typing import NamedTuple
 
 from paiscan.scoring.hand import Hand, Meld
@@ -172,30 +171,32 @@ def _suit_codes(tiles: Sequence[int]) -> list[int]:
 
 
 def _splits_of_codes(codes: Sequence[int]) -> list[_Groups]:
-    """Every standard split (sets plus exactly one pair) of the suits' codes, as concealed Groups."""
-    active: list[tuple[tuple[_Groups, ...], tuple[_Groups, ...]]] = []
+    """Every standard split (sets plus exactly one pair) of the suits' codes, as concealed Groups.
+
+    Suit by suit, the splits so far without the pair and with it grow by the suit's own (in the
+    order of ``itertools.product`` over the suits, the pair's suit first)."""
+    unpaired: Sequence[_Groups] | None = None  # the suits so far as sets only
+    paired: Sequence[_Groups] = ()  # the suits so far as sets and the pair
+    tables = _SUIT_SETS
     for s in (0, 1, 2, 3):
         code = codes[s]
         if not code:
             continue
-        no_pair, with_pair = _suit_sets(s, code)
-        if not no_pair and not with_pair:
+        found = tables[s].get(code)
+        no_pair, with_pair = _suit_sets(s, code) if found is None else found
+        if unpaired is None:
+            unpaired, paired = no_pair, with_pair
+            continue
+        grown: list[_Groups] = []
+        if paired and no_pair:
+            grown.extend([a + b for a in paired for b in no_pair])
+        if unpaired and with_pair:
+            grown.extend([a + b for a in unpaired for b in with_pair])
+        paired = grown
+        unpaired = [a + b for a in unpaired for b in no_pair] if unpaired and no_pair else ()
+        if not paired and not unpaired:
             return []
-        active.append((no_pair, with_pair))
-    results: list[_Groups] = []
-    for pair_suit in range(len(active)):
-        choices = []
-        for idx, (no_pair, with_pair) in enumerate(active):
-            options = with_pair if idx == pair_suit else no_pair
-            if not options:
-                break
-            choices.append(options)
-        else:
-            if len(choices) == 1:
-                results.extend(choices[0])
-            else:
-                results.extend(sum(combo, ()) for combo in product(*choices))
-    return results
+    return list(paired)
 
 
 def _standard_splits(counts34: Sequence[int]) -> list[_Split]:

@@ -108,6 +108,8 @@ class HanFuRuleset(Ruleset):
     _own_pricing: ClassVar[bool] = True
     _own_basic_points: ClassVar[bool] = True
     _own_payments: ClassVar[bool] = True
+    #: the options of the hand before and their fu rules (see :meth:`_fu_rules_of`)
+    _last_fu_rules: tuple[Any, FuRules] | None = None
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -117,6 +119,16 @@ class HanFuRuleset(Ruleset):
 
     def fu_rules(self, opts: Any) -> FuRules:
         return _fu_rules(getattr(opts, "double_wind_pair_fu", 4))
+
+    def _fu_rules_of(self, opts: Any) -> FuRules:
+        """:meth:`fu_rules` of ``opts``, kept for the options of the hand before (most often the
+        shared defaults: options are immutable)."""
+        last = self._last_fu_rules
+        if last is not None and last[0] is opts:
+            return last[1]
+        rules = self.fu_rules(opts)
+        self._last_fu_rules = (opts, rules)
+        return rules
 
     def bonus_han(self, ctx: Context) -> list[YakuHit]:
         """Dora-like han added to a hand that has a yaku (not a yaku themselves)."""
@@ -179,7 +191,9 @@ class HanFuRuleset(Ruleset):
                 han += h.value
                 if h.unit == "points":
                     points += h.value
-        fu, fu_parts = compute_fu(ctx, self.fu_rules(opts), is_pinfu=self.is_pinfu(hits))
+        fu_rules = self._fu_rules_of(opts)
+        # (pinfu matters to fu only on tsumo: no tsumo fu)
+        fu, fu_parts = compute_fu(ctx, fu_rules, is_pinfu=ctx.facts.tsumo and self.is_pinfu(hits))
         if yakuman:
             hits = [h for h in hits if h.unit == "yakuman"]
             han = points = 0
