@@ -279,6 +279,10 @@ def _parse_meld(data: Any, where: str) -> Meld:
     return Meld(mtype, tiles, open=is_open, added=added, from_=src)
 
 
+#: the field path of each meld (a Hand has four at most)
+_MELD_PATHS = tuple(f"melds[{i}]" for i in range(4))
+
+
 def parse_hand(data: Any, rules_override: str | None = None) -> Hand:
     """Parse the contract's Hand JSON object (already decoded) into a :class:`Hand`.
 
@@ -321,7 +325,7 @@ def parse_hand(data: Any, rules_override: str | None = None) -> Hand:
         raise HandError("bad_field", "melds must be a list of meld objects", "melds")
     if len(melds_raw) > 4:
         raise HandError("wrong_tile_count", f"a hand has at most 4 melds, not {len(melds_raw)}", "melds")
-    melds = tuple([parse_meld(m, f"melds[{i}]") for i, m in enumerate(melds_raw)]) if melds_raw else ()
+    melds = tuple([parse_meld(m, _MELD_PATHS[i]) for i, m in enumerate(melds_raw)]) if melds_raw else ()
     win_kind = data.get("win", "ron")
     if win_kind not in ("ron", "tsumo"):
         raise HandError("bad_field", f"win must be ron or tsumo, not {win_kind!r}", "win")
@@ -345,7 +349,7 @@ def parse_hand(data: Any, rules_override: str | None = None) -> Hand:
     flags_raw = data.get("flags", [])
     if flags_raw is None:
         flags_raw = []
-    if not isinstance(flags_raw, list) or not all(isinstance(f, str) for f in flags_raw):
+    if not isinstance(flags_raw, list) or (flags_raw and not all(isinstance(f, str) for f in flags_raw)):
         raise HandError("bad_field", "flags must be a list of flag names", "flags")
     if flags_raw and not KNOWN_FLAGS.issuperset(flags_raw):
         for i, f in enumerate(flags_raw):
@@ -356,27 +360,36 @@ def parse_hand(data: Any, rules_override: str | None = None) -> Hand:
         nuki = ""
     dora = data.get("dora_indicators")
     ura = data.get("ura_indicators")
-    return Hand(
-        rules=rules,
-        concealed=concealed,
-        win_tile=win[0],
-        melds=melds,
-        options=dict(options),
-        tsumo=win_kind == "tsumo",
-        seat_wind=seat,
-        round_wind=rnd,
-        is_dealer=is_dealer,
-        honba=_int_field(data, "honba", 0),
-        dora_indicators=_tile_list(dora, "dora_indicators") if dora else (),
-        ura_indicators=_tile_list(ura, "ura_indicators") if ura else (),
-        nuki=(
-            ()
-            if nuki == ""
-            else tuple(parse_tiles(nuki, "nuki", allow_back=False))
-            if isinstance(nuki, str)
-            else _tile_list(nuki, "nuki")
-        ),
-        flags=frozenset(flags_raw),
-        riichi_sticks=_int_field(data, "riichi_sticks", 0),
-        honba_given="honba" in data,
+    honba = data.get("honba", 0)
+    if type(honba) is not int or not 0 <= honba <= 999:  # (a bool is not an int here)
+        honba = _int_field(data, "honba", 0)
+    dora_tiles = _tile_list(dora, "dora_indicators") if dora else ()
+    ura_tiles = _tile_list(ura, "ura_indicators") if ura else ()
+    nuki_tiles = (
+        ()
+        if nuki == ""
+        else tuple(parse_tiles(nuki, "nuki", allow_back=False))
+        if isinstance(nuki, str)
+        else _tile_list(nuki, "nuki")
+    )
+    sticks = data.get("riichi_sticks", 0)
+    if type(sticks) is not int or not 0 <= sticks <= 999:
+        sticks = _int_field(data, "riichi_sticks", 0)
+    return Hand(  # (the fields in order: a positional call is the cheaper one)
+        rules,
+        concealed,
+        win[0],
+        melds,
+        dict(options),
+        win_kind == "tsumo",
+        seat,
+        rnd,
+        is_dealer,
+        honba,
+        dora_tiles,
+        ura_tiles,
+        nuki_tiles,
+        frozenset(flags_raw),
+        sticks,
+        "honba" in data,
     )

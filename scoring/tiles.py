@@ -94,7 +94,12 @@ def tile_name(tile: int) -> str:
 
 #: MPSZ without spaces or face-down tiles: runs of digits, each closed by a suit letter
 _PLAIN_MPSZ = re.compile(r"(?:[0-9]+[mpsz])*")
-_RUN = re.compile(r"([0-9]+)([mpsz])")
+#: one run of digits and its suit letter, as one string ("456m")
+_RUN_TEXT = re.compile(r"[0-9]+[mpsz]")
+#: a run's text → its tiles: the spellings of one suit's tiles seen (a bounded table, made on first use)
+_RUN_TILES: dict[str, tuple[int, ...]] = {}
+#: most entries of :data:`_RUN_TILES` (then it starts again)
+_MAX_RUNS = 1 << 14
 #: suit letter → {digit: tile id} (honors 1z-7z only; 0 is the red five of a number suit)
 _DIGIT_TILE: dict[str, dict[str, int]] = {
     letter: (
@@ -122,13 +127,20 @@ def parse_tiles(text: str, field: str = "tiles", allow_back: bool = True) -> lis
     if one is not None:
         return [one]
     if _PLAIN_MPSZ.fullmatch(text):  # the common spelling, read run by run; anything else char by char
-        try:
-            tiles: list[int] = []
-            for digits, letter in _RUN.findall(text):
-                tiles.extend(map(_DIGIT_TILE[letter].__getitem__, digits))
-            return tiles
-        except KeyError:  # 0z, 8z, 9z: the walk below says which
-            pass
+        tiles: list[int] = []
+        runs = _RUN_TILES
+        for run in _RUN_TEXT.findall(text):
+            found = runs.get(run)
+            if found is None:
+                try:
+                    found = tuple(map(_DIGIT_TILE[run[-1]].__getitem__, run[:-1]))
+                except KeyError:  # 0z, 8z, 9z: the walk below says which
+                    return _parse_tiles_walk(text, field, allow_back)
+                if len(runs) >= _MAX_RUNS:
+                    runs.clear()
+                runs[run] = found
+            tiles += found
+        return tiles
     return _parse_tiles_walk(text, field, allow_back)
 
 

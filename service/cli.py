@@ -69,9 +69,12 @@ def _score_one_text(data: Any, rules: str | None, options: dict[str, Any]) -> tu
 
 def score_line(line: str, lineno: int, rules: str | None = None, options: dict[str, Any] | None = None) -> str:
     """What ``paiscan score-hand --jsonl`` prints for one line of its input (without the newline)."""
-    data, error = _parse_json(line, f"line {lineno}: ")
-    if error:
-        return json.dumps(error, ensure_ascii=False)
+    try:  # the common case; any failure (a BOM, bad JSON) is read again below to say why
+        data = json.loads(line)
+    except (ValueError, RecursionError):
+        data, error = _parse_json(line, f"line {lineno}: ")
+        if error:
+            return json.dumps(error, ensure_ascii=False)
     return _score_one_text(data, rules, options or {})[0]
 
 
