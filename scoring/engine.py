@@ -20,6 +20,14 @@ from paiscan.scoring.score import Score
 from paiscan.scoring.tiles import BACK, RED_5M, RED_5S, SUITS, kind, tile_name
 from paiscan.scoring.yaku import Context, Facts, Yaku
 
+try:  # marks for a compiled build (mypyc, see the README); plain Python ignores them
+    from mypy_extensions import mypyc_attr
+except ImportError:  # (mypy_extensions comes with mypy: a plain install may lack it)
+
+    def mypyc_attr(*attrs: str, **kwattrs: object) -> Any:  # type: ignore[misc]
+        return lambda cls: cls
+
+
 _RINSHAN_FLAGS = ("rinshan", "rinshan_after_daiminkan")
 #: the declarations of riichi (each needs a closed hand; ippatsu needs one of them)
 RIICHI_FLAGS = frozenset({"riichi", "double_riichi", "open_riichi"})
@@ -27,6 +35,7 @@ RIICHI_FLAGS = frozenset({"riichi", "double_riichi", "open_riichi"})
 FIRST_TURN_FLAGS = frozenset({"tenhou", "chiihou", "renhou", "dealer_first_discard_ron"})
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # (the rulesets subclass it)
 class Ruleset:
     """Base of every ruleset. Subclasses set the class attributes and implement
     :meth:`score_interpretation`; everything else has a sensible default."""

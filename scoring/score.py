@@ -112,7 +112,7 @@ class Score:
     extra: Mapping[str, Any] = field(default_factory=dict)
 
     @property
-    def rank(self) -> tuple[int, int, int]:
+    def rank(self) -> tuple[int, ...]:
         """Ordering of interpretations: largest total, then more han (or points), then more fu."""
         return (self.total, self.han + sum(y.value for y in self.yaku if y.unit == "points"), self.fu)
 

@@ -116,7 +116,7 @@ _ONE_TILE: dict[str, int] = {d + letter: t for letter, table in _DIGIT_TILE.item
 TILE_BY_NAME: dict[str, int] = _ONE_TILE
 
 
-def parse_tiles(text: str, field: str = "tiles", allow_back: bool = True) -> list[int]:
+def parse_tiles(text: object, field: str = "tiles", allow_back: bool = True) -> list[int]:
     """Parse MPSZ notation into tiles, keeping the written order.
 
     Raises :class:`HandError` (``bad_tile``) naming ``field`` on anything that is not a tile.
@@ -231,7 +231,7 @@ def dora_from_indicator(indicator: int, three_player: bool = False) -> int:
     return WHITE + (k - WHITE + 1) % 3
 
 
-def wind_index(name: str, field: str) -> int:
+def wind_index(name: object, field: str) -> int:
     """0..3 for ``east|south|west|north``; a clear error otherwise."""
     if name not in WINDS:
         raise HandError("bad_field", f"{field} must be one of {', '.join(WINDS)}, not {name!r}", field)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from functools import cache
 from typing import Any, NamedTuple
 
 from paiscan.scoring.decompose import KAN, PAIR, SEQUENCE, TRIPLET, Group, Interpretation
@@ -318,6 +319,11 @@ class Yaku:
         return self.closed if closed else self.open
 
 
+#: checker → its gate (see :func:`gated`): a table beside the checkers, which a compiled build
+#: (mypyc) cannot give attributes
+_GATES: dict[Checker, int] = {}
+
+
 def gated(gate: int) -> Callable[[Checker], Checker]:
     """Mark a checker as one that can only count when the hand has every bit of ``gate`` (G_* bits).
 
@@ -326,7 +332,7 @@ def gated(gate: int) -> Callable[[Checker], Checker]:
     """
 
     def mark(check: Checker) -> Checker:
-        check.gate = gate  # type: ignore[attr-defined]
+        _GATES[check] = gate
         return check
 
     return mark
@@ -356,7 +362,7 @@ def _active(table: Sequence[Yaku], closed: bool, gates: int) -> tuple[_Row, ...]
             value = y.closed if closed else y.open
             if value is None or (value == 0 and y.unit != "points"):
                 continue
-            gate = getattr(y.check, "gate", 0)
+            gate = _GATES.get(y.check, 0)
             if gate & gates == gate:
                 picked.append((y.check, y, value, {}))
         rows = entry[1][key] = tuple(picked)
@@ -410,7 +416,10 @@ def by_id(table: Sequence[Yaku]) -> dict[str, Yaku]:
 
 
 # ---------------------------------------------------------------- shared checkers
+@cache
 def flag(name: str) -> Checker:
+    """The checker of flag ``name`` (one per name: rulesets that build their tables per hand share it)."""
+
     def check(ctx: Context) -> int:
         return int(name in ctx.facts.flags)
 

@@ -271,7 +271,7 @@ class JunScore(Score):
     equal totals a yakuman reading outranks a counted one, then more han."""
 
     @property
-    def rank(self) -> tuple[int, int, int, int]:  # type: ignore[override]
+    def rank(self) -> tuple[int, int, int, int]:
         level = max((y.value for y in self.yaku if y.unit == "yakuman"), default=0)
         return (self.total, level, self.han, self.fu)
 

@@ -21,7 +21,7 @@ from functools import lru_cache
 from typing import Any, ClassVar, NamedTuple
 
 from paiscan.scoring.decompose import group_label
-from paiscan.scoring.engine import Ruleset
+from paiscan.scoring.engine import Ruleset, mypyc_attr
 from paiscan.scoring.errors import HandError
 from paiscan.scoring.fu import FuRules, compute_fu, describe_fu
 from paiscan.scoring.hand import CONTRACT_FLAGS, Hand
@@ -96,6 +96,7 @@ def _bonus_hit(bonus_id: str, n: int) -> YakuHit:
 URA_FLAGS = frozenset({"riichi", "double_riichi"})
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # (Boo and Jun subclass it)
 class HanFuRuleset(Ruleset):
     """The han × fu family: yaku from a table, dora, fu, a basic-points table and payments.
 
