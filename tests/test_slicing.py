@@ -3,6 +3,7 @@ window by window; boxes the classifier reads as no tile are dropped; the photo's
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -89,6 +90,23 @@ def test_a_hand_small_in_a_large_photo_is_found_window_by_window() -> None:
     assert search_small_tiles(loc, decoded, [], SliceSettings(below=0), 40_000_000) is None  # turned off
 
 
+def test_a_small_hand_the_first_look_takes_for_one_large_tile_is_found_inside_it() -> None:
+    # a hand far away shows as one tile-like blob at the first look's 384 px: the windows' tiles
+    # inside it are the answer, and the blob is no tile
+    tiles = _hand_at(1500.0, 1400.0, 60.0)
+    loc = _SmallTileLocalizer(tiles, full=4000)
+    decoded = DecodedImage(np.zeros((750, 1000, 3), np.uint8), "array", (4000, 3000), 0.25)
+    blob = TileBox((370.0, 345.0, 600.0, 375.0), 0.6, False)  # around the whole hand, decoded pixels
+    got = search_small_tiles(loc, decoded, [blob], SliceSettings(), 40_000_000)  # type: ignore[arg-type]
+    assert got is not None and len(got[1]) == 14 and blob not in got[1]
+    # a large tile holding a single small box (a pictogram taken for a tile) is a tile: kept
+    lone = (200.0, 2400.0, 260.0, 2481.0)  # a small box far from the hand, original pixels
+    loc = _SmallTileLocalizer([*tiles, lone], full=4000)
+    near = TileBox((20.0, 570.0, 110.0, 660.0), 0.9, False)  # 34 px in the first look's view
+    kept = search_small_tiles(loc, decoded, [near], SliceSettings(), 40_000_000)  # type: ignore[arg-type]
+    assert kept is not None and near in kept[1] and len(kept[1]) == 15
+
+
 def test_tiles_too_small_at_every_level_leave_the_first_look_as_it_was() -> None:
     loc = _SmallTileLocalizer(_hand_at(100.0, 100.0, 4.0), full=1000)
     decoded = DecodedImage(np.zeros((750, 1000, 3), np.uint8), "array", (1000, 750), 1.0)
@@ -120,6 +138,53 @@ def test_a_box_the_classifier_reads_as_no_tile_is_dropped() -> None:
     assert [d.box[0] for d in kept] == [10.0, 90.0, 130.0]
     keep_all = PhotoReader(None, _Classifier({50.0}), VisionSettings(not_a_tile_drop=1.0))  # type: ignore[arg-type]
     assert len(keep_all.classify_tiles(img, tiles)) == 4
+
+
+class _UnsureClassifier:
+    """Reads every box as 5p, surely (0.95) or, where its left edge is in ``unsure``, spread over
+    the classes (0.3 at best)."""
+
+    has_back = False
+    reads_not_a_tile = False
+
+    def __init__(self, unsure: set[float]) -> None:
+        self.unsure = unsure
+
+    def classify(self, bgr: Any, boxes: Any, *args: Any, **kw: Any) -> tuple[np.ndarray, None]:
+        probs = np.zeros((len(boxes), 38), np.float32)
+        for i, b in enumerate(boxes):
+            if b[0] in self.unsure:
+                probs[i, :34] = 0.7 / 33
+                probs[i, 13] = 0.3
+            else:
+                probs[i, 13] = 0.95
+        return probs, None
+
+
+def test_a_box_neither_model_is_sure_of_is_dropped() -> None:
+    # at 10 and 50 the classifier names no face; the localizer is unsure of 50 and 90 only
+    tiles = [TileBox((10.0 + 40 * i, 10.0, 45.0 + 40 * i, 60.0), 0.9 if i in (0, 3) else 0.5, False) for i in range(4)]
+    img = np.zeros((100, 200, 3), np.uint8)
+    reader = PhotoReader(None, _UnsureClassifier({10.0, 50.0}), VisionSettings())  # type: ignore[arg-type]
+    assert [d.box[0] for d in reader.classify_tiles(img, tiles)] == [10.0, 90.0, 130.0]
+    keep_all = PhotoReader(None, _UnsureClassifier({10.0, 50.0}), VisionSettings(faceless_share=0.0))  # type: ignore[arg-type]
+    assert len(keep_all.classify_tiles(img, tiles)) == 4
+
+
+def test_boxes_too_small_to_read_are_dropped_by_their_size_in_the_original_photo() -> None:
+    class Localizer:
+        size, conf = 384, 0.45
+
+        def __call__(self, bgr: Any, floor: float | None = None) -> list[TileBox]:
+            # 30 and 12 px wide in the decoded photo: 60 and 24 px in the original
+            return [TileBox((10.0, 10.0, 40.0, 50.0), 0.9, False), TileBox((60.0, 10.0, 72.0, 26.0), 0.9, False)]
+
+    decoded = DecodedImage(np.zeros((300, 400, 3), np.uint8), "array", (800, 600), 0.5)
+    settings = VisionSettings(slicing=SliceSettings(below=0), zoom_min_px=0)
+    reader = PhotoReader(Localizer(), _UnsureClassifier(set()), settings)  # type: ignore[arg-type]
+    assert len(reader.detect_photo(decoded)[1]) == 2
+    pickier = PhotoReader(Localizer(), _UnsureClassifier(set()), replace(settings, min_readable_px=30.0))  # type: ignore[arg-type]
+    assert [d.box[0] for d in pickier.detect_photo(decoded)[1]] == [10.0]
 
 
 def _demo_reader() -> PhotoReader:

@@ -111,6 +111,15 @@ def scaled_tiles(tiles: Sequence[TileBox], r: float) -> list[TileBox]:
     return [replace(t, box=(t.box[0] * r, t.box[1] * r, t.box[2] * r, t.box[3] * r)) for t in tiles]
 
 
+def readable(tiles: Sequence[TileBox], min_side: float) -> list[TileBox]:
+    """The boxes whose short side is ``min_side`` pixels or more (a smaller one cannot be read).
+
+    >>> [t.box for t in readable([TileBox((0, 0, 10, 14), 0.9, False), TileBox((0, 0, 20, 28), 0.9, False)], 16)]
+    [(0, 0, 20, 28)]
+    """
+    return [t for t in tiles if min(t.box[2] - t.box[0], t.box[3] - t.box[1]) >= min_side]
+
+
 #: the least width and height, in image pixels, of a box kept from the localizer
 MIN_BOX_PX = 1.0
 

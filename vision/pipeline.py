@@ -26,6 +26,7 @@ from paiscan.vision.models import (
     Localizer,
     TileBox,
     inside_frame,
+    readable,
     scaled_tiles,
     whole_tile_box,
     zoom_windows,
@@ -85,6 +86,15 @@ class VisionSettings:
     #: a box the classifier reads as no tile at all with at least this probability (felt, a key of
     #: a keyboard, an LED digit) is dropped; 1 keeps every box
     not_a_tile_drop: float = 0.5
+    #: a box the localizer is less sure of than ``faceless_box`` (0..1) whose face the classifier
+    #: gives no class ``faceless_share`` (0..1) of its belief is dropped: a key, a letter, a knob
+    #: (a tile the localizer doubts is still kept when its face reads surely); 0 keeps every box
+    faceless_share: float = 0.5
+    faceless_box: float = 0.7
+    #: a box whose short side is under this, in the original photo's pixels, is dropped: too small
+    #: to read (small tiles are searched for from a 24 px face up; letters and a pen's print are
+    #: smaller); 0 keeps every box
+    min_readable_px: float = 16.0
     #: a tile whose best class is less likely than this is read again from six more crops and the
     #: probabilities averaged
     recheck_below: float = 0.7
@@ -290,7 +300,7 @@ class PhotoReader:
             faint.extend(weak)
         check()
         t2 = time.perf_counter()
-        dets = self.classify_tiles(decoded.bgr, tiles)
+        dets = self.classify_tiles(decoded.bgr, readable(tiles, self.settings.min_readable_px * decoded.scale))
         if timings is not None:
             timings["localize"] = (t1 - t0) * 1000
             timings["classify"] = (time.perf_counter() - t2) * 1000
@@ -323,6 +333,8 @@ class PhotoReader:
                 continue  # the classifier sees no tile there (felt, a key, an LED digit)
             topk = _topk(p, k)
             best = topk[0][0] if topk else int(np.argmax(p))
+            if best != BACK and p[best] < self.settings.faceless_share and t.confidence < self.settings.faceless_box:
+                continue  # neither model sees a tile's face there
             angle, sure = (None, 0.0)
             min_sure = self.settings.min_axis_sure_round if best in ROUND_FACES else self.settings.min_axis_sure
             if angles is not None and best != BACK and angles[i, 2] >= min_sure:

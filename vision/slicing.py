@@ -120,12 +120,13 @@ def search_small_tiles(
         last_scale = image.scale
         h, w = image.bgr.shape[:2]
         windows = grid_windows(w, h, settings.window_px, settings.overlap, settings.max_windows)
-        kept = scaled_tiles(large, image.scale / decoded.scale)
-        small = [
+        seen = [
             t
             for t in _in_windows(localizer, image.bgr, windows, floor)
-            if in_view(t, image.scale) < settings.large_tile_px and not any(_overlaps(t.box, k.box) for k in kept)
+            if in_view(t, image.scale) < settings.large_tile_px
         ]
+        kept = _not_holding_tiles(scaled_tiles(large, image.scale / decoded.scale), seen, localizer.conf)
+        small = [t for t in seen if not any(_overlaps(t.box, k.box) for k in kept)]
         sure = sum(t.confidence >= localizer.conf for t in small)
         if sure > best_small:
             best, best_small = (image, kept + small), sure
@@ -151,6 +152,23 @@ def _in_windows(localizer: Localizer, bgr: np.ndarray, windows: Sequence[Window]
         return found
     keep = nms(np.array([t.box for t in found]), np.array([t.confidence for t in found]), localizer.iou)
     return [found[i] for i in keep]
+
+
+#: a first look's large box holding this many sure small tiles' centres is the blob a small hand
+#: makes at the first look's scale, not a tile
+HOLDING_TILES = 2
+
+
+def _not_holding_tiles(large: Sequence[TileBox], small: Sequence[TileBox], conf: float) -> list[TileBox]:
+    """The first look's large tiles less those that hold :data:`HOLDING_TILES` or more of the
+    windows' sure ``small`` tiles (their centres): a hand far away looks like one tile at 384 px."""
+
+    def holds(big: Sequence[float], t: TileBox) -> bool:
+        cx, cy = (t.box[0] + t.box[2]) / 2, (t.box[1] + t.box[3]) / 2
+        return big[0] <= cx <= big[2] and big[1] <= cy <= big[3]
+
+    sure = [t for t in small if t.confidence >= conf]
+    return [k for k in large if sum(holds(k.box, t) for t in sure) < HOLDING_TILES]
 
 
 def _overlaps(a: Sequence[float], b: Sequence[float]) -> bool:
