@@ -311,7 +311,8 @@ def parse_hand(data: Any, rules_override: str | None = None) -> Hand:
     if one is not None:
         win = [one]
     elif "win_tile" not in data:
-        if "nagashi_mangan" not in (data.get("flags") or []):
+        given_flags = data.get("flags")
+        if not isinstance(given_flags, list) or "nagashi_mangan" not in given_flags:
             raise HandError("bad_field", "win_tile is required", "win_tile")
         win = [BACK]  # nagashi mangan is not a win on a tile
     else:

@@ -281,3 +281,12 @@ def test_indicators_as_lists_read_as_before() -> None:
             score_hand(with_(dora_indicators=bad))
         assert err.value.field == field
     assert score_hand(with_(dora_indicators=["1m", "12p"])).total == score_hand(with_(dora_indicators="1m12p")).total
+
+
+def test_no_winning_tile_with_flags_not_a_list() -> None:
+    """Found by comparing a compiled build's answers on damaged hands (#53): flags that are not a
+    list, on a hand without a winning tile, were a TypeError ("scoring_failed")."""
+    for flags in (-1, "nagashi_mangan", {"nagashi_mangan": True}):
+        with pytest.raises(HandError) as err:
+            score_hand({"rules": "riichi", "hand": "456m789p6677788s", "flags": flags})
+        assert (err.value.code, err.value.field) == ("bad_field", "win_tile")
