@@ -266,3 +266,13 @@ def test_a_spent_time_budget_stops_the_windows_between_batches() -> None:
     with soft_limit(0.0):
         _in_windows(loc, bgr, windows, None)  # type: ignore[arg-type]
     assert loc.windows_seen == WINDOWS_PER_CHECK
+
+
+def test_the_search_stops_at_its_own_time_budget() -> None:
+    tiles = _hand_at(1500.0, 1400.0, 60.0)
+    loc = _SmallTileLocalizer(tiles, full=4000)
+    decoded = DecodedImage(np.zeros((750, 1000, 3), np.uint8), "array", (4000, 3000), 0.25)
+    none_left = SliceSettings(budget_s=0.0)
+    assert search_small_tiles(loc, decoded, [], none_left, 40_000_000) is None  # type: ignore[arg-type]
+    assert loc.windows_seen == 0
+    assert search_small_tiles(loc, decoded, [], SliceSettings(), 40_000_000) is not None  # type: ignore[arg-type]

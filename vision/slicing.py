@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from paiscan.vision.deadline import spent
+from paiscan.vision.deadline import soft_limit, spent
 from paiscan.vision.image import DecodedImage, redecode
 from paiscan.vision.models import Localizer, TileBox, Window, nms, scaled_tiles
 
@@ -44,6 +44,9 @@ class SliceSettings:
     large_tile_px: float = 24.0
     #: the search's answer is taken when it finds at least this many sure small tiles
     min_small: int = 3
+    #: seconds the search may take (its windows stop then, and the levels read so far answer), so
+    #: that the rest of the reading fits in the photo's budget (``VisionSettings.read_budget_s``)
+    budget_s: float = 0.7
 
 
 def grid_windows(width: int, height: int, side: int, overlap: float, max_windows: int) -> list[Window]:
@@ -105,6 +108,21 @@ def search_small_tiles(
     def in_view(t: TileBox, scale: float) -> float:
         return min(t.box[2] - t.box[0], t.box[3] - t.box[1]) * view * decoded.scale / scale
 
+    with soft_limit(settings.budget_s):
+        return _search(localizer, decoded, found, settings, max_pixels, floor, check, in_view)
+
+
+def _search(
+    localizer: Localizer,
+    decoded: DecodedImage,
+    found: Sequence[TileBox],
+    settings: SliceSettings,
+    max_pixels: int,
+    floor: float | None,
+    check: Callable[[], None] | None,
+    in_view: Callable[[TileBox, float], float],
+) -> tuple[DecodedImage, list[TileBox]] | None:
+    """:func:`search_small_tiles`' levels, from coarse to fine."""
     large = [t for t in found if in_view(t, decoded.scale) >= settings.large_tile_px]
     best: tuple[DecodedImage, list[TileBox]] | None = None
     best_small = max(settings.min_small - 1, len(found) - len(large))
@@ -112,8 +130,8 @@ def search_small_tiles(
     for level in settings.levels:
         if check is not None:
             check()
-        if best is not None and spent():
-            break  # the time for the photo is spent: the coarser level's tiles are the answer
+        if spent():
+            break  # the search's time is spent: the coarser levels' tiles are the answer
         image = decoded if level <= 1.0 else redecode(decoded, level, max_pixels)
         if image.scale <= last_scale:
             continue  # no larger decoding to be had
