@@ -429,13 +429,21 @@ class Boo(HanFuRuleset):
 
     def __init__(self) -> None:
         self._tables = {}
+        #: the options of the hand before (most often the shared defaults: options are immutable)
+        #: with their table, and the last options whose values passed :meth:`check_situation`
+        self._last_table: tuple[Any, Sequence[Yaku]] = (None, ())
+        self._checked_opts: Any = None
 
     # ---------------------------------------------------------------- declarations
     def yaku_table(self, opts: Any) -> Sequence[Yaku]:
+        last = self._last_table
+        if last[0] is opts:
+            return last[1]
         key = self._table_key(opts)
         table = self._tables.get(key)
         if table is None:
             table = self._tables[key] = self.build_table(opts)
+        self._last_table = (opts, table)
         return table
 
     def _table_key(self, opts: Any) -> Any:
@@ -469,6 +477,8 @@ class Boo(HanFuRuleset):
     def check_situation(self, hand: Hand, opts: Any) -> None:
         """Option values that can be priced."""
         super().check_situation(hand, opts)
+        if opts is self._checked_opts:  # (the checks below read the options alone)
+            return
         for suit_letter, n in opts.red_fives.items():
             if not 0 <= n <= 4:
                 raise HandError(
@@ -477,6 +487,7 @@ class Boo(HanFuRuleset):
                     f"options.red_fives.{suit_letter}",
                 )
         check_amounts(opts)
+        self._checked_opts = opts
 
     def check_hand(self, hand: Hand, opts: Any) -> None:
         """No nuki, and an open kan for the 大明槓 rinshan."""
