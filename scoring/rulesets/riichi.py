@@ -276,42 +276,43 @@ class _Explanation:
         return {"steps": tuple(steps), "decomposition": tuple(sorted_labels(self.ctx))}
 
     def json(self, score: LazyScore) -> str:
-        p = self.p
+        _, hits, han, yakuman, fu, fu_parts, basic, limit, why, pays, items, pay_steps, total = self.p
         interp = self.ctx.interp
-        yaku_json, yaku_step = _hits_json(p.hits, p.han, p.yakuman)
-        if p.yakuman:
-            fu_json, fu_step = "[" + ", ".join([fu_part_json(part)[0] for part in p.fu_parts]) + "]", ""
+        yaku_json, yaku_step = _hits_json(hits, han, yakuman)
+        if yakuman:
+            fu_json, fu_step = "[" + ", ".join([fu_part_json(part)[0] for part in fu_parts]) + "]", ""
         else:
-            fu_json, fu_step = _fu_json(p.fu_parts, p.fu)
-        pays_json, items_json, pay_steps = _pay_json(p.pays, p.items, p.pay_steps)
-        basic_step = _BASIC_STEPS.get(p.why)
+            fu_json, fu_step = _fu_json(fu_parts, fu)
+        pays_json, items_json, pay_steps_json = _pay_json(pays, items, pay_steps)
+        basic_step = _BASIC_STEPS.get(why)
         if basic_step is None:
             if len(_BASIC_STEPS) >= _MAX_JSON_CACHE:
                 _BASIC_STEPS.clear()
-            basic_step = _BASIC_STEPS[p.why] = step_json("basic", p.why) + ", "
-        if interp.form == "kokushi":
+            basic_step = _BASIC_STEPS[why] = step_json("basic", why) + ", "
+        form, wait = interp.form, interp.wait
+        if form == "kokushi":
             labels = json_str(format_tiles(self.ctx.hand.all_tiles))
         else:
             label = _LABEL_JSON
             labels = ", ".join([label[c] for c in sorted([g[1] * 4 + g[0] for g in interp.groups])])
-        limit = p.limit
+        quoted = _QUOTED
         return _SCORE_JSON % (
-            json_str(self.rules),
-            p.total,
+            quoted.get(self.rules) or json_str(self.rules),
+            total,
             pays_json,
-            p.han,
-            p.fu,
-            "null" if limit is None else json_str(limit),
+            han,
+            fu,
+            "null" if limit is None else quoted.get(limit) or json_str(limit),
             yaku_json,
             items_json,
             labels,
             encode_json(list(score.warnings)) if score.warnings else "[]",
             fu_json,
-            "null" if interp.wait is None else json_str(interp.wait),
-            json_str(interp.form),
-            yaku_step + fu_step + basic_step + pay_steps + f'{{"label": "total", "detail": "{p.total}"}}',
-            p.basic,
-            p.yakuman,
+            "null" if wait is None else quoted.get(wait) or json_str(wait),
+            quoted.get(form) or json_str(form),
+            f'{yaku_step}{fu_step}{basic_step}{pay_steps_json}{{"label": "total", "detail": "{total}"}}',
+            basic,
+            yakuman,
         )
 
 
@@ -321,6 +322,25 @@ _SCORE_JSON = (
     '"decomposition": [%s], "warnings": %s, "fu_details": %s, "wait": %s, "form": %s, "explanation": [%s], '
     '"basic_points": %d, "yakuman": %d}'
 )
+#: the words a riichi Score writes as JSON strings (its ruleset, limits, waits and forms) → their JSON
+_QUOTED: dict[str, str] = {
+    w: json_str(w)
+    for w in (
+        "riichi",
+        *LIMIT_NAMES.values(),
+        *MULTI_YAKUMAN.values(),
+        "ryanmen",
+        "kanchan",
+        "penchan",
+        "tanki",
+        "shanpon",
+        "kokushi_single",
+        "kokushi_13",
+        "standard",
+        "chiitoitsu",
+        "kokushi",
+    )
+}
 #: most entries of each JSON cache below (then it starts again)
 _MAX_JSON_CACHE = 1 << 14
 #: ids of a reading's shared hits, han, yakuman → (the hits, their JSON list, the yaku step's JSON and a comma)
