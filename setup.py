@@ -8,6 +8,14 @@ A compiled build scores the same hands with the same answers (``benchmarks/score
 1.7 times as fast. Without ``PAISCAN_COMPILE=1``, without mypy, without a working compiler, or for an
 editable install or ``build_ext --inplace`` (compiled modules beside the .py files would shadow every
 later edit of them), the package is built as plain Python.
+
+To check a compiled build against plain Python from a checkout (its editable install stays plain):
+
+    REPO=$PWD && PAISCAN_COMPILE=1 pip wheel --no-deps --no-build-isolation -w /tmp/whl .
+    python -m venv --system-site-packages /tmp/cvenv && /tmp/cvenv/bin/pip install --no-deps /tmp/whl/paiscan-*.whl
+    cd /tmp && /tmp/cvenv/bin/python $REPO/benchmarks/score_digest.py > compiled.jsonl
+    python $REPO/benchmarks/score_digest.py > plain.jsonl && cmp plain.jsonl compiled.jsonl
+    /tmp/cvenv/bin/python $REPO/benchmarks/bench_scoring.py
 """
 
 from __future__ import annotations
