@@ -276,3 +276,31 @@ def test_the_search_stops_at_its_own_time_budget() -> None:
     assert search_small_tiles(loc, decoded, [], none_left, 40_000_000) is None  # type: ignore[arg-type]
     assert loc.windows_seen == 0
     assert search_small_tiles(loc, decoded, [], SliceSettings(), 40_000_000) is not None  # type: ignore[arg-type]
+
+
+def test_a_far_hand_is_found_though_a_coarser_level_found_a_hands_worth_of_keys() -> None:
+    import cv2
+
+    from paiscan.vision.image import decode_image
+
+    keys = [(100.0 + i * 70, 100.0, 160.0 + i * 70, 160.0) for i in range(14)]  # seen from level 1 on
+    hand = _hand_at(300.0, 1000.0, 40.0)  # seen only decoded twice as large
+    loc = _SmallTileLocalizer([*keys, *hand], full=2000)
+    data = cv2.imencode(".jpg", np.zeros((1500, 2000, 3), np.uint8))[1].tobytes()
+    decoded = decode_image(data, max_side=500)
+    assert decoded.scale == 0.25 and loc(decoded.bgr) == []
+    got = search_small_tiles(loc, decoded, [], SliceSettings(), 40_000_000)  # type: ignore[arg-type]
+    assert got is not None
+    image, found = got
+    assert image.scale == 0.5  # the finer level's photo, with both levels' tiles in its pixels
+    assert len(found) == 28
+    tops = sorted({round(t.box[1]) for t in found})
+    assert tops == [50, 500]
+
+
+def test_a_photo_searched_window_by_window_keeps_only_surely_read_tiles() -> None:
+    tiles = [TileBox((10.0 + 40 * i, 10.0, 45.0 + 40 * i, 60.0), 0.9, False) for i in range(4)]
+    img = np.zeros((100, 200, 3), np.uint8)
+    reader = PhotoReader(None, _UnsureClassifier({10.0}), VisionSettings())  # type: ignore[arg-type]
+    assert len(reader.classify_tiles(img, tiles)) == 4  # the localizer is sure of all four
+    assert [d.box[0] for d in reader.classify_tiles(img, tiles, least_share=0.8)] == [50.0, 90.0, 130.0]

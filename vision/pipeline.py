@@ -95,6 +95,11 @@ class VisionSettings:
     #: to read (small tiles are searched for from a 24 px face up; letters and a pen's print are
     #: smaller); 0 keeps every box
     min_readable_px: float = 16.0
+    #: in a photo whose tiles the window search found (:mod:`paiscan.vision.slicing`), a box is kept
+    #: only when its best class has at least this probability (0..1): looking closer all over a
+    #: photo finds textures (keys, print, cloth) the localizer is sure of, while a small tile seen
+    #: closer reads surely; 0 keeps every box
+    searched_face_share: float = 0.8
     #: a tile whose best class is less likely than this is read again from six more crops and the
     #: probabilities averaged
     recheck_below: float = 0.7
@@ -293,23 +298,29 @@ class PhotoReader:
         decoded, tiles = self.sharpen(decoded, tiles, timings)
         if decoded is not before:
             weak = scaled_tiles(weak, decoded.scale / before.scale)
-        closer = self.zoom(decoded.bgr, tiles, timings, floor)
+        # the window search has looked closer already: its tiles may lie far apart (a hand and
+        # something else), and a zoom over all of them would look from further away again
+        closer = self.zoom(decoded.bgr, tiles, timings, floor) if sliced is None else tiles
         if closer is not tiles:
             tiles, weak = self._split(closer)
         if faint is not None:
             faint.extend(weak)
         check()
         t2 = time.perf_counter()
-        dets = self.classify_tiles(decoded.bgr, readable(tiles, self.settings.min_readable_px * decoded.scale))
+        least_share = self.settings.searched_face_share if sliced is not None else 0.0
+        dets = self.classify_tiles(
+            decoded.bgr, readable(tiles, self.settings.min_readable_px * decoded.scale), least_share
+        )
         if timings is not None:
             timings["localize"] = (t1 - t0) * 1000
             timings["classify"] = (time.perf_counter() - t2) * 1000
         return decoded, dets
 
-    def classify_tiles(self, bgr: np.ndarray, tiles: Sequence[TileBox]) -> list[Detection]:
+    def classify_tiles(self, bgr: np.ndarray, tiles: Sequence[TileBox], least_share: float = 0.0) -> list[Detection]:
         """The localizer's tiles as detections, classified (top-k, face angle). A classifier that
         reads backs too sees every tile and decides which are face down; with an older one the
-        localizer's face-down tiles are backs unread."""
+        localizer's face-down tiles are backs unread. A tile whose best class is less likely than
+        ``least_share`` is dropped."""
         read_all = self.classifier.has_back
         shown = [t for t in tiles if read_all or not t.face_down]
         boxes = [t.box for t in shown]
@@ -335,6 +346,8 @@ class PhotoReader:
             best = topk[0][0] if topk else int(np.argmax(p))
             if best != BACK and p[best] < self.settings.faceless_share and t.confidence < self.settings.faceless_box:
                 continue  # neither model sees a tile's face there
+            if p[best] < least_share:
+                continue
             angle, sure = (None, 0.0)
             min_sure = self.settings.min_axis_sure_round if best in ROUND_FACES else self.settings.min_axis_sure
             if angles is not None and best != BACK and angles[i, 2] >= min_sure:

@@ -4,8 +4,8 @@ The localizer sees the whole photo at 384 px. A hand that spans a fifth of a 12 
 then shows its tiles 3-6 px wide there, and the localizer finds none of them, so the closer looks
 that start from the tiles it found (:func:`paiscan.vision.models.zoom_windows`) never start. When
 the first look finds fewer tiles than a hand holds, the photo is searched window by window
-(sliced inference): first in the decoded photo, then decoded again two and four times larger,
-until a level finds a hand's worth. Each window is shown to the localizer at about its input size,
+(sliced inference): in the decoded photo, then decoded again twice as large, and the small tiles
+of both levels together are the answer. Each window is shown to the localizer at about its input size,
 so a tile of ``min_face_px`` in the original photo comes out large enough to be found.
 """
 
@@ -35,8 +35,10 @@ class SliceSettings:
     #: its neighbour
     overlap: float = 0.25
     #: the levels searched, as factors of the first decoding's size (1: the decoded photo itself;
-    #: 2 and 4: decoded again that much larger, up to the original size)
-    levels: tuple[float, ...] = (1.0, 2.0, 4.0)
+    #: 2: decoded again twice as large, up to the original size); every level is read (within
+    #: ``budget_s``) and their small tiles together are the answer: a coarse level's hand's worth
+    #: may be a keyboard's keys, and a far hand's tiles show only at the finer level
+    levels: tuple[float, ...] = (1.0, 2.0)
     #: at most this many windows a level (the windows grow to cover the photo with no more)
     max_windows: int = 40
     #: a tile this large or larger in the first look's view (short side, pixels of the localizer's
@@ -46,7 +48,7 @@ class SliceSettings:
     min_small: int = 3
     #: seconds the search may take (its windows stop then, and the levels read so far answer), so
     #: that the rest of the reading fits in the photo's budget (``VisionSettings.read_budget_s``)
-    budget_s: float = 0.7
+    budget_s: float = 0.8
 
 
 def grid_windows(width: int, height: int, side: int, overlap: float, max_windows: int) -> list[Window]:
@@ -90,16 +92,17 @@ def search_small_tiles(
     floor: float | None = None,
     check: Callable[[], None] | None = None,
 ) -> tuple[DecodedImage, list[TileBox]] | None:
-    """The photo (as decoded for the level that found most) and its tiles, when a level of the
-    window-by-window search finds at least ``settings.min_small`` sure tiles small in the first
+    """The photo (as decoded for the finest level read) and its tiles, when the levels of the
+    window-by-window search find at least ``settings.min_small`` sure tiles small in the first
     look's view that the first look missed; else ``None``.
 
     The first look's sure tiles ``found`` that are large in its view (``settings.large_tile_px``)
     are kept as they are, and of a level's tiles only the small ones count: near objects (a
     keyboard's keys, the hand's own large tiles) neither stop the search nor come back from it as
     false small tiles. No search when the first look found a hand's worth (``settings.below``).
-    Levels go from coarse to fine and stop once one finds a hand's worth. ``check`` is called
-    between levels (a deadline's check)."""
+    Levels go from coarse to fine, each read whole unless the search's time (``settings.budget_s``)
+    is spent, and the answer is the finest level's photo with the small tiles of every level read
+    (found twice: merged). ``check`` is called between levels (a deadline's check)."""
     if settings.below <= 0 or len(found) >= settings.below:
         return None
     h0, w0 = decoded.bgr.shape[:2]
@@ -125,32 +128,39 @@ def _search(
     """:func:`search_small_tiles`' levels, from coarse to fine."""
     large = [t for t in found if in_view(t, decoded.scale) >= settings.large_tile_px]
     best: tuple[DecodedImage, list[TileBox]] | None = None
-    best_small = max(settings.min_small - 1, len(found) - len(large))
-    last_scale = 0.0
+    least = max(settings.min_small - 1, len(found) - len(large))
+    seen: list[TileBox] = []  # the small tiles of the levels read so far, in the last level's pixels
+    last: DecodedImage | None = None
     for level in settings.levels:
         if check is not None:
             check()
         if spent():
-            break  # the search's time is spent: the coarser levels' tiles are the answer
+            break  # the search's time is spent: the levels read so far answer
         image = decoded if level <= 1.0 else redecode(decoded, level, max_pixels)
-        if image.scale <= last_scale:
+        if last is not None and image.scale <= last.scale:
             continue  # no larger decoding to be had
-        last_scale = image.scale
         h, w = image.bgr.shape[:2]
         windows = grid_windows(w, h, settings.window_px, settings.overlap, settings.max_windows)
-        seen = [
+        now = [
             t
             for t in _in_windows(localizer, image.bgr, windows, floor)
             if in_view(t, image.scale) < settings.large_tile_px
         ]
+        seen = _merged(localizer, (scaled_tiles(seen, image.scale / last.scale) if last else []) + now)
+        last = image
         kept = _not_holding_tiles(scaled_tiles(large, image.scale / decoded.scale), seen, localizer.conf)
         small = [t for t in seen if not any(_overlaps(t.box, k.box) for k in kept)]
-        sure = sum(t.confidence >= localizer.conf for t in small)
-        if sure > best_small:
-            best, best_small = (image, kept + small), sure
-        if len(large) + best_small >= settings.below:
-            break
+        if sum(t.confidence >= localizer.conf for t in small) > least:
+            best = (image, kept + small)
     return best
+
+
+def _merged(localizer: Localizer, tiles: list[TileBox]) -> list[TileBox]:
+    """``tiles`` with those found twice (by two levels) merged by non-maximum suppression."""
+    if len(tiles) < 2:
+        return tiles
+    keep = nms(np.array([t.box for t in tiles]), np.array([t.confidence for t in tiles]), localizer.iou)
+    return [tiles[i] for i in sorted(keep)]
 
 
 #: windows read between two looks at the time left (about 10 ms a window on two cores)
