@@ -298,9 +298,18 @@ def test_a_far_hand_is_found_though_a_coarser_level_found_a_hands_worth_of_keys(
     assert tops == [50, 500]
 
 
-def test_a_photo_searched_window_by_window_keeps_only_surely_read_tiles() -> None:
-    tiles = [TileBox((10.0 + 40 * i, 10.0, 45.0 + 40 * i, 60.0), 0.9, False) for i in range(4)]
-    img = np.zeros((100, 200, 3), np.uint8)
-    reader = PhotoReader(None, _UnsureClassifier({10.0}), VisionSettings())  # type: ignore[arg-type]
-    assert len(reader.classify_tiles(img, tiles)) == 4  # the localizer is sure of all four
-    assert [d.box[0] for d in reader.classify_tiles(img, tiles, least_share=0.8)] == [50.0, 90.0, 130.0]
+def test_a_photo_searched_window_by_window_keeps_an_unsure_tile_only_beside_a_sure_one() -> None:
+    from paiscan.vision.detection import Detection
+    from paiscan.vision.slicing import beside_sure
+
+    def det(x: float, share: float) -> Detection:
+        return Detection(13, share * 0.9, (x, 100.0, x + 30.0, 140.0), topk=((13, share),))
+
+    row = [det(100.0 + 32 * i, 0.95) for i in range(5)]
+    blurred = det(260.0, 0.4)  # the row's next tile, read unsurely
+    apart = det(900.0, 0.6)  # a key far from any tile read surely
+    kept = beside_sure([*row, blurred, apart], 0.8)
+    assert blurred in kept and apart not in kept and all(d in kept for d in row)
+    assert beside_sure([blurred, apart], 0.8) == []  # nothing read surely: nothing kept
+    blank_key = Detection(31, 0.9, (900.0, 150.0, 930.0, 190.0), topk=((31, 0.99),))
+    assert beside_sure([blank_key, apart], 0.8) == [blank_key]  # a sure blank vouches for no neighbour

@@ -32,7 +32,7 @@ from paiscan.vision.models import (
     zoom_windows,
 )
 from paiscan.vision.reading import Reading, read_hand, ruleset_of
-from paiscan.vision.slicing import SliceSettings, search_small_tiles
+from paiscan.vision.slicing import SliceSettings, beside_sure, search_small_tiles
 
 #: the roles of the hand row's tiles: those read again when no reading of the photo is valid
 HAND_ROLES = frozenset({"hand", "win", "meld"})
@@ -95,10 +95,11 @@ class VisionSettings:
     #: to read (small tiles are searched for from a 24 px face up; letters and a pen's print are
     #: smaller); 0 keeps every box
     min_readable_px: float = 16.0
-    #: in a photo whose tiles the window search found (:mod:`paiscan.vision.slicing`), a box is kept
-    #: only when its best class has at least this probability (0..1): looking closer all over a
-    #: photo finds textures (keys, print, cloth) the localizer is sure of, while a small tile seen
-    #: closer reads surely; 0 keeps every box
+    #: in a photo whose tiles the window search found (:mod:`paiscan.vision.slicing`), a box whose
+    #: best class has less than this probability (0..1) is kept only beside one read at least so
+    #: (:func:`paiscan.vision.slicing.beside_sure`): looking closer all over a photo finds textures
+    #: (keys, print, cloth) the localizer is sure of, while a small tile seen closer mostly reads
+    #: surely, and a blurred one lies in a row with them; 0 keeps every box
     searched_face_share: float = 0.8
     #: a tile whose best class is less likely than this is read again from six more crops and the
     #: probabilities averaged
@@ -307,20 +308,18 @@ class PhotoReader:
             faint.extend(weak)
         check()
         t2 = time.perf_counter()
-        least_share = self.settings.searched_face_share if sliced is not None else 0.0
-        dets = self.classify_tiles(
-            decoded.bgr, readable(tiles, self.settings.min_readable_px * decoded.scale), least_share
-        )
+        dets = self.classify_tiles(decoded.bgr, readable(tiles, self.settings.min_readable_px * decoded.scale))
+        if sliced is not None and self.settings.searched_face_share > 0:
+            dets = beside_sure(dets, self.settings.searched_face_share)
         if timings is not None:
             timings["localize"] = (t1 - t0) * 1000
             timings["classify"] = (time.perf_counter() - t2) * 1000
         return decoded, dets
 
-    def classify_tiles(self, bgr: np.ndarray, tiles: Sequence[TileBox], least_share: float = 0.0) -> list[Detection]:
+    def classify_tiles(self, bgr: np.ndarray, tiles: Sequence[TileBox]) -> list[Detection]:
         """The localizer's tiles as detections, classified (top-k, face angle). A classifier that
         reads backs too sees every tile and decides which are face down; with an older one the
-        localizer's face-down tiles are backs unread. A tile whose best class is less likely than
-        ``least_share`` is dropped."""
+        localizer's face-down tiles are backs unread."""
         read_all = self.classifier.has_back
         shown = [t for t in tiles if read_all or not t.face_down]
         boxes = [t.box for t in shown]
@@ -346,8 +345,6 @@ class PhotoReader:
             best = topk[0][0] if topk else int(np.argmax(p))
             if best != BACK and p[best] < self.settings.faceless_share and t.confidence < self.settings.faceless_box:
                 continue  # neither model sees a tile's face there
-            if p[best] < least_share:
-                continue
             angle, sure = (None, 0.0)
             min_sure = self.settings.min_axis_sure_round if best in ROUND_FACES else self.settings.min_axis_sure
             if angles is not None and best != BACK and angles[i, 2] >= min_sure:

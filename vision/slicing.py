@@ -17,7 +17,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from paiscan.scoring.tiles import BACK
 from paiscan.vision.deadline import soft_limit, spent
+from paiscan.vision.detection import Detection
 from paiscan.vision.image import DecodedImage, redecode
 from paiscan.vision.models import Localizer, TileBox, Window, nms, scaled_tiles
 
@@ -202,3 +204,32 @@ def _not_holding_tiles(large: Sequence[TileBox], small: Sequence[TileBox], conf:
 def _overlaps(a: Sequence[float], b: Sequence[float]) -> bool:
     """Whether boxes ``a`` and ``b`` (x1, y1, x2, y2) share any area."""
     return min(a[2], b[2]) > max(a[0], b[0]) and min(a[3], b[3]) > max(a[1], b[1])
+
+
+#: an unsure tile lies beside a sure one when their centres are at most this many of the sure
+#: one's long side apart (a row's neighbour is about one)
+BESIDE = 1.5
+
+#: the classes read surely that vouch for no neighbour: a blank face (the white dragon, id 31) and
+#: a tile's back are what a key or any plain rectangle reads as
+BLANK_FACES = frozenset({31, BACK})
+
+
+def beside_sure(dets: Sequence[Detection], least_share: float) -> list[Detection]:
+    """The detections whose best class has ``least_share`` or more, and those read less surely that
+    lie beside one of them (:data:`BESIDE`) not read as a blank (:data:`BLANK_FACES`): after a
+    search all over a photo, an unsure box on its own is a texture (a key, print, cloth), an unsure
+    one in a row of sure tiles a blurred tile."""
+
+    def share(d: Detection) -> float:
+        return d.topk[0][1] if d.topk else d.confidence
+
+    sure = [d for d in dets if share(d) >= least_share and d.cls not in BLANK_FACES]
+    centres = np.array([[(d.box[0] + d.box[2]) / 2, (d.box[1] + d.box[3]) / 2] for d in sure]).reshape(-1, 2)
+    reach = np.array([max(d.box[2] - d.box[0], d.box[3] - d.box[1]) * BESIDE for d in sure])
+
+    def beside(d: Detection) -> bool:
+        c = np.array([(d.box[0] + d.box[2]) / 2, (d.box[1] + d.box[3]) / 2])
+        return bool(len(sure)) and bool((np.hypot(*(centres - c).T) <= reach).any())
+
+    return [d for d in dets if share(d) >= least_share or beside(d)]
