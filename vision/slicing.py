@@ -165,8 +165,9 @@ def _merged(localizer: Localizer, tiles: list[TileBox]) -> list[TileBox]:
     return [tiles[i] for i in sorted(keep)]
 
 
-#: windows read between two looks at the time left (about 10 ms a window on two cores)
-WINDOWS_PER_CHECK = 8
+#: windows read between two looks at the time left (10-17 ms a window on two cores): the most a
+#: search overruns its budget by
+WINDOWS_PER_CHECK = 4
 
 
 def _in_windows(localizer: Localizer, bgr: np.ndarray, windows: Sequence[Window], floor: float | None) -> list[TileBox]:
