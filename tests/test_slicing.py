@@ -313,3 +313,23 @@ def test_a_photo_searched_window_by_window_keeps_an_unsure_tile_only_beside_a_su
     assert beside_sure([blurred, apart], 0.8) == []  # nothing read surely: nothing kept
     blank_key = Detection(31, 0.9, (900.0, 150.0, 930.0, 190.0), topk=((31, 0.99),))
     assert beside_sure([blank_key, apart], 0.8) == [blank_key]  # a sure blank vouches for no neighbour
+
+
+def test_a_photo_with_no_box_both_models_are_sure_of_shows_no_tile() -> None:
+    class Localizer:
+        size, conf = 384, 0.45
+
+        def __init__(self, confidence: float) -> None:
+            self.confidence = confidence
+
+        def __call__(self, bgr: Any, floor: float | None = None) -> list[TileBox]:
+            return [TileBox((10.0 + 40 * i, 10.0, 45.0 + 40 * i, 60.0), self.confidence, False) for i in range(3)]
+
+    decoded = DecodedImage(np.zeros((300, 400, 3), np.uint8), "array", (400, 300), 1.0)
+    settings = VisionSettings(slicing=SliceSettings(below=0), zoom_min_px=0)
+    # read surely (0.95) but found unsurely (0.6): keys of a keyboard, a poster's print
+    unsure = PhotoReader(Localizer(0.6), _UnsureClassifier(set()), settings)  # type: ignore[arg-type]
+    assert unsure.detect_photo(decoded)[1] == []
+    assert len(PhotoReader(Localizer(0.9), _UnsureClassifier(set()), settings).detect_photo(decoded)[1]) == 3  # type: ignore[arg-type]
+    off = replace(settings, anchor_share=0.0)
+    assert len(PhotoReader(Localizer(0.6), _UnsureClassifier(set()), off).detect_photo(decoded)[1]) == 3  # type: ignore[arg-type]

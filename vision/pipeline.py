@@ -101,6 +101,11 @@ class VisionSettings:
     #: (keys, print, cloth) the localizer is sure of, while a small tile seen closer mostly reads
     #: surely, and a blurred one lies in a row with them; 0 keeps every box
     searched_face_share: float = 0.8
+    #: a photo none of whose boxes both models are sure of (the localizer at ``anchor_box`` or more
+    #: and the best class at ``anchor_share`` or more, 0..1) shows no tile: a desk, a keyboard, a
+    #: poster; its boxes are dropped. 0 turns it off
+    anchor_share: float = 0.9
+    anchor_box: float = 0.7
     #: a tile whose best class is less likely than this is read again from six more crops and the
     #: probabilities averaged
     recheck_below: float = 0.7
@@ -311,10 +316,17 @@ class PhotoReader:
         dets = self.classify_tiles(decoded.bgr, readable(tiles, self.settings.min_readable_px * decoded.scale))
         if sliced is not None and self.settings.searched_face_share > 0:
             dets = beside_sure(dets, self.settings.searched_face_share)
+        if self.settings.anchor_share > 0 and not any(self._sure_tile(d) for d in dets):
+            dets = []
         if timings is not None:
             timings["localize"] = (t1 - t0) * 1000
             timings["classify"] = (time.perf_counter() - t2) * 1000
         return decoded, dets
+
+    def _sure_tile(self, d: Detection) -> bool:
+        """Whether both models are sure of ``d`` (:attr:`VisionSettings.anchor_share`, ``anchor_box``)."""
+        share = d.topk[0][1] if d.topk else 0.0
+        return share >= self.settings.anchor_share and d.confidence >= share * self.settings.anchor_box
 
     def classify_tiles(self, bgr: np.ndarray, tiles: Sequence[TileBox]) -> list[Detection]:
         """The localizer's tiles as detections, classified (top-k, face angle). A classifier that
