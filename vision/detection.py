@@ -79,6 +79,11 @@ class Detection:
         if not (x2 > x1 and y2 > y1):
             raise ValueError(f"box {self.box} is empty (x2 > x1 and y2 > y1 expected)")
 
+    @property
+    def share(self) -> float:
+        """The classifier's probability of the best class (the detector's confidence without top-k)."""
+        return self.topk[0][1] if self.topk else self.confidence
+
     # ------------------------------------------------------------------ geometry
     @property
     def centre(self) -> tuple[float, float]:

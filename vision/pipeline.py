@@ -325,8 +325,7 @@ class PhotoReader:
 
     def _sure_tile(self, d: Detection) -> bool:
         """Whether both models are sure of ``d`` (:attr:`VisionSettings.anchor_share`, ``anchor_box``)."""
-        share = d.topk[0][1] if d.topk else 0.0
-        return share >= self.settings.anchor_share and d.confidence >= share * self.settings.anchor_box
+        return d.share >= self.settings.anchor_share and d.confidence >= d.share * self.settings.anchor_box
 
     def classify_tiles(self, bgr: np.ndarray, tiles: Sequence[TileBox]) -> list[Detection]:
         """The localizer's tiles as detections, classified (top-k, face angle). A classifier that

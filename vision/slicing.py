@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from paiscan.scoring.tiles import BACK
+from paiscan.scoring.tiles import BACK, WHITE
 from paiscan.vision.deadline import soft_limit, spent
 from paiscan.vision.detection import Detection
 from paiscan.vision.image import DecodedImage, redecode
@@ -158,7 +158,8 @@ def _search(
 
 
 def _merged(localizer: Localizer, tiles: list[TileBox]) -> list[TileBox]:
-    """``tiles`` with those found twice (by two levels) merged by non-maximum suppression."""
+    """``tiles`` with those found twice (by two levels) merged by non-maximum suppression, in their
+    order (:func:`_in_windows` keeps the suppression's, surest first, for a level's batches)."""
     if len(tiles) < 2:
         return tiles
     keep = nms(np.array([t.box for t in tiles]), np.array([t.confidence for t in tiles]), localizer.iou)
@@ -211,9 +212,9 @@ def _overlaps(a: Sequence[float], b: Sequence[float]) -> bool:
 #: one's long side apart (a row's neighbour is about one)
 BESIDE = 1.5
 
-#: the classes read surely that vouch for no neighbour: a blank face (the white dragon, id 31) and
-#: a tile's back are what a key or any plain rectangle reads as
-BLANK_FACES = frozenset({31, BACK})
+#: the classes read surely that vouch for no neighbour: a blank face (the white dragon) and a
+#: tile's back are what a key or any plain rectangle reads as
+BLANK_FACES = frozenset({WHITE, BACK})
 
 
 def beside_sure(dets: Sequence[Detection], least_share: float) -> list[Detection]:
@@ -222,10 +223,7 @@ def beside_sure(dets: Sequence[Detection], least_share: float) -> list[Detection
     search all over a photo, an unsure box on its own is a texture (a key, print, cloth), an unsure
     one in a row of sure tiles a blurred tile."""
 
-    def share(d: Detection) -> float:
-        return d.topk[0][1] if d.topk else d.confidence
-
-    sure = [d for d in dets if share(d) >= least_share and d.cls not in BLANK_FACES]
+    sure = [d for d in dets if d.share >= least_share and d.cls not in BLANK_FACES]
     centres = np.array([[(d.box[0] + d.box[2]) / 2, (d.box[1] + d.box[3]) / 2] for d in sure]).reshape(-1, 2)
     reach = np.array([max(d.box[2] - d.box[0], d.box[3] - d.box[1]) * BESIDE for d in sure])
 
@@ -233,4 +231,4 @@ def beside_sure(dets: Sequence[Detection], least_share: float) -> list[Detection
         c = np.array([(d.box[0] + d.box[2]) / 2, (d.box[1] + d.box[3]) / 2])
         return bool(len(sure)) and bool((np.hypot(*(centres - c).T) <= reach).any())
 
-    return [d for d in dets if share(d) >= least_share or beside(d)]
+    return [d for d in dets if d.share >= least_share or beside(d)]
