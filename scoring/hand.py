@@ -165,12 +165,16 @@ class Hand:
         return out
 
 
+#: the most honba or riichi sticks a hand may carry (a count)
+MAX_COUNT = 999
+
+
 def _int_field(data: Mapping[str, Any], name: str, default: int) -> int:
     value = data.get(name, default)
     if isinstance(value, bool) or not isinstance(value, int):
         raise HandError("bad_field", f"{name} must be a whole number, not {value!r}", name)
-    if value < 0 or value > 999:
-        raise HandError("bad_field", f"{name} must be between 0 and 999, not {value}", name)
+    if value < 0 or value > MAX_COUNT:
+        raise HandError("bad_field", f"{name} must be between 0 and {MAX_COUNT}, not {value}", name)
     return value
 
 
@@ -362,7 +366,7 @@ def parse_hand(data: Any, rules_override: str | None = None) -> Hand:
     dora = data.get("dora_indicators")
     ura = data.get("ura_indicators")
     honba = data.get("honba", 0)
-    if type(honba) is not int or not 0 <= honba <= 999:  # (a bool is not an int here)
+    if type(honba) is not int or not 0 <= honba <= MAX_COUNT:  # (a bool is not an int here)
         honba = _int_field(data, "honba", 0)
     dora_tiles = _tile_list(dora, "dora_indicators") if dora else ()
     ura_tiles = _tile_list(ura, "ura_indicators") if ura else ()
@@ -374,7 +378,7 @@ def parse_hand(data: Any, rules_override: str | None = None) -> Hand:
         else _tile_list(nuki, "nuki")
     )
     sticks = data.get("riichi_sticks", 0)
-    if type(sticks) is not int or not 0 <= sticks <= 999:
+    if type(sticks) is not int or not 0 <= sticks <= MAX_COUNT:
         sticks = _int_field(data, "riichi_sticks", 0)
     return Hand(  # (the fields in order: a positional call is the cheaper one)
         rules,
