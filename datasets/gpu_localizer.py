@@ -41,6 +41,21 @@ PLAN: tuple[Folder, ...] = (
     Folder("jun", 450, 1065),
 )
 
+#: a stage that learns the world (``--plan world``): the renderer's scene variety (seat views,
+#: racks, heaps, coloured backs, small hands, distractors) in every ruleset, with classic scenes
+#: kept beside them so the classic hands are not forgotten
+WORLD_PLAN: tuple[Folder, ...] = (
+    Folder("riichi", 1600, 1400, classic=True),
+    Folder("riichi", 2000, 1401),
+    Folder("kansai_boo", 400, 1402),
+    Folder("totenko_balance", 400, 1403),
+    Folder("boo", 400, 1404),
+    Folder("wsom", 300, 1405),
+    Folder("jun", 300, 1406),
+)
+#: the plans ``--plan`` names
+PLANS: dict[str, tuple[Folder, ...]] = {"17": PLAN, "world": WORLD_PLAN}
+
 
 def main(argv: Sequence[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -61,13 +76,14 @@ def main(argv: Sequence[str] | None = None) -> None:
     ap.add_argument("--batch", type=int, default=64)
     ap.add_argument("--workers", type=int, default=14)
     ap.add_argument("--imgsz", type=int, default=384)
+    ap.add_argument("--plan", choices=sorted(PLANS), default="17", help="which renders: stage 17's, or the world's")
     add_plan_arguments(ap)
     args = ap.parse_args(argv)
 
     if not find_cjk_fonts():
         print(f"note: no CJK fonts ({FONTS_ENV}): the renders draw the tile art alone", flush=True)
     t0 = time.time()
-    folders = render(chosen_plan(args, PLAN), args.renders, args.workers + 2)
+    folders = render(chosen_plan(args, PLANS[args.plan]), args.renders, args.workers + 2)
     print(f"rendered {len(folders)} folders in {time.time() - t0:.0f} s", flush=True)
     recipe = LocalizerRecipe(
         imgsz=args.imgsz,

@@ -23,10 +23,13 @@ from paiscan.datasets.synth import SynthConfig, write_dataset
 class Folder:
     """One folder of renders to make: ``n`` renders of ``rules`` from ``seed``; with ``size`` and
     ``fill``, renders of that size in which the hand spans that share of the frame
-    (:meth:`SynthConfig.framed`: photos from further away).
+    (:meth:`SynthConfig.framed`: photos from further away); ``classic``, the scenes without the
+    world's variety (:meth:`SynthConfig.classic`: a stage that learns the world keeps these).
 
     >>> Folder("riichi", 10, 1106, size=(2000, 1500), fill=(0.3, 0.6)).name
     'gf_riichi_1106'
+    >>> Folder("riichi", 10, 1400, classic=True).name, Folder("riichi", 10, 1400, classic=True).config.variety
+    ('gc_riichi_1400', False)
     """
 
     rules: str
@@ -34,15 +37,20 @@ class Folder:
     seed: int
     size: tuple[int, int] | None = None
     fill: tuple[float, float] | None = None
+    classic: bool = False
 
     @property
     def name(self) -> str:
-        return f"{'gf' if self.size or self.fill else 'g'}_{self.rules}_{self.seed}"
+        kind = "gf" if self.size or self.fill else "gc" if self.classic else "g"
+        return f"{kind}_{self.rules}_{self.seed}"
 
     @property
     def config(self) -> SynthConfig | None:
         """The render config this folder needs, or ``None`` for the default one."""
-        return SynthConfig().framed(size=self.size, fill=self.fill) if self.size or self.fill else None
+        if not (self.size or self.fill or self.classic):
+            return None
+        base = SynthConfig.classic() if self.classic else SynthConfig()
+        return base.framed(size=self.size, fill=self.fill)
 
 
 #: the rulesets' share of one lent-GPU session's renders when both stages run on them

@@ -73,8 +73,9 @@ def test_the_results_come_back_even_when_training_stops_with_an_error(
 
 def test_the_plans_seeds_are_new_to_both_stages() -> None:
     from paiscan.datasets.gpu_localizer import PLAN as LOCALIZER_PLAN
+    from paiscan.datasets.gpu_localizer import WORLD_PLAN
 
-    seeds = [f.seed for f in (*gc.PLAN, *LOCALIZER_PLAN)]
+    seeds = [f.seed for f in (*gc.PLAN, *LOCALIZER_PLAN, *WORLD_PLAN)]
     assert len(set(seeds)) == len(seeds)  # no seed shared between the two stages
 
 

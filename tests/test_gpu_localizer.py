@@ -76,3 +76,30 @@ def test_with_a_first_seed_both_stages_render_the_same_shared_folders(
     shared = [f.name for f in lent_gpu.shared_plan(1080)]
     assert asked == [shared, shared] and shared[0] == "g_riichi_1080"
     assert set(shared).isdisjoint(f.name for f in (*gl.PLAN, *gc.PLAN))  # never a seed the stages used before
+
+
+def test_the_world_plan_keeps_classic_scenes_beside_the_worlds_variety() -> None:
+    world = gl.PLANS["world"]
+    earlier = {f.seed for f in (*gl.PLAN, *lent_gpu.shared_plan(1080))}
+    assert {f.seed for f in world}.isdisjoint(earlier) and len({f.seed for f in world}) == len(world)
+    assert {f.rules for f in world} == {"riichi", "kansai_boo", "totenko_balance", "boo", "wsom", "jun"}
+    classic = [f for f in world if f.classic]
+    assert classic and all(f.config is not None and not f.config.variety for f in classic)
+    assert all(f.config is None for f in world if not f.classic)  # the default config: the world's variety
+    assert len({f.name for f in world}) == len(world)
+
+
+def test_the_plan_is_chosen_by_name(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    asked: list[list[str]] = []
+
+    def render(plan: Any, root: Path, workers: int, crops: bool = False) -> list[Path]:
+        asked.append([f.name for f in plan])
+        raise RuntimeError("rendered")
+
+    monkeypatch.setattr(gl, "render", render)
+    for plan in ("17", "world"):
+        with pytest.raises(RuntimeError, match="rendered"):
+            gl.main(["--out", str(tmp_path / "run"), "--copy-to", str(tmp_path / "back"), "--plan", plan])
+    assert asked == [[f.name for f in gl.PLAN], [f.name for f in gl.WORLD_PLAN]]
+    with pytest.raises(SystemExit):
+        gl.main(["--out", str(tmp_path / "run"), "--copy-to", str(tmp_path / "back"), "--plan", "nope"])
