@@ -19,7 +19,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from paiscan.datasets.lent_gpu import Folder, add_plan_arguments, chosen_plan, copying, render
+from paiscan.datasets.lent_gpu import Folder, add_plan_arguments, chosen_plan, copying, counted, render
 from paiscan.datasets.synth.art import FONTS_ENV, find_cjk_fonts
 from paiscan.datasets.train_localizer import LocalizerRecipe, train_localizer
 
@@ -46,12 +46,10 @@ PLAN: tuple[Folder, ...] = (
 #: kept beside them so the classic hands are not forgotten
 WORLD_PLAN: tuple[Folder, ...] = (
     Folder("riichi", 1600, 1400, classic=True),
-    Folder("riichi", 2000, 1401),
-    Folder("kansai_boo", 400, 1402),
-    Folder("totenko_balance", 400, 1403),
-    Folder("boo", 400, 1404),
-    Folder("wsom", 300, 1405),
-    Folder("jun", 300, 1406),
+    *counted(
+        (("riichi", 2000), ("kansai_boo", 400), ("totenko_balance", 400), ("boo", 400), ("wsom", 300), ("jun", 300)),
+        1401,
+    ),
 )
 #: the plans ``--plan`` names
 PLANS: dict[str, tuple[Folder, ...]] = {"17": PLAN, "world": WORLD_PLAN}

@@ -65,6 +65,15 @@ SHARED_COUNTS: tuple[tuple[str, int], ...] = (
 )
 
 
+def counted(counts: Sequence[tuple[str, int]], first_seed: int) -> tuple[Folder, ...]:
+    """A folder of ``n`` renders of each ``(rules, n)`` of ``counts``, seeded ``first_seed`` onwards.
+
+    >>> [(f.name, f.n) for f in counted([("riichi", 10), ("jun", 2)], 1400)]
+    [('g_riichi_1400', 10), ('g_jun_1401', 2)]
+    """
+    return tuple(Folder(rules, n, first_seed + i) for i, (rules, n) in enumerate(counts))
+
+
 def shared_plan(first_seed: int) -> tuple[Folder, ...]:
     """The renders both stages of one lent session train on (made once, with crops, by the first
     stage; the second finds them complete), seeded ``first_seed`` onwards: one command trains the
@@ -73,7 +82,7 @@ def shared_plan(first_seed: int) -> tuple[Folder, ...]:
     >>> [(f.rules, f.seed) for f in shared_plan(1080)][:2]
     [('riichi', 1080), ('kansai_boo', 1081)]
     """
-    return tuple(Folder(rules, n, first_seed + i) for i, (rules, n) in enumerate(SHARED_COUNTS))
+    return counted(SHARED_COUNTS, first_seed)
 
 
 def scaled(plan: Sequence[Folder], scale: float) -> list[Folder]:
