@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from paiscan.scoring.tiles import BACK, WHITE
 from paiscan.vision.deadline import ReadingTooSlow, limit
 from paiscan.vision.image import DecodedImage
 from paiscan.vision.models import TileBox
@@ -168,6 +169,33 @@ def test_a_box_neither_model_is_sure_of_is_dropped() -> None:
     reader = PhotoReader(None, _UnsureClassifier({10.0, 50.0}), VisionSettings())  # type: ignore[arg-type]
     assert [d.box[0] for d in reader.classify_tiles(img, tiles)] == [10.0, 90.0, 130.0]
     keep_all = PhotoReader(None, _UnsureClassifier({10.0, 50.0}), VisionSettings(faceless_share=0.0))  # type: ignore[arg-type]
+    assert len(keep_all.classify_tiles(img, tiles)) == 4
+
+
+class _BlankClassifier:
+    """Reads the box whose left edge is at 10 as the white dragon, at 50 as a back, others as 5p:
+    every one surely (0.95), as a key cap reads as a blank face."""
+
+    has_back = True
+    reads_not_a_tile = False
+
+    def classify(self, bgr: Any, boxes: Any, *args: Any, **kw: Any) -> tuple[np.ndarray, None]:
+        probs = np.zeros((len(boxes), 38), np.float32)
+        for i, b in enumerate(boxes):
+            probs[i, {10.0: WHITE, 50.0: BACK}.get(b[0], 13)] = 0.95
+        return probs, None
+
+
+def test_a_white_dragon_the_localizer_doubts_is_dropped_whatever_the_classifier_says() -> None:
+    # the white dragon at 10 and the back at 50 read surely; the localizer doubts 10, 50 and 90
+    tiles = [TileBox((10.0 + 40 * i, 10.0, 45.0 + 40 * i, 60.0), 0.5 if i < 3 else 0.9, False) for i in range(4)]
+    img = np.zeros((100, 200, 3), np.uint8)
+    reader = PhotoReader(None, _BlankClassifier(), VisionSettings())  # type: ignore[arg-type]
+    # the back is kept: backs stand in dead walls and closed kans, where the localizer is less sure
+    assert [(d.cls, d.box[0]) for d in reader.classify_tiles(img, tiles)] == [(BACK, 50.0), (13, 90.0), (13, 130.0)]
+    sure = [replace(t, confidence=0.8) for t in tiles]  # a blank face the localizer is sure of is kept
+    assert [d.cls for d in reader.classify_tiles(img, sure)] == [WHITE, BACK, 13, 13]
+    keep_all = PhotoReader(None, _BlankClassifier(), VisionSettings(blank_box=0.0))  # type: ignore[arg-type]
     assert len(keep_all.classify_tiles(img, tiles)) == 4
 
 

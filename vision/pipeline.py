@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from paiscan.scoring.engine import Ruleset
-from paiscan.scoring.tiles import BACK, kind
+from paiscan.scoring.tiles import BACK, WHITE, kind
 from paiscan.vision.deadline import ReadingTooSlow, check, soft_limit, spent
 from paiscan.vision.detection import ROUND_FACES, Detection, iou
 from paiscan.vision.image import DecodedImage, decode_image, redecode
@@ -95,6 +95,11 @@ class VisionSettings:
     #: to read (small tiles are searched for from a 24 px face up; letters and a pen's print are
     #: smaller); 0 keeps every box
     min_readable_px: float = 16.0
+    #: a box read as the white dragon (a blank face) that the localizer is less sure of than this
+    #: (0..1) is dropped: a blank face has no ink for the classifier to be sure of, and a key cap, a
+    #: card or a die reads as one (a back is blank too, but backs stand in dead walls and closed kans
+    #: where the localizer is often less sure, and the face-down recall fell); 0 keeps every box
+    blank_box: float = 0.6
     #: in a photo whose tiles the window search found (:mod:`paiscan.vision.slicing`), a box whose
     #: best class has less than this probability (0..1) is kept only beside one read at least so
     #: (:func:`paiscan.vision.slicing.beside_sure`): looking closer all over a photo finds textures
@@ -356,6 +361,8 @@ class PhotoReader:
             best = topk[0][0] if topk else int(np.argmax(p))
             if best != BACK and p[best] < self.settings.faceless_share and t.confidence < self.settings.faceless_box:
                 continue  # neither model sees a tile's face there
+            if best == WHITE and t.confidence < self.settings.blank_box:
+                continue  # a blank face the localizer doubts: a key cap, a card, a die
             angle, sure = (None, 0.0)
             min_sure = self.settings.min_axis_sure_round if best in ROUND_FACES else self.settings.min_axis_sure
             if angles is not None and best != BACK and angles[i, 2] >= min_sure:
