@@ -115,87 +115,65 @@ def test_tiles_too_small_at_every_level_leave_the_first_look_as_it_was() -> None
     assert loc.windows_seen > 0
 
 
+def _row(cls: int, p: float) -> np.ndarray:
+    """A classifier's probability row over the 38 classes: ``cls`` at ``p``; what the row leaves
+    short of 1 is the share of no tile at all."""
+    row = np.zeros(38, np.float32)
+    row[cls] = p
+    return row
+
+
+SURE_5P = _row(13, 0.95)
+#: every face about as likely, 5p the likeliest at 0.3: a face the classifier cannot name
+NO_FACE = np.full(38, 0.7 / 33, np.float32)
+NO_FACE[34:] = 0.0
+NO_FACE[13] = 0.3
+
+
 class _Classifier:
-    """Reads every box as 5p, but the boxes whose left edge is in ``no_tile`` as no tile at all."""
+    """Reads each box as the row given for its left edge in ``rows``, every other box as 5p, surely."""
 
-    has_back = False
-    reads_not_a_tile = True
-
-    def __init__(self, no_tile: set[float]) -> None:
-        self.no_tile = no_tile
+    def __init__(self, rows: dict[float, np.ndarray], has_back: bool = False, reads_not_a_tile: bool = False) -> None:
+        self.rows, self.has_back, self.reads_not_a_tile = rows, has_back, reads_not_a_tile
 
     def classify(self, bgr: Any, boxes: Any, *args: Any, **kw: Any) -> tuple[np.ndarray, None]:
-        probs = np.zeros((len(boxes), 38), np.float32)
-        for i, b in enumerate(boxes):
-            probs[i, 13] = 0.05 if b[0] in self.no_tile else 0.95  # the rest of the row: NOT_A_TILE
-        return probs, None
+        return np.stack([self.rows.get(b[0], SURE_5P) for b in boxes]) if len(boxes) else np.zeros((0, 38)), None
 
 
 def test_a_box_the_classifier_reads_as_no_tile_is_dropped() -> None:
     tiles = [TileBox((10.0 + 40 * i, 10.0, 45.0 + 40 * i, 60.0), 0.9, False) for i in range(4)]
     img = np.zeros((100, 200, 3), np.uint8)
-    reader = PhotoReader(None, _Classifier({50.0}), VisionSettings())  # type: ignore[arg-type]
+    no_tile = _Classifier({50.0: _row(13, 0.05)}, reads_not_a_tile=True)  # the rest of the row: no tile
+    reader = PhotoReader(None, no_tile, VisionSettings())  # type: ignore[arg-type]
     kept = reader.classify_tiles(img, tiles)
     assert [d.box[0] for d in kept] == [10.0, 90.0, 130.0]
-    keep_all = PhotoReader(None, _Classifier({50.0}), VisionSettings(not_a_tile_drop=1.0))  # type: ignore[arg-type]
+    keep_all = PhotoReader(None, no_tile, VisionSettings(not_a_tile_drop=1.0))  # type: ignore[arg-type]
     assert len(keep_all.classify_tiles(img, tiles)) == 4
-
-
-class _UnsureClassifier:
-    """Reads every box as 5p, surely (0.95) or, where its left edge is in ``unsure``, spread over
-    the classes (0.3 at best)."""
-
-    has_back = False
-    reads_not_a_tile = False
-
-    def __init__(self, unsure: set[float]) -> None:
-        self.unsure = unsure
-
-    def classify(self, bgr: Any, boxes: Any, *args: Any, **kw: Any) -> tuple[np.ndarray, None]:
-        probs = np.zeros((len(boxes), 38), np.float32)
-        for i, b in enumerate(boxes):
-            if b[0] in self.unsure:
-                probs[i, :34] = 0.7 / 33
-                probs[i, 13] = 0.3
-            else:
-                probs[i, 13] = 0.95
-        return probs, None
 
 
 def test_a_box_neither_model_is_sure_of_is_dropped() -> None:
     # at 10 and 50 the classifier names no face; the localizer is unsure of 50 and 90 only
     tiles = [TileBox((10.0 + 40 * i, 10.0, 45.0 + 40 * i, 60.0), 0.9 if i in (0, 3) else 0.5, False) for i in range(4)]
     img = np.zeros((100, 200, 3), np.uint8)
-    reader = PhotoReader(None, _UnsureClassifier({10.0, 50.0}), VisionSettings())  # type: ignore[arg-type]
+    unsure = _Classifier({10.0: NO_FACE, 50.0: NO_FACE})
+    reader = PhotoReader(None, unsure, VisionSettings())  # type: ignore[arg-type]
     assert [d.box[0] for d in reader.classify_tiles(img, tiles)] == [10.0, 90.0, 130.0]
-    keep_all = PhotoReader(None, _UnsureClassifier({10.0, 50.0}), VisionSettings(faceless_share=0.0))  # type: ignore[arg-type]
+    keep_all = PhotoReader(None, unsure, VisionSettings(faceless_share=0.0))  # type: ignore[arg-type]
     assert len(keep_all.classify_tiles(img, tiles)) == 4
-
-
-class _BlankClassifier:
-    """Reads the box whose left edge is at 10 as the white dragon, at 50 as a back, others as 5p:
-    every one surely (0.95), as a key cap reads as a blank face."""
-
-    has_back = True
-    reads_not_a_tile = False
-
-    def classify(self, bgr: Any, boxes: Any, *args: Any, **kw: Any) -> tuple[np.ndarray, None]:
-        probs = np.zeros((len(boxes), 38), np.float32)
-        for i, b in enumerate(boxes):
-            probs[i, {10.0: WHITE, 50.0: BACK}.get(b[0], 13)] = 0.95
-        return probs, None
 
 
 def test_a_white_dragon_the_localizer_doubts_is_dropped_whatever_the_classifier_says() -> None:
     # the white dragon at 10 and the back at 50 read surely; the localizer doubts 10, 50 and 90
     tiles = [TileBox((10.0 + 40 * i, 10.0, 45.0 + 40 * i, 60.0), 0.5 if i < 3 else 0.9, False) for i in range(4)]
     img = np.zeros((100, 200, 3), np.uint8)
-    reader = PhotoReader(None, _BlankClassifier(), VisionSettings())  # type: ignore[arg-type]
+    # both read surely, as a key cap reads as a blank face
+    blanks = _Classifier({10.0: _row(WHITE, 0.95), 50.0: _row(BACK, 0.95)}, has_back=True)
+    reader = PhotoReader(None, blanks, VisionSettings())  # type: ignore[arg-type]
     # the back is kept: backs stand in dead walls and closed kans, where the localizer is less sure
     assert [(d.cls, d.box[0]) for d in reader.classify_tiles(img, tiles)] == [(BACK, 50.0), (13, 90.0), (13, 130.0)]
     sure = [replace(t, confidence=0.8) for t in tiles]  # a blank face the localizer is sure of is kept
     assert [d.cls for d in reader.classify_tiles(img, sure)] == [WHITE, BACK, 13, 13]
-    keep_all = PhotoReader(None, _BlankClassifier(), VisionSettings(blank_box=0.0))  # type: ignore[arg-type]
+    keep_all = PhotoReader(None, blanks, VisionSettings(blank_box=0.0))  # type: ignore[arg-type]
     assert len(keep_all.classify_tiles(img, tiles)) == 4
 
 
@@ -209,9 +187,9 @@ def test_boxes_too_small_to_read_are_dropped_by_their_size_in_the_original_photo
 
     decoded = DecodedImage(np.zeros((300, 400, 3), np.uint8), "array", (800, 600), 0.5)
     settings = VisionSettings(slicing=SliceSettings(below=0), zoom_min_px=0)
-    reader = PhotoReader(Localizer(), _UnsureClassifier(set()), settings)  # type: ignore[arg-type]
+    reader = PhotoReader(Localizer(), _Classifier({}), settings)  # type: ignore[arg-type]
     assert len(reader.detect_photo(decoded)[1]) == 2
-    pickier = PhotoReader(Localizer(), _UnsureClassifier(set()), replace(settings, min_readable_px=30.0))  # type: ignore[arg-type]
+    pickier = PhotoReader(Localizer(), _Classifier({}), replace(settings, min_readable_px=30.0))  # type: ignore[arg-type]
     assert [d.box[0] for d in pickier.detect_photo(decoded)[1]] == [10.0]
 
 
@@ -356,8 +334,8 @@ def test_a_photo_with_no_box_both_models_are_sure_of_shows_no_tile() -> None:
     decoded = DecodedImage(np.zeros((300, 400, 3), np.uint8), "array", (400, 300), 1.0)
     settings = VisionSettings(slicing=SliceSettings(below=0), zoom_min_px=0)
     # read surely (0.95) but found unsurely (0.6): keys of a keyboard, a poster's print
-    unsure = PhotoReader(Localizer(0.6), _UnsureClassifier(set()), settings)  # type: ignore[arg-type]
+    unsure = PhotoReader(Localizer(0.6), _Classifier({}), settings)  # type: ignore[arg-type]
     assert unsure.detect_photo(decoded)[1] == []
-    assert len(PhotoReader(Localizer(0.9), _UnsureClassifier(set()), settings).detect_photo(decoded)[1]) == 3  # type: ignore[arg-type]
+    assert len(PhotoReader(Localizer(0.9), _Classifier({}), settings).detect_photo(decoded)[1]) == 3  # type: ignore[arg-type]
     off = replace(settings, anchor_share=0.0)
-    assert len(PhotoReader(Localizer(0.6), _UnsureClassifier(set()), off).detect_photo(decoded)[1]) == 3  # type: ignore[arg-type]
+    assert len(PhotoReader(Localizer(0.6), _Classifier({}), off).detect_photo(decoded)[1]) == 3  # type: ignore[arg-type]
