@@ -453,7 +453,7 @@ def create_app(settings: ServiceSettings | None = None, reader: Reader | None = 
         t2 = time.perf_counter()
         reader_t = {k: float(v) for k, v in (out.get("timings_ms") or {}).items() if isinstance(v, int | float)}
         timings = {"queue": (t0 - queued_at) * 1000, "decode": (t1 - t0) * 1000}
-        for stage in ("localize", "redecode", "zoom", "classify", "layout", "reread"):
+        for stage in ("localize", "redecode", "zoom", "focus", "classify", "layout", "reread"):
             if stage in reader_t:
                 timings[stage] = reader_t[stage]
         timings["read"] = (t2 - t1) * 1000

@@ -339,3 +339,38 @@ def test_a_photo_with_no_box_both_models_are_sure_of_shows_no_tile() -> None:
     assert len(PhotoReader(Localizer(0.9), _Classifier({}), settings).detect_photo(decoded)[1]) == 3  # type: ignore[arg-type]
     off = replace(settings, anchor_share=0.0)
     assert len(PhotoReader(Localizer(0.6), _Classifier({}), off).detect_photo(decoded)[1]) == 3  # type: ignore[arg-type]
+
+
+def test_a_far_hand_the_search_found_in_part_is_looked_at_again_closer() -> None:
+    import cv2
+
+    # a hand 26 px wide a face in a 4000 px photo, every third tile 30 px: the search's finest
+    # level (decoded at 2000 px, 416 px windows) shows them 12 and 13.8 px wide, and this localizer
+    # needs 13; the focus windows show the hand at full detail, every tile about 28 px short
+    wide = (0, 3, 6, 9, 12)
+    hand = [(1500.0 + i * 32, 1400.0, 1500.0 + i * 32 + (30 if i in wide else 26), 1436.0) for i in range(14)]
+    loc = _SmallTileLocalizer(hand, full=4000, min_px=13.0)
+    data = cv2.imencode(".jpg", np.zeros((3000, 4000, 3), np.uint8))[1].tobytes()
+    reader = PhotoReader(loc, _Classifier({}), VisionSettings(anchor_share=0.0))  # type: ignore[arg-type]
+    timings: dict[str, float] = {}
+    decoded, dets = reader.detect_photo(reader.decode(data), timings)
+    assert len(dets) == 14 and "focus" in timings
+    assert sorted(round(d.box[0] / decoded.scale) for d in dets) == [round(b[0]) for b in hand]
+    # without the focus step only the wider tiles come back
+    off = PhotoReader(loc, _Classifier({}), VisionSettings(anchor_share=0.0, focus_max_windows=0))  # type: ignore[arg-type]
+    assert len(off.detect_photo(off.decode(data))[1]) == len(wide)
+
+
+def test_tiles_the_search_saw_near_enough_or_too_spread_for_the_windows_are_not_looked_at_again() -> None:
+    from paiscan.vision.slicing import tile_groups
+
+    loc = _SmallTileLocalizer([], full=4000)
+    reader = PhotoReader(loc, _Classifier({}), VisionSettings())  # type: ignore[arg-type]
+    img = np.zeros((3000, 4000, 3), np.uint8)
+    row = [TileBox((1000.0 + 40 * i, 1000.0, 1036.0 + 40 * i, 1048.0), 0.9, False) for i in range(14)]
+    # the search saw these 36 px tiles 33 px short (a pixel of the photo was 0.92 input pixels)
+    assert reader.focus(img, row, searched_px=0.92) is row and loc.windows_seen == 0
+    # 14 tiles scattered over the whole photo: six windows would show them no closer than the search
+    spread = [TileBox((280.0 * i, 200.0 * i, 280.0 * i + 36, 200.0 * i + 48), 0.9, False) for i in range(14)]
+    assert [len(g) for g in tile_groups(spread, 0.45)] == [1] * 14
+    assert reader.focus(img, spread, searched_px=0.46) is spread and loc.windows_seen == 0

@@ -176,12 +176,13 @@ def zoom_windows(
     target_px: float,
     max_windows: int = 8,
     min_gain: float = 1.25,
+    margin: float = 1.0,
 ) -> list[Window]:
     """Square windows (``x1, y1, x2, y2`` in image pixels) to localize again, closer, when the
     tiles found look smaller than ``min_px`` (median short side) in the localizer's input; none
     when they do not, or when the windows would not enlarge them by ``min_gain``.
 
-    The windows cover the tiles (and a tile's length around them) in a grid, overlapping by two
+    The windows cover the tiles (and ``margin`` tile lengths around them) in a grid, overlapping by two
     tile lengths so that every tile lies whole in one of them, each sized so that a median tile
     comes out ``target_px`` in the input, and at most ``max_windows`` of them (larger then).
 
@@ -200,8 +201,9 @@ def zoom_windows(
     short, tile = float(np.median(sides.min(1))), float(np.median(sides.max(1)))
     if short * r >= min_px:
         return []
-    x0, y0 = max(0.0, float(boxes[:, 0].min()) - tile), max(0.0, float(boxes[:, 1].min()) - tile)
-    x1, y1 = min(float(w), float(boxes[:, 2].max()) + tile), min(float(h), float(boxes[:, 3].max()) + tile)
+    pad = margin * tile
+    x0, y0 = max(0.0, float(boxes[:, 0].min()) - pad), max(0.0, float(boxes[:, 1].min()) - pad)
+    x1, y1 = min(float(w), float(boxes[:, 2].max()) + pad), min(float(h), float(boxes[:, 3].max()) + pad)
     overlap = 2.0 * tile
     side = max(input_size * short / target_px, 2.5 * overlap)
 

@@ -25,6 +25,7 @@ from paiscan.vision.models import (
     Classifier,
     Localizer,
     TileBox,
+    Window,
     inside_frame,
     readable,
     scaled_tiles,
@@ -32,7 +33,7 @@ from paiscan.vision.models import (
     zoom_windows,
 )
 from paiscan.vision.reading import Reading, read_hand, ruleset_of
-from paiscan.vision.slicing import SliceSettings, beside_sure, search_small_tiles
+from paiscan.vision.slicing import GROUP_REACH, SliceSettings, beside_sure, search_small_tiles, tile_groups
 
 #: the roles of the hand row's tiles: those read again when no reading of the photo is valid
 HAND_ROLES = frozenset({"hand", "win", "meld"})
@@ -45,6 +46,8 @@ class ModelsMissing(RuntimeError):
 #: a box nearer the photo's frame than this share of its longer side (5 px at 1,280) may hold a tile
 #: the frame cuts (``Detection.cut``): the localizer's box for one often stops a pixel or two short
 FRAME_EDGE_SHARE = 0.004
+#: the least enlargement (closer look's tile size over the search's) worth a focus window
+FOCUS_GAIN = 1.25
 
 
 def _topk(p: np.ndarray, k: int) -> tuple[tuple[int, float], ...]:
@@ -80,6 +83,12 @@ class VisionSettings:
     zoom_min_px: float = 20.0
     zoom_target_px: float = 28.0
     zoom_max_windows: int = 8
+    #: after the window search (:mod:`paiscan.vision.slicing`), its sure tiles' groups (a hand, its
+    #: melds and indicators: :func:`paiscan.vision.slicing.tile_groups`) are looked at again through
+    #: at most this many windows, at the full detail the classifier's decoding has, so that a median
+    #: tile comes out ``zoom_target_px`` short: the search saw a far tile a dozen pixels short, where
+    #: the localizer misses some. Only when that enlarges them 1.25 times or more; 0 turns it off
+    focus_max_windows: int = 6
     #: a photo whose first look finds fewer tiles than a hand holds is searched window by window,
     #: in more detail (:mod:`paiscan.vision.slicing`): tiles small in a large photo
     slicing: SliceSettings = field(default_factory=SliceSettings)
@@ -311,7 +320,11 @@ class PhotoReader:
             weak = scaled_tiles(weak, decoded.scale / before.scale)
         # the window search has looked closer already: its tiles may lie far apart (a hand and
         # something else), and a zoom over all of them would look from further away again
-        closer = self.zoom(decoded.bgr, tiles, timings, floor) if sliced is None else tiles
+        if sliced is None:
+            closer = self.zoom(decoded.bgr, tiles, timings, floor)
+        else:
+            searched_px = self.localizer.size / self.settings.slicing.window_px * before.scale / decoded.scale
+            closer = self.focus(decoded.bgr, tiles + weak, searched_px, timings, floor)
         if closer is not tiles:
             tiles, weak = self._split(closer)
         if faint is not None:
@@ -557,6 +570,57 @@ class PhotoReader:
         if timings is not None:
             timings["zoom"] = (time.perf_counter() - t0) * 1000
         return closer if any(t.confidence >= self.localizer.conf for t in closer) else tiles
+
+    def focus(
+        self,
+        bgr: np.ndarray,
+        tiles: list[TileBox],
+        searched_px: float,
+        timings: dict[str, float] | None = None,
+        floor: float | None = None,
+    ) -> list[TileBox]:
+        """The window search's ``tiles`` (sure and faint) with those in the windows over its groups
+        of sure tiles found again, closer (:attr:`VisionSettings.focus_max_windows`); ``tiles``
+        itself when no group is worth it or the closer look finds no sure tile. ``searched_px``: the
+        localizer's input pixels a pixel of ``bgr`` had in the search."""
+        s = self.settings
+        if s.focus_max_windows <= 0 or spent():
+            return tiles
+        conf = self.localizer.conf
+        windows: list[Window] = []
+        for group in tile_groups(tiles, conf):
+            if len(group) < s.slicing.min_small or len(windows) >= s.focus_max_windows:
+                break
+            boxes = np.array([tiles[i].box for i in group], dtype=float)
+            short = float(np.median(np.minimum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])))
+            if short * searched_px * FOCUS_GAIN >= s.zoom_target_px:
+                continue  # the search saw this group near enough
+            more = zoom_windows(
+                boxes,
+                (bgr.shape[1], bgr.shape[0]),
+                self.localizer.size,
+                float("inf"),
+                s.zoom_target_px,
+                s.focus_max_windows - len(windows),
+                margin=GROUP_REACH,  # (a tile the search missed at a row's end lies within reach)
+            )
+            side = max((max(w[2] - w[0], w[3] - w[1]) for w in more), default=0)
+            if more and self.localizer.size / side >= FOCUS_GAIN * searched_px:
+                windows += more  # (too few windows for a large group see it no closer than the search)
+        if not windows:
+            return tiles
+        t0 = time.perf_counter()
+        closer = self.localizer.in_windows(bgr, windows, floor=floor)
+        if timings is not None:
+            timings["focus"] = (time.perf_counter() - t0) * 1000
+        if not any(t.confidence >= conf for t in closer):
+            return tiles
+
+        def outside(t: TileBox) -> bool:
+            cx, cy = (t.box[0] + t.box[2]) / 2, (t.box[1] + t.box[3]) / 2
+            return not any(w[0] <= cx <= w[2] and w[1] <= cy <= w[3] for w in windows)
+
+        return [t for t in tiles if outside(t)] + closer
 
     def read(
         self, image: DecodedImage | bytes, rules: Ruleset | str = "riichi", context: dict[str, Any] | None = None

@@ -232,3 +232,39 @@ def beside_sure(dets: Sequence[Detection], least_share: float) -> list[Detection
         return bool(len(sure)) and bool((np.hypot(*(centres - c).T) <= reach).any())
 
     return [d for d in dets if d.share >= least_share or beside(d)]
+
+
+#: two sure tiles lie in one group when their centres are at most this many of the larger one's
+#: long side apart (a hand row, its melds and indicators lie within one or two of each other)
+GROUP_REACH = 3.0
+
+
+def tile_groups(tiles: Sequence[TileBox], conf: float) -> list[list[int]]:
+    """The indices of ``tiles`` sure at ``conf`` or more, grouped by nearness (:data:`GROUP_REACH`,
+    chained), the largest group first.
+
+    >>> row = [TileBox((10.0 * i, 0.0, 10.0 * i + 8, 12.0), 0.9, False) for i in range(4)]
+    >>> far = [TileBox((500.0, 500.0, 508.0, 512.0), 0.9, False), TileBox((0.0, 40.0, 8.0, 52.0), 0.2, False)]
+    >>> tile_groups(row + far, 0.5)
+    [[0, 1, 2, 3], [4]]
+    """
+    sure = [i for i, t in enumerate(tiles) if t.confidence >= conf]
+    parent = {i: i for i in sure}
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    boxes = np.array([tiles[i].box for i in sure], dtype=float).reshape(-1, 4)
+    centres = (boxes[:, :2] + boxes[:, 2:]) / 2
+    longs = np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])
+    for a in range(len(sure)):
+        near = np.hypot(*(centres[a + 1 :] - centres[a]).T) <= GROUP_REACH * np.maximum(longs[a + 1 :], longs[a])
+        for b in np.nonzero(near)[0]:
+            parent[root(sure[a + 1 + int(b)])] = root(sure[a])
+    groups: dict[int, list[int]] = {}
+    for i in sure:
+        groups.setdefault(root(i), []).append(i)
+    return sorted(groups.values(), key=lambda g: (-len(g), g[0]))
