@@ -374,3 +374,21 @@ def test_tiles_the_search_saw_near_enough_or_too_spread_for_the_windows_are_not_
     spread = [TileBox((280.0 * i, 200.0 * i, 280.0 * i + 36, 200.0 * i + 48), 0.9, False) for i in range(14)]
     assert [len(g) for g in tile_groups(spread, 0.45)] == [1] * 14
     assert reader.focus(img, spread, searched_px=0.46) is spread and loc.windows_seen == 0
+
+
+def test_after_a_search_a_blank_is_kept_only_in_a_group_with_a_face_read_surely() -> None:
+    from paiscan.vision.detection import Detection
+    from paiscan.vision.slicing import anchored_blanks
+
+    def det(cls: int, x: float, y: float = 0.0, share: float = 0.95) -> Detection:
+        return Detection(cls, share, (x, y, x + 10.0, y + 14.0), False, ((cls, share),))
+
+    # a hand row with a pair of white dragons at its end: kept through the chain of neighbours
+    hand = [det(k, 11.0 * i) for i, k in enumerate([0, 1, 2, 9, 10, 11, 18, 19, 20, 27, 27, 27, WHITE, WHITE])]
+    # key caps read surely as blanks beside one read unsurely as a face: that face vouches for none;
+    # a back stays (a wall, another player's hand)
+    keys = [det(WHITE, 400.0, 300.0), det(BACK, 412.0, 300.0), det(5, 424.0, 300.0, share=0.6)]
+    kept = anchored_blanks(hand + keys, 0.8)
+    assert kept == [*hand, keys[1], keys[2]]
+    assert anchored_blanks(keys[:2], 0.8) == [keys[1]]
+    assert anchored_blanks(hand[:5], 0.8) == hand[:5]

@@ -33,7 +33,14 @@ from paiscan.vision.models import (
     zoom_windows,
 )
 from paiscan.vision.reading import Reading, read_hand, ruleset_of
-from paiscan.vision.slicing import GROUP_REACH, SliceSettings, beside_sure, search_small_tiles, tile_groups
+from paiscan.vision.slicing import (
+    GROUP_REACH,
+    SliceSettings,
+    anchored_blanks,
+    beside_sure,
+    search_small_tiles,
+    tile_groups,
+)
 
 #: the roles of the hand row's tiles: those read again when no reading of the photo is valid
 HAND_ROLES = frozenset({"hand", "win", "meld"})
@@ -115,6 +122,11 @@ class VisionSettings:
     #: (keys, print, cloth) the localizer is sure of, while a small tile seen closer mostly reads
     #: surely, and a blurred one lies in a row with them; 0 keeps every box
     searched_face_share: float = 0.8
+    #: ... and a box read as the white dragon is kept only in a group of boxes (chained by
+    #: nearness) with a tile read so surely that is not a blank
+    #: (:func:`paiscan.vision.slicing.anchored_blanks`): key caps read surely as the blank face in
+    #: groups of their own
+    searched_blanks_anchored: bool = True
     #: a photo none of whose boxes both models are sure of (the localizer at ``anchor_box`` or more
     #: and the best class at ``anchor_share`` or more, 0..1) shows no tile: a desk, a keyboard, a
     #: poster; its boxes are dropped. 0 turns it off
@@ -334,6 +346,8 @@ class PhotoReader:
         dets = self.classify_tiles(decoded.bgr, readable(tiles, self.settings.min_readable_px * decoded.scale))
         if sliced is not None and self.settings.searched_face_share > 0:
             dets = beside_sure(dets, self.settings.searched_face_share)
+            if self.settings.searched_blanks_anchored:
+                dets = anchored_blanks(dets, self.settings.searched_face_share)
         if self.settings.anchor_share > 0 and not any(self._sure_tile(d) for d in dets):
             dets = []
         if timings is not None:

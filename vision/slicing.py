@@ -234,6 +234,26 @@ def beside_sure(dets: Sequence[Detection], least_share: float) -> list[Detection
     return [d for d in dets if d.share >= least_share or beside(d)]
 
 
+def _chained(boxes: np.ndarray, reach: float) -> list[int]:
+    """Per box (rows ``x1, y1, x2, y2``), a label shared by the boxes chained to it: two are linked
+    when their centres are at most ``reach`` of the longer long side of the two apart."""
+    parent = list(range(len(boxes)))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    centres = (boxes[:, :2] + boxes[:, 2:]) / 2
+    longs = np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])
+    for a in range(len(boxes)):
+        near = np.hypot(*(centres[a + 1 :] - centres[a]).T) <= reach * np.maximum(longs[a + 1 :], longs[a])
+        for b in np.nonzero(near)[0]:
+            parent[root(a + 1 + int(b))] = root(a)
+    return [root(i) for i in range(len(boxes))]
+
+
 #: two sure tiles lie in one group when their centres are at most this many of the larger one's
 #: long side apart (a hand row, its melds and indicators lie within one or two of each other)
 GROUP_REACH = 3.0
@@ -249,22 +269,30 @@ def tile_groups(tiles: Sequence[TileBox], conf: float) -> list[list[int]]:
     [[0, 1, 2, 3], [4]]
     """
     sure = [i for i, t in enumerate(tiles) if t.confidence >= conf]
-    parent = {i: i for i in sure}
-
-    def root(i: int) -> int:
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
-
-    boxes = np.array([tiles[i].box for i in sure], dtype=float).reshape(-1, 4)
-    centres = (boxes[:, :2] + boxes[:, 2:]) / 2
-    longs = np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])
-    for a in range(len(sure)):
-        near = np.hypot(*(centres[a + 1 :] - centres[a]).T) <= GROUP_REACH * np.maximum(longs[a + 1 :], longs[a])
-        for b in np.nonzero(near)[0]:
-            parent[root(sure[a + 1 + int(b)])] = root(sure[a])
+    labels = _chained(np.array([tiles[i].box for i in sure], dtype=float).reshape(-1, 4), GROUP_REACH)
     groups: dict[int, list[int]] = {}
-    for i in sure:
-        groups.setdefault(root(i), []).append(i)
+    for i, label in zip(sure, labels, strict=True):
+        groups.setdefault(label, []).append(i)
     return sorted(groups.values(), key=lambda g: (-len(g), g[0]))
+
+
+def anchored_blanks(dets: Sequence[Detection], least_share: float) -> list[Detection]:
+    """``dets`` less the white dragons that lie in no group with a tile read at ``least_share`` or
+    more that is not a blank (:data:`BLANK_FACES`; groups chained at :data:`BESIDE`, over every
+    box): after a search all over a photo, key caps read surely as the white dragon in groups of
+    their own, while a hand's white dragons lie in a row with faces. Backs stay: a wall or another
+    player's standing hand is backs alone, and a key read as a back adds no dora.
+
+    >>> from paiscan.scoring.tiles import BACK, WHITE
+    >>> def det(cls: int, x: float, share: float = 0.95) -> Detection:
+    ...     return Detection(cls, share, (x, 0.0, x + 10.0, 14.0), False, ((cls, share),))
+    >>> wall = [det(BACK, 0.0), det(BACK, 11.0), det(4, 22.0), det(BACK, 33.0), det(BACK, 44.0)]
+    >>> keys = [det(WHITE, 300.0), det(WHITE, 312.0), det(BACK, 324.0)]
+    >>> [d.box[0] for d in anchored_blanks(wall + keys, 0.8)]
+    [0.0, 11.0, 22.0, 33.0, 44.0, 324.0]
+    """
+    if not any(d.cls == WHITE for d in dets):
+        return list(dets)
+    labels = _chained(np.array([d.box for d in dets], dtype=float).reshape(-1, 4), BESIDE)
+    anchored = {labels[i] for i, d in enumerate(dets) if d.share >= least_share and d.cls not in BLANK_FACES}
+    return [d for i, d in enumerate(dets) if d.cls != WHITE or labels[i] in anchored]
