@@ -577,13 +577,26 @@ class PhotoReader:
             s.zoom_target_px,
             s.zoom_max_windows,
         )
+        closer = self._look_closer(bgr, windows, "zoom", timings, floor)
+        return tiles if closer is None else closer
+
+    def _look_closer(
+        self,
+        bgr: np.ndarray,
+        windows: list[Window],
+        stage: str,
+        timings: dict[str, float] | None,
+        floor: float | None,
+    ) -> list[TileBox] | None:
+        """The tiles the localizer finds through ``windows`` (timed as ``stage``); ``None`` when there
+        are no windows or it is sure of none of them."""
         if not windows:
-            return tiles
+            return None
         t0 = time.perf_counter()
         closer = self.localizer.in_windows(bgr, windows, floor=floor)
         if timings is not None:
-            timings["zoom"] = (time.perf_counter() - t0) * 1000
-        return closer if any(t.confidence >= self.localizer.conf for t in closer) else tiles
+            timings[stage] = (time.perf_counter() - t0) * 1000
+        return closer if any(t.confidence >= self.localizer.conf for t in closer) else None
 
     def focus(
         self,
@@ -621,13 +634,8 @@ class PhotoReader:
             side = max((max(w[2] - w[0], w[3] - w[1]) for w in more), default=0)
             if more and self.localizer.size / side >= FOCUS_GAIN * searched_px:
                 windows += more  # (too few windows for a large group see it no closer than the search)
-        if not windows:
-            return tiles
-        t0 = time.perf_counter()
-        closer = self.localizer.in_windows(bgr, windows, floor=floor)
-        if timings is not None:
-            timings["focus"] = (time.perf_counter() - t0) * 1000
-        if not any(t.confidence >= conf for t in closer):
+        closer = self._look_closer(bgr, windows, "focus", timings, floor)
+        if closer is None:
             return tiles
 
         def outside(t: TileBox) -> bool:
