@@ -330,8 +330,8 @@ class PhotoReader:
         decoded, tiles = self.sharpen(decoded, tiles, timings)
         if decoded is not before:
             weak = scaled_tiles(weak, decoded.scale / before.scale)
-        # the window search has looked closer already: its tiles may lie far apart (a hand and
-        # something else), and a zoom over all of them would look from further away again
+        # after a window search its tiles may lie far apart (a hand and something else), and a
+        # zoom over all of them would look from further away again: each group is looked at instead
         if sliced is None:
             closer = self.zoom(decoded.bgr, tiles, timings, floor)
         else:
@@ -631,9 +631,10 @@ class PhotoReader:
                 s.focus_max_windows - len(windows),
                 margin=GROUP_REACH,  # (a tile the search missed at a row's end lies within reach)
             )
+            # a large group's windows, grown to fit their count, may show it no closer than the search
             side = max((max(w[2] - w[0], w[3] - w[1]) for w in more), default=0)
             if more and self.localizer.size / side >= FOCUS_GAIN * searched_px:
-                windows += more  # (too few windows for a large group see it no closer than the search)
+                windows += more
         closer = self._look_closer(bgr, windows, "focus", timings, floor)
         if closer is None:
             return tiles
