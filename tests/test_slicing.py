@@ -376,7 +376,7 @@ def test_tiles_the_search_saw_near_enough_or_too_spread_for_the_windows_are_not_
     assert reader.focus(img, spread, searched_px=0.46) is spread and loc.windows_seen == 0
 
 
-def test_after_a_search_a_blank_is_kept_only_in_a_group_with_a_face_read_surely() -> None:
+def test_after_a_search_a_white_dragon_is_kept_only_in_a_group_with_a_face_read_surely() -> None:
     from paiscan.vision.detection import Detection
     from paiscan.vision.slicing import anchored_blanks
 

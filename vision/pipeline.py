@@ -618,12 +618,8 @@ class PhotoReader:
         for group in tile_groups(tiles, conf):
             if len(group) < s.slicing.min_small or len(windows) >= s.focus_max_windows:
                 break
-            boxes = np.array([tiles[i].box for i in group], dtype=float)
-            short = float(np.median(np.minimum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])))
-            if short * searched_px * FOCUS_GAIN >= s.zoom_target_px:
-                continue  # the search saw this group near enough
             more = zoom_windows(
-                boxes,
+                np.array([tiles[i].box for i in group], dtype=float),
                 (bgr.shape[1], bgr.shape[0]),
                 self.localizer.size,
                 float("inf"),
@@ -631,7 +627,8 @@ class PhotoReader:
                 s.focus_max_windows - len(windows),
                 margin=GROUP_REACH,  # (a tile the search missed at a row's end lies within reach)
             )
-            # a large group's windows, grown to fit their count, may show it no closer than the search
+            # taken only when they show the group FOCUS_GAIN times as large as the search did: not a
+            # group it saw near enough already, nor a large one whose windows grew to fit their count
             side = max((max(w[2] - w[0], w[3] - w[1]) for w in more), default=0)
             if more and self.localizer.size / side >= FOCUS_GAIN * searched_px:
                 windows += more
