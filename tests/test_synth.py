@@ -482,7 +482,7 @@ def test_classic_renders_are_the_renders_from_before_the_scene_variety(
                 assert digest == r[f"{part}_sha256"], (name, part)
 
 
-@pytest.mark.parametrize("knob", ["p_clutter", "p_heap", "p_ivory"])
+@pytest.mark.parametrize("knob", ["p_clutter", "p_heap", "p_ivory", "p_plain_red"])
 def test_a_scene_feature_draws_from_its_own_stream(knob: str) -> None:
     """Turning one feature on changes what it adds and nothing else: the hand, camera, light and
     photo effects come from the main stream whatever the feature knobs say."""
@@ -508,6 +508,37 @@ def test_ivory_faces_come_with_their_knob_only() -> None:
         assert ivory.face_bgr != white.face_bgr
     never = synth_art.random_style(np.random.default_rng(0), SynthConfig.classic(), np.random.default_rng(99))
     assert not never.ivory  # p_ivory 0 draws nothing ivory, even given the stream
+
+
+def test_plain_red_fives_are_the_plain_fives_art_all_red_without_the_dot() -> None:
+    """Most real sets' red fives have no dot: with ``plain_red`` a red five's motif has exactly its
+    plain five's shapes, every inked pixel red; the art's own red five keeps its extra dot."""
+    from paiscan.datasets.synth.config import resolve_tiles_dir
+
+    tiles = str(resolve_tiles_dir())
+    for red, plain in synth_art.RED_FIVES.items():
+        painted = synth_art.motif_texture("Regular", None, red, 0, tiles, 192, True).astype(int)
+        shapes = synth_art.motif_texture("Regular", None, plain, 0, tiles, 192).astype(int)
+        dotted = synth_art.motif_texture("Regular", None, red, 0, tiles, 192).astype(int)
+        assert np.abs(painted[..., 3] - shapes[..., 3]).max() <= 1  # the plain five's shapes
+        inked = painted[..., 3] > 200
+        b, g, r = painted[..., 0][inked], painted[..., 1][inked], painted[..., 2][inked]
+        assert (r > g + 120).all() and (r > b + 120).all()  # all of it red
+        assert (dotted[..., 3] > 200).sum() > inked.sum()  # the art's red five: the plain shapes and a dot
+        assert (shapes[..., 2][inked] < shapes[..., 1][inked] + 60).any()  # the plain five is not all red
+
+
+def test_red_fives_without_the_dot_come_with_their_knob_only() -> None:
+    regular = {"p_black_set": 0.0}
+    for seed in range(4):
+        dotted = synth_art.random_style(np.random.default_rng(seed), SynthConfig.classic(**regular))
+        plain = synth_art.random_style(
+            np.random.default_rng(seed), SynthConfig.classic(p_plain_red=1.0, **regular), None, np.random.default_rng(9)
+        )
+        assert not dotted.plain_reds and plain.plain_reds
+        assert plain.stroke == dotted.stroke and plain.face_bgr == dotted.face_bgr  # the main draws unchanged
+    assert render_sample(3, config=SynthConfig.classic(p_plain_red=1.0)).meta["scene"]["plain_reds"]
+    assert not render_sample(3, config=SynthConfig(p_plain_red=0.0)).meta["scene"]["plain_reds"]
 
 
 def test_the_scene_mix_is_set_by_short_name_with_clear_errors(tmp_path: Path) -> None:

@@ -60,6 +60,8 @@ _HONOR = "東南西北白發中"
 #: honours): all a font needs to hold here (``paiscan.datasets.carry_fonts`` cuts fonts down to these)
 FONT_CHARACTERS = _KAN + "萬" + _HONOR
 MIN_LEVEL_W = 24
+#: a red five's class → its plain five's (contract ids: 0m 0p 0s → 5m 5p 5s)
+RED_FIVES: dict[int, int] = {34: 4, 35: 13, 36: 22}
 
 
 @dataclass(frozen=True)
@@ -79,6 +81,8 @@ class ArtStyle:
     font: str | None = None  # CJK font for characters and honors, None: the art
     tex_w: int = 192
     ivory: bool = False  # ``face_bgr`` is one of the ivory tones (``SynthConfig.p_ivory``)
+    #: red fives drawn as the plain fives all in red, without the art's dot (``SynthConfig.p_plain_red``)
+    plain_reds: bool = False
 
 
 #: a folder of extra font files (a lent machine has no CJK fonts installed: they travel with the work)
@@ -119,10 +123,15 @@ def _find_cjk_fonts(extra_dir: str) -> tuple[str, ...]:
 
 
 def random_style(
-    rng: np.random.Generator, config: SynthConfig, ivory_rng: np.random.Generator | None = None
+    rng: np.random.Generator,
+    config: SynthConfig,
+    ivory_rng: np.random.Generator | None = None,
+    plain_red_rng: np.random.Generator | None = None,
 ) -> ArtStyle:
     """Draw an art style for one render; ``ivory_rng`` (the ivory faces' own stream, drawn from
-    only with ``config.p_ivory`` on and the Regular art) may swap the face tone for an ivory one."""
+    only with ``config.p_ivory`` on and the Regular art) may swap the face tone for an ivory one,
+    and ``plain_red_rng`` (drawn from only with ``config.p_plain_red`` on) may draw the red fives
+    without the art's dot."""
     art_set = "Black" if rng.random() < config.p_black_set else "Regular"
     fonts = find_cjk_fonts()
     font = None
@@ -146,6 +155,7 @@ def random_style(
         font=font,
         tex_w=config.texture_width,
         ivory=ivory,
+        plain_reds=plain_red_rng is not None and bool(plain_red_rng.random() < config.p_plain_red),
     )
 
 
@@ -212,14 +222,33 @@ def _art_name(cls: int) -> str:
     return ART_NAMES[cls]
 
 
+#: the red of a red five drawn from its plain five's art (BGR; ``ArtStyle.plain_reds``)
+PLAIN_RED_BGR = (40.0, 32.0, 196.0)
+
+
+def plain_red_motif(plain: np.ndarray) -> np.ndarray:
+    """A plain five's premultiplied BGRA motif with every stroke and pip in :data:`PLAIN_RED_BGR`
+    (its shapes, alpha, kept): a red five as most real sets draw it, all red and without the red
+    dot the art's red fives carry."""
+    out = plain.astype(np.float32).copy()
+    out[..., :3] = out[..., 3:4] / 255.0 * np.array(PLAIN_RED_BGR, np.float32)
+    return out
+
+
 @functools.lru_cache(maxsize=1024)
-def motif_texture(art_set: str, font: str | None, cls: int, level: int, tiles_dir: str, tex_w: int) -> np.ndarray:
+def motif_texture(
+    art_set: str, font: str | None, cls: int, level: int, tiles_dir: str, tex_w: int, plain_red: bool = False
+) -> np.ndarray:
     """The motif of class ``cls`` (0-36) as premultiplied BGRA uint8 covering the whole face
-    rectangle, at mip ``level`` (0 = ``tex_w`` wide)."""
+    rectangle, at mip ``level`` (0 = ``tex_w`` wide); with ``plain_red``, a red five (34-36) is
+    its plain five's motif in red (:func:`plain_red_motif`)."""
     if level > 0:
-        base = motif_texture(art_set, font, cls, 0, tiles_dir, tex_w)
+        base = motif_texture(art_set, font, cls, 0, tiles_dir, tex_w, plain_red)
         w = max(MIN_LEVEL_W, tex_w >> level)
         return cv2.resize(base, tex_size(w), interpolation=cv2.INTER_AREA)
+    if plain_red and cls in RED_FIVES:
+        plain = motif_texture(art_set, font, RED_FIVES[cls], 0, tiles_dir, tex_w)
+        return np.clip(plain_red_motif(plain) + 0.5, 0, 255).astype(np.uint8)
     w, h = tex_size(tex_w)
     motif = None
     if font is not None:

@@ -89,6 +89,10 @@ class SynthConfig:
     p_ivory: float = 0.3
     """Probability that a render of the Regular art has ivory faces (warm or aged) instead of one
     of the white tones."""
+    p_plain_red: float = 0.5
+    """Probability that a render's red fives are drawn as the plain fives' art with every motif
+    red and without the art's red dot, as most real sets' red fives look; otherwise the art's own
+    red fives (a red five with a dot)."""
     jpeg_quality: tuple[int, int] = (40, 95)
     """JPEG quality range of the written image."""
     effects: bool = True
@@ -143,7 +147,15 @@ class SynthConfig:
 
 #: the knobs of the scene variety added after the model cards' held-out figures (each draws from its
 #: own random stream, ``streams.FEATURE_STREAMS``; all 0 is :meth:`SynthConfig.classic`)
-VARIETY_KNOBS: tuple[str, ...] = ("p_seat_view", "p_rack", "p_heap", "p_small", "p_clutter", "p_ivory")
+VARIETY_KNOBS: tuple[str, ...] = (
+    "p_seat_view",
+    "p_rack",
+    "p_heap",
+    "p_small",
+    "p_clutter",
+    "p_ivory",
+    "p_plain_red",
+)
 #: ``paiscan synth --mix NAME=P``: the scene knobs a command line may set, by short name
 MIX_KNOBS: dict[str, str] = {
     "seat": "p_seat_view",
@@ -152,6 +164,7 @@ MIX_KNOBS: dict[str, str] = {
     "small": "p_small",
     "clutter": "p_clutter",
     "ivory": "p_ivory",
+    "plain_red": "p_plain_red",
     "standing": "p_standing",
     "pond": "p_background",
 }

@@ -379,7 +379,7 @@ def _draw_face(
     cuv, _z = cam.project(corners)
     face_px = max(float(np.linalg.norm(cuv[1] - cuv[0])), float(np.linalg.norm(cuv[2] - cuv[1])) * 0.75)
     level = art.texture_level(style, face_px)
-    tex = art.motif_texture(style.art_set, style.font, t.cls, level, tiles_dir, style.tex_w)
+    tex = art.motif_texture(style.art_set, style.font, t.cls, level, tiles_dir, style.tex_w, style.plain_reds)
     th, tw = tex.shape[:2]
     src = np.array([[-0.5, -0.5], [tw - 0.5, -0.5], [tw - 0.5, th - 0.5], [-0.5, th - 0.5]], np.float32)
     dst = (cuv - np.array([x0, y0])).astype(np.float32)
@@ -579,7 +579,12 @@ def render_sample(seed: int, rules: str = "riichi", config: SynthConfig | None =
     w, h = _resolution(rng, config)
     res = math.sqrt(w * h / (1280 * 960))
     dims = random_dims(rng)
-    style = art.random_style(rng, config, streams["ivory"] if config.p_ivory > 0 else None)
+    style = art.random_style(
+        rng,
+        config,
+        streams["ivory"] if config.p_ivory > 0 else None,
+        streams["plain_red"] if config.p_plain_red > 0 else None,
+    )
     back_bgr = np.array(art.BACK_COLORS[int(rng.integers(len(art.BACK_COLORS)))], np.float64)
     back_bgr = np.clip(back_bgr * rng.uniform(0.9, 1.1, 3), 0, 255)
     choice = choose_scene(streams, config)
@@ -667,6 +672,7 @@ def render_sample(seed: int, rules: str = "riichi", config: SynthConfig | None =
             "heap": choice.heap,
             "small": choice.small,
             "ivory": style.ivory,
+            "plain_reds": style.plain_reds,
         }
         sample.meta["distractors"] = [
             {"kind": p.kind, "box": [round(v, 2) for v in b]} for p, b in things if p.kind != "rack"

@@ -2,10 +2,10 @@
 
 A render's main stream (``SeedSequence([seed, MAIN_STREAM])``) draws the hand's layout, camera,
 light, table and photo effects. Each optional feature (a seat view, a rack, a heap, a small hand,
-distractors, ivory faces) draws from its own stream instead, made only when the feature's knob is
-on. So turning a feature off or on never shifts another draw: with every such knob at 0 a seed
-renders exactly what it rendered before the features existed (the held-out set the model cards
-were measured on stays the same set).
+distractors, ivory faces, red fives without the art's dot) draws from its own stream instead, made
+only when the feature's knob is on. So turning a feature off or on never shifts another draw: with
+every such knob at 0 a seed renders exactly what it rendered before the features existed (the
+held-out set the model cards were measured on stays the same set).
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ FEATURE_STREAMS: dict[str, int] = {
     "small": 0x5A11,
     "clutter": 0xC1A7,
     "ivory": 0x1B04,
+    "plain_red": 0x9ED5,
 }
 
 
