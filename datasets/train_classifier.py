@@ -94,10 +94,18 @@ class ClassifierRecipe:
     #: learn the not-a-tile output alone (its row of the class head), every other weight kept: the
     #: tiles read exactly as with the starting weights, and a crop of no tile comes out doubtful
     only_not_a_tile: bool = False
+    #: learn the rows of the fives, the red fives and 6p alone (:data:`FIVE_ROWS`), every other weight
+    #: kept: what is a red five is learnt again (with ``real_red_fives`` and renders of red fives
+    #: without the art's dot) while every other class reads as with the starting weights
+    only_five_rows: bool = False
     #: also cut each real training tile where the committed localizer boxes it (matched to its
     #: face-tight label at IoU 0.3): the runtime reads the localizer's box, which takes in more of
     #: the tile's body than the label, and on the rack photos one set's 2p read as 4p from it
     real_runtime_boxes: bool = False
+    #: also cut each real training crop of a plain five once more with its face's ink turned the
+    #: set's own red (:func:`all_red_face`) and labelled the red five: neither real set holds a red
+    #: five, and the art's red fives carry a red dot that real ones lack
+    real_red_fives: bool = False
     #: where to train: "cpu", or a CUDA device ("cuda", "cuda:0", "0") when a GPU is lent
     device: str = "cpu"
     #: processes making the augmented views (0: this process, as on a 2-core CPU; a GPU outruns
@@ -223,11 +231,61 @@ def collect_real_false_tiles(split: str, size: tuple[int, int] = INPUT_SIZE, max
     return out
 
 
-def collect_real(split: str, size: tuple[int, int] = INPUT_SIZE, runtime_boxes: bool = False) -> list[Crop]:
+#: a plain five's class → its red five's (contract ids: 5m 5p 5s → 0m 0p 0s)
+RED_OF_FIVE: dict[int, int] = {4: RED_5M, 13: RED_5M + 1, 22: RED_5M + 2}
+#: the red an all-red face takes where its plain five shows no red of its own (OpenCV 8-bit Lab)
+FALLBACK_RED_LAB = (100.0, 178.0, 152.0)
+
+
+def all_red_face(face: np.ndarray) -> np.ndarray:
+    """A face-tight crop of a plain five (BGR) with its ink turned red, as the set's red five would
+    look: each pixel moves from the face's colour towards red as far as it stands out from the face
+    (:math:`\\Delta E` 12 to 32), keeping its relative darkness. The red is the set's own: the median
+    of the face's red ink (the 5p's and 5s's centres, 萬), else :data:`FALLBACK_RED_LAB`.
+
+    >>> face = np.full((40, 30, 3), 230, np.uint8); face[10:30, 10:20] = (20, 20, 20)
+    >>> out = all_red_face(face)
+    >>> bool(out[20, 15, 2] > out[20, 15, 1] + 40), bool(abs(int(out[2, 2, 2]) - 230) < 8)
+    (True, True)
+    """
+    lab = cv2.cvtColor(face, cv2.COLOR_BGR2LAB).astype(np.float32)
+    light = lab[..., 0]
+    body = np.median(lab[light >= np.quantile(light, 0.6)], 0)
+    diff = lab - body
+    distance = np.linalg.norm(diff, axis=2)
+    ink = distance > 22
+    if not ink.any():
+        return face.copy()
+    da, db = diff[..., 1], diff[..., 2]
+    red_ink = ink & (da > 8) & (da > np.abs(db) * 0.8)
+    red = np.median(lab[red_ink], 0) if red_ink.sum() >= 8 else np.array(FALLBACK_RED_LAB, np.float32)
+    target = np.empty_like(lab)
+    target[..., 0] = red[0] + (light - light[ink].mean()) * 0.5
+    target[..., 1], target[..., 2] = red[1], red[2]
+    strength = np.clip((distance - 12.0) / 20.0, 0.0, 1.0)[..., None]
+    out = lab * (1.0 - strength) + target * strength
+    return cv2.cvtColor(np.clip(out, 0, 255).astype(np.uint8), cv2.COLOR_LAB2BGR)
+
+
+def with_all_red_five(img: np.ndarray, box: Sequence[float]) -> np.ndarray:
+    """``img`` with the face in ``box`` (face-tight, pixels) turned all red (:func:`all_red_face`)."""
+    x1, y1, x2, y2 = (round(v) for v in box)
+    x1, y1, x2, y2 = max(0, x1), max(0, y1), min(img.shape[1], x2), min(img.shape[0], y2)
+    out = img.copy()
+    if x2 - x1 >= 4 and y2 - y1 >= 4:
+        out[y1:y2, x1:x2] = all_red_face(img[y1:y2, x1:x2])
+    return out
+
+
+def collect_real(
+    split: str, size: tuple[int, int] = INPUT_SIZE, runtime_boxes: bool = False, red_fives: bool = False
+) -> list[Crop]:
     """Face crops of the real-photo supplement (one split), cut as the runtime cuts them; not from
     the photos whose classes are a placeholder (``LabelledImage.classes_reliable``). With
     ``runtime_boxes``, each labelled tile the committed localizer finds (at IoU 0.3 with the
-    face-tight label) is cut a second time at the localizer's box, labelled with the label's class."""
+    face-tight label) is cut a second time at the localizer's box, labelled with the label's class.
+    With ``red_fives``, each plain five is cut once more turned all red (:func:`with_all_red_five`)
+    and labelled its red five."""
     from paiscan.datasets.evaluate import LOOSE_IOU, match
 
     localizer = Localizer(MODELS_DIR / "localizer.onnx", conf=0.45) if runtime_boxes else None
@@ -241,6 +299,12 @@ def collect_real(split: str, size: tuple[int, int] = INPUT_SIZE, runtime_boxes: 
         h, w = img.shape[:2]
         labels = [(c, box) for c, box in read_yolo_labels(item.labels, w, h) if c < 34]
         out += [(crop, c, float("nan")) for c, box in labels if (crop := _cut_for_training(img, box, size)) is not None]
+        if red_fives:
+            out += [
+                (crop, RED_OF_FIVE[c], float("nan"))
+                for c, box in labels
+                if c in RED_OF_FIVE and (crop := _cut_for_training(with_all_red_five(img, box), box, size)) is not None
+            ]
         if localizer is not None:
             found = [t.box for t in localizer(img)]
             out += [
@@ -383,16 +447,21 @@ def build_model() -> Any:
     return TileNet()
 
 
-def _not_a_tile_row_only(model: Any) -> list[Any]:
-    """Freeze ``model`` but the class head, and let only its :data:`~paiscan.vision.models.NOT_A_TILE`
-    row learn (the other rows' gradients are zeroed; with no weight decay, Adam leaves them as
-    they are); the parameters to optimize."""
+#: the class head's rows :attr:`ClassifierRecipe.only_five_rows` learns: 5m 5p 5s, their red fives,
+#: and 6p, which an all-red 5p was read as
+FIVE_ROWS: tuple[int, ...] = (4, 13, 22, RED_5M, RED_5M + 1, RED_5M + 2, 14)
+
+
+def _rows_only(model: Any, rows: Sequence[int]) -> list[Any]:
+    """Freeze ``model`` but the class head, and let only its ``rows`` learn (the other rows'
+    gradients are zeroed; with no weight decay, Adam leaves them as they are); the parameters to
+    optimize."""
     import torch
 
     for p in model.parameters():
         p.requires_grad_(False)
     mask = torch.zeros(model.classify.out_features, 1)
-    mask[NOT_A_TILE] = 1.0
+    mask[list(rows)] = 1.0
     model.classify.weight.requires_grad_(True)
     model.classify.bias.requires_grad_(True)
     model.classify.weight.register_hook(lambda g: g * mask)
@@ -582,7 +651,7 @@ def train_classifier(
     size = recipe.input_size
     threads = max(1, recipe.workers)
     grouped = collect_synth_grouped(synth_dirs, size, threads)
-    real_train = collect_real("train", size, recipe.real_runtime_boxes)
+    real_train = collect_real("train", size, recipe.real_runtime_boxes, recipe.real_red_fives)
     real_hold = collect_real("holdout", size)
     if not grouped:
         raise SystemExit(f"no crops found under {[str(d) for d in synth_dirs]} (make them with paiscan synth --crops)")
@@ -621,8 +690,9 @@ def train_classifier(
         )
     # the optimizer after the starting weights: loading an ONNX file rebuilds the batch norms, which a
     # model frozen for the not-a-tile row alone would no longer let it do
-    if recipe.only_not_a_tile:
-        opt = torch.optim.AdamW(_not_a_tile_row_only(model), lr=recipe.lr, weight_decay=0.0)
+    rows_only = (NOT_A_TILE,) if recipe.only_not_a_tile else FIVE_ROWS if recipe.only_five_rows else ()
+    if rows_only:
+        opt = torch.optim.AdamW(_rows_only(model, rows_only), lr=recipe.lr, weight_decay=0.0)
     else:
         opt = torch.optim.AdamW(model.parameters(), lr=recipe.lr, weight_decay=1e-4)
     steps_per_epoch = max(1, min(len(train), recipe.samples_per_epoch) // recipe.batch)
@@ -645,7 +715,7 @@ def train_classifier(
         return ((pred[known] - target[known]) ** 2).mean()
 
     for epoch in range(start, recipe.epochs):
-        model.train(not recipe.only_not_a_tile)  # batch norms and dropout as they were, for the row alone
+        model.train(not rows_only)  # batch norms and dropout as they were, for some rows alone
         t0 = time.time()
         order = list(range(len(train)))
         rng.shuffle(order)

@@ -199,6 +199,19 @@ def train_cmd(
             "--real-runtime-boxes", help="classifier: also cut the real training tiles at the localizer's boxes"
         ),
     ] = False,
+    only_five_rows: Annotated[
+        bool,
+        typer.Option(
+            "--only-five-rows",
+            help="classifier: learn the fives', red fives' and 6p's outputs alone, every other weight kept",
+        ),
+    ] = False,
+    real_red_fives: Annotated[
+        bool,
+        typer.Option(
+            "--real-red-fives", help="classifier: also cut the real training plain fives turned all red, as red fives"
+        ),
+    ] = False,
     device: Annotated[str | None, typer.Option("--device", help="cpu, or a CUDA device such as 0 (a lent GPU)")] = None,
     batch: Annotated[int | None, typer.Option("--batch", min=1, help="localizer: images a batch")] = None,
     workers: Annotated[
@@ -254,6 +267,8 @@ def train_cmd(
             "not_a_tile_per_image": not_a_tile,
             "only_not_a_tile": only_not_a_tile or None,
             "real_runtime_boxes": real_runtime_boxes or None,
+            "real_red_fives": real_red_fives or None,
+            "only_five_rows": only_five_rows or None,
             "device": device,
             "workers": workers,
         }

@@ -187,16 +187,18 @@ def test_weights_of_one_input_size_start_a_stage_at_another(tmp_path: Path) -> N
     assert evaluate_onnx(big, labelled) == 1.0  # the file read at its own size agrees with the network
 
 
-def test_learning_the_not_a_tile_row_alone_keeps_every_other_weight() -> None:
-    from paiscan.datasets.train_classifier import _not_a_tile_row_only
+@pytest.mark.parametrize("which", ["not_a_tile", "fives"])
+def test_learning_some_rows_alone_keeps_every_other_weight(which: str) -> None:
+    from paiscan.datasets.train_classifier import FIVE_ROWS, _rows_only
     from paiscan.vision.models import NOT_A_TILE
 
+    learnt = (NOT_A_TILE,) if which == "not_a_tile" else FIVE_ROWS
     model = _trained_like(5)
     before = {k: v.clone() for k, v in model.state_dict().items()}
-    opt = torch.optim.AdamW(_not_a_tile_row_only(model), lr=1e-2, weight_decay=0.0)
+    opt = torch.optim.AdamW(_rows_only(model, learnt), lr=1e-2, weight_decay=0.0)
     model.train(False)
     x = torch.rand(8, 3, 64, 48)
-    y = torch.tensor([NOT_A_TILE] * 4 + [3] * 4)
+    y = torch.tensor([learnt[0]] * 3 + [learnt[-1]] * 2 + [3] * 3)
     for _ in range(3):
         loss = torch.nn.functional.cross_entropy(model(x)[0], y)
         opt.zero_grad()
@@ -210,7 +212,8 @@ def test_learning_the_not_a_tile_row_alone_keeps_every_other_weight() -> None:
         for r in range(after["classify.weight"].shape[0])
         if not torch.equal(before["classify.weight"][r], after["classify.weight"][r])
     ]
-    assert rows == [NOT_A_TILE] and float(after["classify.bias"][NOT_A_TILE]) != float(
-        before["classify.bias"][NOT_A_TILE]
+    assert rows == sorted(learnt) and all(
+        float(after["classify.bias"][r]) != float(before["classify.bias"][r]) for r in learnt
     )
-    assert torch.equal(before["classify.bias"][:NOT_A_TILE], after["classify.bias"][:NOT_A_TILE])
+    kept = [r for r in range(after["classify.bias"].shape[0]) if r not in learnt]
+    assert torch.equal(before["classify.bias"][kept], after["classify.bias"][kept])

@@ -75,6 +75,43 @@ def test_real_crops_leave_out_placeholder_labels_and_can_add_the_localizers_boxe
     assert set(added) <= {c for _, c, _ in plain} and len(added) >= 30
 
 
+def _redness(img: np.ndarray) -> float:
+    """Mean of red less the larger of green and blue over a crop's inked (not light) pixels."""
+    f = img.astype(float)
+    ink = f.max(2) - f.min(2) > 40
+    ink |= f.mean(2) < np.quantile(f.mean(2), 0.3)
+    return float((f[..., 2] - np.maximum(f[..., 0], f[..., 1]))[ink].mean())
+
+
+def test_real_plain_fives_are_also_cut_turned_all_red(monkeypatch: pytest.MonkeyPatch) -> None:
+    import paiscan.datasets.train_classifier as tc
+    from paiscan.datasets.realdata import iter_realdata, read_yolo_labels
+
+    fives = [
+        item
+        for item in iter_realdata()
+        if item.split == "train"
+        and item.classes_reliable
+        and any(c in tc.RED_OF_FIVE for c, _ in read_yolo_labels(item.labels, 1, 1))
+    ]
+    if not fives:
+        pytest.skip("no real-photo supplement here")
+    chosen = fives[:: max(1, len(fives) // 6)][:6]
+    monkeypatch.setattr(tc, "iter_realdata", lambda: iter(chosen))
+    plain, with_red = tc.collect_real("train"), tc.collect_real("train", red_fives=True)
+    expected = Counter(
+        tc.RED_OF_FIVE[c] for item in chosen for c, _ in read_yolo_labels(item.labels, 1, 1) if c in tc.RED_OF_FIVE
+    )
+    assert Counter(c for _, c, _ in with_red) - Counter(c for _, c, _ in plain) == expected
+    assert [c for _, c, _ in with_red if c < 34] == [c for _, c, _ in plain]  # the plain crops as they were
+    # each plain five's crop and its red copy, in order: the copy's ink is redder
+    originals = [img for img, c, _ in with_red if c in tc.RED_OF_FIVE]
+    copies = [img for img, c, _ in with_red if c in expected]
+    assert len(originals) == len(copies) == sum(expected.values())
+    gains = [_redness(red) - _redness(orig) for orig, red in zip(originals, copies, strict=True)]
+    assert min(gains) > 4 and float(np.mean(gains)) > 12
+
+
 def test_crops_read_on_threads_are_the_ones_read_in_order(tmp_path: Path) -> None:
     from paiscan.datasets.synth import write_dataset
     from paiscan.datasets.train_classifier import collect_synth, collect_table
