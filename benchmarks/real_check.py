@@ -9,8 +9,12 @@ label's class: precision over every box read (a box on a keyboard counts against
 every label. ``--small W,...`` also pastes each positive holdout photo, shrunk so that its tiles'
 median face is W px across, into a 4032 x 3024 frame over a hard negative, and reads that: how a
 phone photo taken from further away reads (the issue's "tiles small in the frame").
+``--red-fives`` also reads each holdout photo that shows a plain five with every plain five turned
+all red (:func:`all_red_fives`; its label made the red five): neither set shows a red five, and
+real red fives lack the red dot of the tile art the renders draw; ``red_fives_read_red`` is the
+share of them read as the red five.
 
-    python benchmarks/real_check.py [--models DIR] [--small 24,48,80]
+    python benchmarks/real_check.py [--models DIR] [--small 24,48,80] [--red-fives]
 
 Prints one JSON object (per set, per source; ``latency_ms`` of the photo reader's detection stages).
 """
@@ -32,6 +36,39 @@ from paiscan.datasets.evaluate import LOOSE_IOU, match
 from paiscan.datasets.realdata import LabelledImage, iter_realdata, read_yolo_labels
 from paiscan.vision.pipeline import PhotoReader, VisionSettings
 
+#: a plain five's class → its red five's (contract ids)
+RED_OF_FIVE = {4: 34, 13: 35, 22: 36}
+
+
+def all_red_fives(
+    img: np.ndarray, labels: Sequence[tuple[int, Box]], rng: random.Random
+) -> tuple[np.ndarray, list[tuple[int, Box]]]:
+    """``img`` with each labelled plain five's ink turned red (in HSV: pixels darker or more saturated
+    than its face take a red hue, a random saturation and a lightness from their own darkness), and
+    the labels with those fives made red fives. A different recolouring from the training's
+    (``datasets/train_classifier.py::all_red_face``), so the check does not grade its own copies."""
+    out = img.copy()
+    relabelled = []
+    for c, box in labels:
+        if c not in RED_OF_FIVE:
+            relabelled.append((c, box))
+            continue
+        x1, y1, x2, y2 = (max(0, round(v)) for v in box)
+        face = out[y1:y2, x1:x2]
+        if face.size:
+            hsv = cv2.cvtColor(face, cv2.COLOR_BGR2HSV).astype(np.float32)
+            value, sat = hsv[..., 2], hsv[..., 1]
+            body_value = np.quantile(value, 0.7)
+            ink = ((body_value - value) > 45) | ((sat - np.median(sat[value >= body_value])) > 60)
+            ink = cv2.dilate(ink.astype(np.uint8), np.ones((2, 2), np.uint8)).astype(bool)
+            hsv[..., 0] = np.where(ink, rng.choice([0, 2, 4, 176, 178]), hsv[..., 0])
+            hsv[..., 1] = np.where(ink, np.maximum(sat, rng.uniform(140, 220)), sat)
+            hsv[..., 2] = np.where(ink, np.clip(value * 0.5 + rng.uniform(70, 110), 0, 255), value)
+            out[y1:y2, x1:x2] = cv2.cvtColor(hsv.astype(np.uint8), cv2.COLOR_HSV2BGR)
+        relabelled.append((RED_OF_FIVE[c], box))
+    return out, relabelled
+
+
 #: the frame a shrunk photo is pasted into (a 12 MP phone photo), pixels
 FRAME = (4032, 3024)
 
@@ -47,12 +84,23 @@ def _tally(reader: PhotoReader, image: np.ndarray | bytes, labels: Sequence[tupl
     gt = [(c, (b[0] * scale, b[1] * scale, b[2] * scale, b[3] * scale)) for c, b in labels]
     pairs = match([b for _, b in gt], [d.box for d in dets], LOOSE_IOU)
     right = sum(gt[i][0] == dets[j].cls for i, j in pairs)
-    return {"labels": len(gt), "boxes": len(dets), "found": len(pairs), "right": right, "ms": ms}
+    reds = [i for i, (c, _) in enumerate(gt) if c in RED_OF_FIVE.values()]
+    red_right = sum(gt[i][0] == dets[j].cls for i, j in pairs if i in reds)
+    return {
+        "labels": len(gt),
+        "boxes": len(dets),
+        "found": len(pairs),
+        "right": right,
+        "reds": len(reds),
+        "reds_right": red_right,
+        "ms": ms,
+    }
 
 
 def _figures(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
     n_gt, n_box = sum(r["labels"] for r in rows), sum(r["boxes"] for r in rows)
     found, right = sum(r["found"] for r in rows), sum(r["right"] for r in rows)
+    reds, reds_right = sum(r["reds"] for r in rows), sum(r["reds_right"] for r in rows)
     ms = [r["ms"] for r in rows]
     return {
         "photos": len(rows),
@@ -62,6 +110,7 @@ def _figures(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
         "recall": round(right / n_gt, 4) if n_gt else None,
         "found_at_all": round(found / n_gt, 4) if n_gt else None,
         "class_right_when_found": round(right / found, 4) if found else None,
+        **({"red_fives": reds, "red_fives_read_red": round(reds_right / reds, 4)} if reds else {}),
         "latency_ms": {"p50": round(float(np.median(ms)), 1), "max": round(max(ms), 1)} if ms else None,
     }
 
@@ -93,6 +142,7 @@ def shrunk_into_frame(
 def main(argv: Sequence[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--models", type=Path, default=None, help="folder with localizer.onnx and classifier.onnx")
+    ap.add_argument("--red-fives", action="store_true", help="also read the photos with their fives turned all red")
     ap.add_argument("--small", default="", help="face sizes (px) to shrink the holdout photos to, e.g. 24,48,80")
     ap.add_argument("--threads", type=int, default=2)
     args = ap.parse_args(argv)
@@ -127,6 +177,19 @@ def main(argv: Sequence[str] | None = None) -> None:
                 if shot is not None:
                     rows.append(_tally(reader, shot[0], shot[1]))
             out["small_in_12mp_frame"][f"face_{face:g}px"] = _figures(rows)
+    if args.red_fives:
+        rows, red_rng = [], random.Random(5)
+        for item in holdout:
+            labels = read_yolo_labels(item.labels, 1, 1)
+            if item.negative or not any(c in RED_OF_FIVE for c, _ in labels):
+                continue
+            img = cv2.imread(str(item.image))
+            if img is None:
+                continue
+            h, w = img.shape[:2]
+            shot, relabelled = all_red_fives(img, read_yolo_labels(item.labels, w, h), red_rng)
+            rows.append(_tally(reader, shot, relabelled))
+        out["fives_turned_red"] = _figures(rows)
     print(json.dumps(out, indent=1))
 
 

@@ -29,7 +29,7 @@ import cv2
 import numpy as np
 
 from paiscan.models import MODELS_DIR
-from paiscan.scoring.tiles import BACK, N_CLASSES
+from paiscan.scoring.tiles import BACK, N_CLASSES, RED_5M, RED_5P, RED_5S
 
 __all__ = ["MODELS_DIR"]
 N_FACE_CLASSES = 37
@@ -441,6 +441,45 @@ def crop_tile(bgr: np.ndarray, box: Sequence[float], size: tuple[int, int], marg
     if crop.size == 0:
         return np.zeros((size[1], size[0], 3), np.uint8)
     return cv2.resize(crop, size, interpolation=cv2.INTER_AREA)
+
+
+#: each red five and its plain five (contract ids)
+RED_AND_PLAIN: tuple[tuple[int, int], ...] = ((RED_5M, 4), (RED_5P, 13), (RED_5S, 22))
+
+
+#: the share of a five's probability its other colour keeps once :func:`settle_red_fives` decided it:
+#: a second choice for the reading (a set holds few red fives), not a rival
+OTHER_COLOUR_SHARE = 0.05
+
+
+def settle_red_fives(probs: np.ndarray, min_share: float) -> int:
+    """Decide each five's colour apart from its kind, in ``probs`` (in place, ``[N, >= 37]``): a
+    tile whose best class is a five, red or plain, is its red five when the red holds at least
+    ``min_share`` of the two's probability, else its plain five (a plain five read as red adds a
+    han silently: a set whose plain 5m has a red 萬 and a dark red 伍). The chosen colour takes the
+    two's probability but :data:`OTHER_COLOUR_SHARE` of it, left to the other: how sure the tile is
+    of its kind is not lessened by doubt about its colour. How many were read red by the
+    classifier and plain here. ``min_share`` 0 leaves ``probs`` as they are.
+
+    >>> p = np.zeros((3, 38)); p[0, [4, 34]] = 0.3, 0.7; p[1, [13, 35]] = 0.05, 0.95; p[2, [22, 36]] = 0.8, 0.2
+    >>> settle_red_fives(p, 0.85), p[0, [4, 34]].tolist(), p[1, [13, 35]].tolist(), p[2, [22, 36]].tolist()
+    (1, [0.95, 0.05], [0.05, 0.95], [0.95, 0.05])
+    """
+    if not len(probs) or min_share <= 0:
+        return 0
+    best = probs.argmax(1)
+    to_plain = 0
+    for red, plain in RED_AND_PLAIN:
+        rows = np.flatnonzero((best == red) | (best == plain))
+        if not len(rows):
+            continue
+        pair = probs[rows, red] + probs[rows, plain]
+        is_red = probs[rows, red] >= min_share * pair
+        to_plain += int(((best[rows] == red) & ~is_red).sum())
+        other = pair * OTHER_COLOUR_SHARE
+        probs[rows, red] = np.where(is_red, pair - other, other)
+        probs[rows, plain] = np.where(is_red, other, pair - other)
+    return to_plain
 
 
 def softmax(logits: np.ndarray) -> np.ndarray:

@@ -29,6 +29,7 @@ from paiscan.vision.models import (
     inside_frame,
     readable,
     scaled_tiles,
+    settle_red_fives,
     whole_tile_box,
     zoom_windows,
 )
@@ -79,6 +80,11 @@ class VisionSettings:
     localizer_iou: float = 0.6
     #: classifier alternatives kept per tile, for correction and arbitration
     topk: int = 5
+    #: a five is read red when the red five holds at least this share (0..1) of the red and plain
+    #: fives' probability, else plain, and as sure of its kind as the two together
+    #: (:func:`paiscan.vision.models.settle_red_fives`): a plain five read as red is a han added
+    #: silently; 0 keeps the classifier's reading
+    red_five_share: float = 0.7
     #: large JPEGs are decoded by the codec at 1/2, 1/4 … down to about this long side (pixels)
     decode_max_side: int = 1000
     #: a photo decoded reduced whose tiles' median short side is under this many pixels is decoded
@@ -369,6 +375,7 @@ class PhotoReader:
         probs, angles = self.classifier.classify(
             bgr, boxes, self.settings.recheck_below, self.settings.recheck_limit, self._whole_boxes(bgr, boxes)
         )
+        settle_red_fives(probs, self.settings.red_five_share)
         dets: list[Detection] = []
         k = self.settings.topk
         drop_not_a_tile = getattr(self.classifier, "reads_not_a_tile", False) and self.settings.not_a_tile_drop < 1.0
@@ -426,6 +433,7 @@ class PhotoReader:
             len(which),
             self._whole_boxes(bgr, [d.box for d in dets], which),
         )
+        settle_red_fives(probs, self.settings.red_five_share)
         out = list(dets)
         changed = False
         for i, p in zip(which, probs, strict=True):
