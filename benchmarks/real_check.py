@@ -34,10 +34,8 @@ import numpy as np
 
 from paiscan.datasets.evaluate import LOOSE_IOU, match
 from paiscan.datasets.realdata import LabelledImage, iter_realdata, read_yolo_labels
+from paiscan.scoring.tiles import RED_OF_FIVE
 from paiscan.vision.pipeline import PhotoReader, VisionSettings
-
-#: a plain five's class → its red five's (contract ids)
-RED_OF_FIVE = {4: 34, 13: 35, 22: 36}
 
 
 def all_red_fives(

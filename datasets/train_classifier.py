@@ -39,7 +39,7 @@ from paiscan.datasets.crops import (  # noqa: F401
 from paiscan.datasets.evaluate import iou
 from paiscan.datasets.quantize import quantize_classifier
 from paiscan.datasets.realdata import iter_realdata, photos_with_dropped_boxes, read_yolo_labels, source_kinds
-from paiscan.scoring.tiles import RED_5M
+from paiscan.scoring.tiles import RED_5M, RED_OF_FIVE
 from paiscan.vision.models import MODELS_DIR, NOT_A_TILE, Localizer, cut_tile
 
 #: the outputs: the classes (:data:`paiscan.datasets.crops.N_CLASSES`) and
@@ -231,8 +231,6 @@ def collect_real_false_tiles(split: str, size: tuple[int, int] = INPUT_SIZE, max
     return out
 
 
-#: a plain five's class → its red five's (contract ids: 5m 5p 5s → 0m 0p 0s)
-RED_OF_FIVE: dict[int, int] = {4: RED_5M, 13: RED_5M + 1, 22: RED_5M + 2}
 #: the red an all-red face takes where its plain five shows no red of its own (OpenCV 8-bit Lab)
 FALLBACK_RED_LAB = (100.0, 178.0, 152.0)
 
@@ -449,7 +447,7 @@ def build_model() -> Any:
 
 #: the class head's rows :attr:`ClassifierRecipe.only_five_rows` learns: 5m 5p 5s, their red fives,
 #: and 6p, which an all-red 5p was read as
-FIVE_ROWS: tuple[int, ...] = (4, 13, 22, RED_5M, RED_5M + 1, RED_5M + 2, 14)
+FIVE_ROWS: tuple[int, ...] = (*RED_OF_FIVE, *RED_OF_FIVE.values(), 14)
 
 
 def _rows_only(model: Any, rows: Sequence[int]) -> list[Any]:

@@ -51,6 +51,10 @@ def is_red(tile: int) -> bool:
     return RED_5M <= tile <= RED_5S
 
 
+#: each five's kind → its red five (5m 5p 5s → 0m 0p 0s)
+RED_OF_FIVE: dict[int, int] = {kind(red): red for red in (RED_5M, RED_5P, RED_5S)}
+
+
 def suit(k: int) -> int:
     """0 manzu, 1 pinzu, 2 souzu, 3 honors (of a kind or tile)."""
     return _KIND[k] // 9 if k < N_CLASSES else 3

@@ -29,7 +29,7 @@ import cv2
 import numpy as np
 
 from paiscan.models import MODELS_DIR
-from paiscan.scoring.tiles import BACK, N_CLASSES, RED_5M, RED_5P, RED_5S
+from paiscan.scoring.tiles import BACK, N_CLASSES, RED_OF_FIVE
 
 __all__ = ["MODELS_DIR"]
 N_FACE_CLASSES = 37
@@ -443,10 +443,6 @@ def crop_tile(bgr: np.ndarray, box: Sequence[float], size: tuple[int, int], marg
     return cv2.resize(crop, size, interpolation=cv2.INTER_AREA)
 
 
-#: each red five and its plain five (contract ids)
-RED_AND_PLAIN: tuple[tuple[int, int], ...] = ((RED_5M, 4), (RED_5P, 13), (RED_5S, 22))
-
-
 #: the share of a five's probability its other colour keeps once :func:`settle_red_fives` decided it:
 #: a second choice for the reading (a set holds few red fives), not a rival
 OTHER_COLOUR_SHARE = 0.05
@@ -469,7 +465,7 @@ def settle_red_fives(probs: np.ndarray, min_share: float) -> int:
         return 0
     best = probs.argmax(1)
     to_plain = 0
-    for red, plain in RED_AND_PLAIN:
+    for plain, red in RED_OF_FIVE.items():
         rows = np.flatnonzero((best == red) | (best == plain))
         if not len(rows):
             continue

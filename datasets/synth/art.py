@@ -15,6 +15,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from paiscan.scoring.tiles import RED_OF_FIVE
+
 from .config import SynthConfig, resolve_tiles_dir
 
 ART_NAMES: list[str] = (
@@ -61,7 +63,7 @@ _HONOR = "東南西北白發中"
 FONT_CHARACTERS = _KAN + "萬" + _HONOR
 MIN_LEVEL_W = 24
 #: a red five's class → its plain five's (contract ids: 0m 0p 0s → 5m 5p 5s)
-RED_FIVES: dict[int, int] = {34: 4, 35: 13, 36: 22}
+RED_FIVES: dict[int, int] = {red: five for five, red in RED_OF_FIVE.items()}
 
 
 @dataclass(frozen=True)
