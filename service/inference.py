@@ -69,6 +69,7 @@ def load_reader(settings: ServiceSettings) -> Reader:
         "decode_max_side": settings.decode_max_side,
         "zoom_min_px": settings.zoom_min_px,
         "recheck_below": settings.recheck_below,
+        "red_five_share": settings.red_five_share,
     }
     loc, cls = settings.model_paths()
     if loc is not None:

@@ -64,6 +64,13 @@ class ServiceSettings(BaseSettings):
         description="a tile read with less certainty than this is read again from six more crops (a few ms); "
         "0 turns it off",
     )
+    red_five_share: float = Field(
+        default=0.7,
+        ge=0.0,
+        le=1.0,
+        description="a five is read red only when the red five holds this share of the red and plain fives' "
+        "probability (raise it for a set whose plain fives carry red ink); 0 keeps the classifier's reading",
+    )
     preview_max_side: int = Field(default=1024, ge=64, le=4096, description="long side of the annotated preview")
 
     workers: int = Field(

@@ -764,8 +764,9 @@ def test_the_reading_settings_reach_the_photo_reader(monkeypatch: pytest.MonkeyP
 
     seen: list[Any] = []
     monkeypatch.setattr(PhotoReader, "load", classmethod(lambda cls, s: seen.append(s) or "reader"))
-    assert load_reader(settings(zoom_min_px=0, recheck_below=0.5, decode_max_side=800)) == "reader"
+    assert load_reader(settings(zoom_min_px=0, recheck_below=0.5, decode_max_side=800, red_five_share=0.9)) == "reader"
     assert (seen[0].zoom_min_px, seen[0].recheck_below, seen[0].decode_max_side) == (0.0, 0.5, 800)
+    assert seen[0].red_five_share == 0.9
     with pytest.raises(ValueError, match="recheck_below"):
         settings(recheck_below=1.5)
 
