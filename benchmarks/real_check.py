@@ -44,7 +44,7 @@ def all_red_fives(
     """``img`` with each labelled plain five's ink turned red (in HSV: pixels darker or more saturated
     than its face take a red hue, a random saturation and a lightness from their own darkness), and
     the labels with those fives made red fives. A different recolouring from the training's
-    (``datasets/train_classifier.py::all_red_face``), so the check does not grade its own copies."""
+    (``datasets/crops.py::all_red_face``), so the check does not grade its own copies."""
     out = img.copy()
     relabelled = []
     for c, box in labels:
