@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 from PIL import Image
+from test_service_upload_cap import asgi_post_scope
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")
@@ -115,20 +116,7 @@ def _drive(app: Any, body: bytes, gone_after_s: float, stall: bool = False) -> l
     async def send(message: dict[str, Any]) -> None:
         messages.append(message)
 
-    scope = {
-        "type": "http",
-        "asgi": {"version": "3.0"},
-        "http_version": "1.1",
-        "method": "POST",
-        "scheme": "http",
-        "path": "/v1/read",
-        "raw_path": b"/v1/read",
-        "root_path": "",
-        "query_string": b"",
-        "headers": [(b"content-type", b"multipart/form-data; boundary=xyz")],
-        "client": ("127.0.0.1", 1),
-        "server": ("127.0.0.1", 80),
-    }
+    scope = asgi_post_scope("/v1/read", {"content-type": "multipart/form-data; boundary=xyz"})
     gone_at = time.monotonic() + gone_after_s
     asyncio.run(app(scope, receive, send))
     return messages

@@ -28,6 +28,24 @@ MULTIPART_HEAD = (
 )
 
 
+def asgi_post_scope(path: str, headers: dict[str, str]) -> dict[str, Any]:
+    """The ASGI scope of an HTTP POST to ``path`` with ``headers``, from a local client."""
+    return {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": "POST",
+        "scheme": "http",
+        "path": path,
+        "raw_path": path.encode(),
+        "root_path": "",
+        "query_string": b"",
+        "headers": [(k.lower().encode(), v.encode()) for k, v in headers.items()],
+        "client": ("127.0.0.1", 1),
+        "server": ("127.0.0.1", 80),
+    }
+
+
 def asgi_post(app: Any, path: str, chunks: Iterator[bytes], headers: dict[str, str]) -> tuple[int, dict[str, Any], int]:
     """Drive the ASGI app directly, feeding the body chunk by chunk; the status, the JSON body and
     how many body bytes the app pulled."""
@@ -48,21 +66,7 @@ def asgi_post(app: Any, path: str, chunks: Iterator[bytes], headers: dict[str, s
     async def send(message: dict[str, Any]) -> None:
         messages.append(message)
 
-    scope = {
-        "type": "http",
-        "asgi": {"version": "3.0"},
-        "http_version": "1.1",
-        "method": "POST",
-        "scheme": "http",
-        "path": path,
-        "raw_path": path.encode(),
-        "root_path": "",
-        "query_string": b"",
-        "headers": [(k.lower().encode(), v.encode()) for k, v in headers.items()],
-        "client": ("127.0.0.1", 1),
-        "server": ("127.0.0.1", 80),
-    }
-    asyncio.run(app(scope, receive, send))
+    asyncio.run(app(asgi_post_scope(path, headers), receive, send))
     start = next(m for m in messages if m["type"] == "http.response.start")
     body = b"".join(m.get("body", b"") for m in messages if m["type"] == "http.response.body")
     return start["status"], json.loads(body), pulled
