@@ -365,6 +365,21 @@ class PhotoReader:
         """Whether both models are sure of ``d`` (:attr:`VisionSettings.anchor_share`, ``anchor_box``)."""
         return d.share >= self.settings.anchor_share and d.confidence >= d.share * self.settings.anchor_box
 
+    def _classify(
+        self,
+        bgr: np.ndarray,
+        boxes: Sequence[Sequence[float]],
+        recheck_below: float,
+        recheck_limit: int,
+        whole: Sequence[Sequence[float] | None] | None,
+    ) -> tuple[np.ndarray, np.ndarray | None]:
+        """The classifier's probabilities and face angles (:meth:`Classifier.classify`), each five's
+        colour settled (:func:`~paiscan.vision.models.settle_red_fives`): every reading of a tile
+        goes through here."""
+        probs, angles = self.classifier.classify(bgr, boxes, recheck_below, recheck_limit, whole)
+        settle_red_fives(probs, self.settings.red_five_share)
+        return probs, angles
+
     def classify_tiles(self, bgr: np.ndarray, tiles: Sequence[TileBox]) -> list[Detection]:
         """The localizer's tiles as detections, classified (top-k, face angle). A classifier that
         reads backs too sees every tile and decides which are face down; with an older one the
@@ -372,10 +387,9 @@ class PhotoReader:
         read_all = self.classifier.has_back
         shown = [t for t in tiles if read_all or not t.face_down]
         boxes = [t.box for t in shown]
-        probs, angles = self.classifier.classify(
+        probs, angles = self._classify(
             bgr, boxes, self.settings.recheck_below, self.settings.recheck_limit, self._whole_boxes(bgr, boxes)
         )
-        settle_red_fives(probs, self.settings.red_five_share)
         dets: list[Detection] = []
         k = self.settings.topk
         drop_not_a_tile = getattr(self.classifier, "reads_not_a_tile", False) and self.settings.not_a_tile_drop < 1.0
@@ -426,14 +440,13 @@ class PhotoReader:
         its confidence."""
         if not which:
             return dets
-        probs, _ = self.classifier.classify(
+        probs, _ = self._classify(
             bgr,
             [dets[i].box for i in which],
             1.0 + 1e-6,
             len(which),
             self._whole_boxes(bgr, [d.box for d in dets], which),
         )
-        settle_red_fives(probs, self.settings.red_five_share)
         out = list(dets)
         changed = False
         for i, p in zip(which, probs, strict=True):
