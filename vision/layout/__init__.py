@@ -32,6 +32,7 @@ skewed or rotated photo and under mild perspective. One module per stage:
 
 from paiscan.vision.layout.analyse import (
     analyse_layout,
+    hand_prior,
 )
 from paiscan.vision.layout.dead_wall import (
     CLOSED_KAN_BACKS,
@@ -319,6 +320,7 @@ __all__ = [
     "Structure",
     "analyse_layout",
     "background_lines",
+    "hand_prior",
     "loose_structures",
     "max_indicators",
     "row_duplicates",

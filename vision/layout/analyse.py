@@ -30,6 +30,7 @@ from paiscan.vision.layout.geometry import (
 )
 from paiscan.vision.layout.results import HAND_MAX_TILES, HAND_MIN_TILES, MIN_ROW_TILES, HandRow, Layout, Row
 from paiscan.vision.layout.rows import _extract_lines, _make_row
+from paiscan.vision.layout.sideways import _row_tiles
 from paiscan.vision.layout.structures import _best_effort, _merge, _row_structures
 from paiscan.vision.layout.surroundings import (
     APART_OVER_ROW_TILE,
@@ -119,12 +120,28 @@ def _scene(g: _Geo, lines: list[_Line], duplicates: set[int], is_aside: list[boo
     return _Scene(g, duplicates, is_aside, background, walls, walled)
 
 
-def _hand_lines(lines: Sequence[_Line]) -> list[int]:
-    """The lines that may be the hand (by tile count), else the longest."""
+def _hand_lines(g: _Geo, lines: Sequence[_Line], most: int | None = None) -> list[int]:
+    """The lines that may be the hand (by tile count), else the longest; in their order, and only
+    the ``most`` likeliest by :func:`hand_prior` (ties: the earlier) when more may be."""
     order = [i for i, line in enumerate(lines) if HAND_MIN_TILES <= len(line.members) <= HAND_MAX_TILES]
     if not order and lines:
         order = [max(range(len(lines)), key=lambda i: len(lines[i].members))]
+    if most is not None and len(order) > most:
+        prior = {i: _line_prior(g, lines[i]) for i in order}
+        order = sorted(sorted(order, key=lambda i: -prior[i])[:most])
     return order
+
+
+def hand_prior(med_size: float, n_tiles: int) -> float:
+    """How likely a line is the hand before it is read (:attr:`HandRow.prior`): the nearer the
+    camera (its median tile size, pixels) the likelier, and less so for a count of tiles a hand
+    seldom shows (outside 13 to 22)."""
+    return med_size * (1.0 if 13 <= n_tiles <= 22 else 0.6)
+
+
+def _line_prior(g: _Geo, line: _Line) -> float:
+    """:func:`hand_prior` of a line, from what reading it as the hand would take as its row."""
+    return hand_prior(float(np.median(g.size[line.members])), len(_row_tiles(g, line, gaps=True)[0]))
 
 
 def _near_hand(scene: _Scene, line: _Line) -> _NearHand:
@@ -277,7 +294,7 @@ def _hand_row(scene: _Scene, line: _Line, rules: Ruleset) -> HandRow:
         _best_effort(row),
         tuple(apart),
         tuple(unused),
-        hand.med_size * (1.0 if 13 <= len(row.tiles) <= 22 else 0.6),
+        hand_prior(hand.med_size, len(row.tiles)),
         groups,
         split_apart(groups, top, rules.set_aside_kinds, walled=wall_apart, along=along)[1],
         wall_apart,
@@ -292,6 +309,7 @@ def analyse_layout(
     rules: Ruleset | None = None,
     readmit: frozenset[int] = frozenset(),
     drop: frozenset[int] = frozenset(),
+    max_candidates: int | None = None,
 ) -> Layout:
     """Rows, groups, melds, winning-tile candidates and tiles apart, from geometry alone.
 
@@ -299,6 +317,9 @@ def analyse_layout(
     top class). ``readmit``: detections to take as tiles though they overlap a surer one (see
     :func:`row_duplicates`). ``drop``: detections to take for no tile (see
     :func:`paiscan.vision.reading.read_hand`: a face-down box among the concealed tiles).
+    ``max_candidates``: read as the hand only that many lines, the likeliest (:func:`hand_prior`),
+    which are the first that many candidates of the whole layout: a photo of a tray or a table
+    holds dozens of lines long enough to be a hand, and reading each as one costs milliseconds.
 
     >>> dets = [Detection(c, 0.99, (i * 30.0, 0.0, i * 30.0 + 28.0, 40.0)) for i, c in enumerate(range(3))]
     >>> lay = analyse_layout(dets)
@@ -317,7 +338,7 @@ def analyse_layout(
     scene = _scene(g, lines, duplicates, is_aside)
     rows: list[Row] = [_make_row(g, line, (), orient=False) for line in lines]
     candidates: list[HandRow] = []
-    for i in _hand_lines(lines):
+    for i in _hand_lines(g, lines, max_candidates):
         candidates.append(_hand_row(scene, lines[i], rules))
         rows[i] = candidates[-1].row
     candidates.sort(key=lambda c: -c.prior)

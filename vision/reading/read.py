@@ -16,7 +16,7 @@ from paiscan.vision.layout import (
     Layout,
     analyse_layout,
 )
-from paiscan.vision.reading.arbitrate import MAX_READINGS, MAX_STATES, _read_rows
+from paiscan.vision.reading.arbitrate import MAX_READINGS, MAX_ROWS, MAX_STATES, _read_rows
 from paiscan.vision.reading.questions import _ambiguities, _cut_notes, _unlikely_classes
 from paiscan.vision.reading.resorts import _kans_from_second_boxes, _last_resorts
 from paiscan.vision.reading.results import Problem, Reading
@@ -127,7 +127,7 @@ def read_hand(
     # the red fives the set does not hold (WSOM and Jun play plain sets; Kansai Boo has red 5p only)
     limits = (0, 0, 0) if rs.reds_are_plain else rs.red_five_limits(opts)
     seen = _within(dets, allowed, frozenset(RED_5M + i for i, n in enumerate(limits) if n == 0))
-    layout = analyse_layout(seen, rs)
+    layout = analyse_layout(seen, rs, max_candidates=MAX_ROWS)
     read = _read_rows(layout, rs, ctx, allowed, max_readings)
     if read is None:
         return Reading(
@@ -145,7 +145,7 @@ def read_hand(
             if spent():  # the time for this photo is spent: no more last resorts
                 capped = True
                 break
-            again = analyse_layout(looked_at, rs, **kw)
+            again = analyse_layout(looked_at, rs, max_candidates=MAX_ROWS, **kw)
             read_again = _read_rows(again, rs, ctx, allowed, max_readings)
             if read_again is None:  # the resort left no row of tiles (a box dropped from a short row)
                 continue

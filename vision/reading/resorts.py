@@ -14,7 +14,7 @@ from paiscan.vision.layout import (
     row_duplicates,
     second_boxes_on,
 )
-from paiscan.vision.reading.arbitrate import _read_rows, _RowResult
+from paiscan.vision.reading.arbitrate import MAX_ROWS, _read_rows, _RowResult
 from paiscan.vision.reading.results import Candidate
 
 
@@ -142,7 +142,7 @@ def _kans_from_second_boxes(
             if j in tried:
                 continue
             tried.add(j)
-            again = analyse_layout(seen, rules, readmit=frozenset({j}))
+            again = analyse_layout(seen, rules, readmit=frozenset({j}), max_candidates=MAX_ROWS)
             read = _read_rows(again, rules, ctx, allowed, max_readings)
             if read is None:
                 continue
