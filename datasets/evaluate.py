@@ -234,6 +234,34 @@ def _image_counts(
     return c
 
 
+def _read_meta(path: Path) -> dict[str, Any]:
+    """A render's ``meta/*.json``; ``{}`` where there is none or it cannot be read (a figure that
+    needs it is then left out, the photo is still counted)."""
+    try:
+        meta = json.loads(path.read_text()) if path.exists() else {}
+    except (OSError, ValueError):
+        return {}
+    return meta if isinstance(meta, dict) else {}
+
+
+def _distractor_counts(
+    distractors: Sequence[dict[str, Any]], labelled: Sequence[Box], pboxes: Sequence[Box]
+) -> Counter[str]:
+    """A render's distractors (``meta["distractors"]``: key caps, dice, chips, a knob...) and the
+    boxes read on them: a box that matches no tile (IoU 0.3, ignore regions too) and whose centre
+    lies on a distractor."""
+
+    def on(box: Box, d: dict[str, Any]) -> bool:
+        cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+        x1, y1, x2, y2 = d["box"]
+        return x1 <= cx <= x2 and y1 <= cy <= y2
+
+    false = [b for b in pboxes if not any(iou(b, g) >= LOOSE_IOU for g in labelled)]
+    return Counter(
+        {"distractors": len(distractors), "distractor_boxes": sum(any(on(b, d) for d in distractors) for b in false)}
+    )
+
+
 def _read_labels(path: Path, w: int, h: int) -> list[tuple[int, Box]]:
     try:
         return read_yolo_labels(path, w, h) if path.exists() else []
@@ -282,12 +310,14 @@ def _one_photo(
         gt = [(kind(k) if k != BACK else k, b) for k, b in gt]
         pboxes = [(kind(k) if k != BACK else k, b) for k, b in pboxes]
     c.update(_image_counts(gt, [b for _, b in ign], pboxes))
+    meta = _read_meta(data / "meta" / f"{stem}.json")
+    if meta.get("distractors"):
+        c.update(_distractor_counts(meta["distractors"], [b for _, b in gt + ign], [b for _, b in pboxes]))
     if truth is not None:
         c["structures"] += 1
         right = same_structure(truth, pred.hand)
         c["struct_ok"] += right
-        meta_path = data / "meta" / f"{stem}.json"
-        if meta_path.exists() and hand_in_frame(json.loads(meta_path.read_text()), truth):
+        if meta and hand_in_frame(meta, truth):
             c["in_frame"] += 1
             c["in_frame_ok"] += right
         if pred.scoreable is not None:
@@ -343,6 +373,8 @@ def _metrics(t: _Tally) -> dict[str, Any]:
         "red_five_recall": c["red_ok"] / c["red_gt"] if c["red_gt"] else None,
         "back_recall": c["back_ok"] / c["back_gt"] if c["back_gt"] else None,
         "exact_image_rate": ratio("exact", "images"),
+        # renders with distractors: boxes read on them (no tile there) per distractor drawn
+        "boxes_per_distractor": c["distractor_boxes"] / c["distractors"] if c["distractors"] else None,
         "latency_ms_p50": float(np.percentile(lat, 50)),
         "latency_ms_p95": float(np.percentile(lat, 95)),
     }

@@ -330,3 +330,21 @@ def test_the_issues_figures_judge_face_tight_labels_at_iou_30(folder: Path) -> N
     assert m["found_at_all"] == m["localization_recall_iou30"] > 0.9
     assert m["class_right_when_found"] == m["cls_accuracy_iou30"] < 1.0
     assert 0 < m["recall"] < m["found_at_all"] and 0 < m["precision"] < 1.0
+
+
+def test_boxes_read_on_distractors_are_counted_per_distractor(folder: Path, tmp_path: Path) -> None:
+    copy = _copy(folder, tmp_path / "set")
+    metas = sorted((copy / "meta").glob("*.json"))
+    for path in metas:
+        path.write_text(json.dumps({**json.loads(path.read_text()), "distractors": []}))
+    assert evaluate_folder(copy, truth_detector(copy, extra=2))["boxes_per_distractor"] is None  # none drawn
+    for path in metas:  # a die over the top-left corner, where the extra boxes lie, and a phone elsewhere
+        meta = json.loads(path.read_text())
+        meta["distractors"] = [{"kind": "dice", "box": [0, 0, 20, 20]}, {"kind": "phone", "box": [300, 300, 400, 400]}]
+        path.write_text(json.dumps(meta))
+    assert evaluate_folder(copy, truth_detector(copy))["boxes_per_distractor"] == 0.0
+    m = evaluate_folder(copy, truth_detector(copy, extra=2))
+    assert m["boxes_per_distractor"] == 1.0  # two boxes a photo, on two distractors
+    metas[0].write_text("{not json")  # a meta that cannot be read leaves that photo out of the figure only
+    m = evaluate_folder(copy, truth_detector(copy, extra=2))
+    assert m["n_failed"] == 0 and m["boxes_per_distractor"] == 1.0 and m["n_images"] == len(metas)
