@@ -151,6 +151,17 @@ def test_a_box_the_classifier_reads_as_no_tile_is_dropped() -> None:
     assert len(keep_all.classify_tiles(img, tiles)) == 4
 
 
+def test_a_tile_the_frame_cuts_is_not_dropped_as_no_tile() -> None:
+    # the same row, its first tile's top cut by the photo's edge: what shows is part of a face,
+    # which the no-tile output (learnt on whole objects) takes for no tile
+    tiles = [TileBox((10.0 + 40 * i, 0.0 if i == 0 else 10.0, 45.0 + 40 * i, 60.0), 0.9, False) for i in range(4)]
+    img = np.zeros((100, 200, 3), np.uint8)
+    no_tile = _Classifier({10.0: _row(13, 0.05), 50.0: _row(13, 0.05)}, reads_not_a_tile=True)
+    reader = PhotoReader(None, no_tile, VisionSettings(faceless_share=0.0))  # type: ignore[arg-type]
+    kept = reader.classify_tiles(img, tiles)
+    assert [(d.box[0], d.cut) for d in kept] == [(10.0, True), (90.0, False), (130.0, False)]
+
+
 def test_a_box_neither_model_is_sure_of_is_dropped() -> None:
     # at 10 and 50 the classifier names no face; the localizer is unsure of 50 and 90 only
     tiles = [TileBox((10.0 + 40 * i, 10.0, 45.0 + 40 * i, 60.0), 0.9 if i in (0, 3) else 0.5, False) for i in range(4)]

@@ -106,7 +106,8 @@ class VisionSettings:
     #: in more detail (:mod:`paiscan.vision.slicing`): tiles small in a large photo
     slicing: SliceSettings = field(default_factory=SliceSettings)
     #: a box the classifier reads as no tile at all with at least this probability (felt, a key of
-    #: a keyboard, an LED digit) is dropped; 1 keeps every box
+    #: a keyboard, an LED digit, a die, a knob) is dropped, unless the photo's edge cuts it (part of
+    #: a face, which the output learnt on whole objects takes for none); 1 keeps every box
     not_a_tile_drop: float = 0.5
     #: a box the localizer is less sure of than ``faceless_box`` (0..1) whose face the classifier
     #: gives no class ``faceless_share`` (0..1) of its belief is dropped: a key, a letter, a knob
@@ -403,8 +404,8 @@ class PhotoReader:
                 continue
             i = next(row_iter)
             p = probs[i]
-            if drop_not_a_tile and 1.0 - float(p.sum()) >= self.settings.not_a_tile_drop:
-                continue  # the classifier sees no tile there (felt, a key, an LED digit)
+            if drop_not_a_tile and not cut and 1.0 - float(p.sum()) >= self.settings.not_a_tile_drop:
+                continue  # the classifier sees no tile there (felt, a key, an LED digit, a knob)
             topk = _topk(p, k)
             best = topk[0][0] if topk else int(np.argmax(p))
             if best != BACK and p[best] < self.settings.faceless_share and t.confidence < self.settings.faceless_box:
