@@ -140,7 +140,8 @@ def hand_prior(med_size: float, n_tiles: int) -> float:
 
 
 def _line_prior(g: _Geo, line: _Line) -> float:
-    """:func:`hand_prior` of a line, from what reading it as the hand would take as its row."""
+    """:func:`hand_prior` of a line, from what reading it as the hand would take as its row: the
+    candidates' prior and the choice of which lines to read (:func:`_hand_lines`) are this one value."""
     return hand_prior(float(np.median(g.size[line.members])), len(_row_tiles(g, line, gaps=True)[0]))
 
 
@@ -294,7 +295,7 @@ def _hand_row(scene: _Scene, line: _Line, rules: Ruleset) -> HandRow:
         _best_effort(row),
         tuple(apart),
         tuple(unused),
-        hand_prior(hand.med_size, len(row.tiles)),
+        _line_prior(g, line),
         groups,
         split_apart(groups, top, rules.set_aside_kinds, walled=wall_apart, along=along)[1],
         wall_apart,
