@@ -108,6 +108,67 @@ def test_a_small_hand_the_first_look_takes_for_one_large_tile_is_found_inside_it
     assert kept is not None and near in kept[1] and len(kept[1]) == 15
 
 
+class _HeapLocalizer(_SmallTileLocalizer):
+    """A :class:`_SmallTileLocalizer` that, where it sees the tiles too small to find one by one,
+    finds the whole heap they make as one tile-like box, as the real localizer does."""
+
+    def _found(self, width: int, scale: float, x0: int = 0, y0: int = 0, w: int = 0, h: int = 0) -> list[TileBox]:
+        tiles = super()._found(width, scale, x0, y0, w, h)
+        xs = [v * scale for t in self.tiles for v in (t[0], t[2])]
+        ys = [v * scale for t in self.tiles for v in (t[1], t[3])]
+        heap = (min(xs) - x0, min(ys) - y0, max(xs) - x0, max(ys) - y0)
+        if tiles or heap[0] < 0 or heap[1] < 0 or heap[2] > w or heap[3] > h:
+            return tiles
+        return [TileBox(heap, 0.7, False)]
+
+
+class _PipsLocalizer(_SmallTileLocalizer):
+    """A :class:`_SmallTileLocalizer` that finds a tile shown 100 px wide or more as the two halves of
+    its face, as the real localizer may find a large face's pips."""
+
+    def _found(self, width: int, scale: float, x0: int = 0, y0: int = 0, w: int = 0, h: int = 0) -> list[TileBox]:
+        out = []
+        for t in super()._found(width, scale, x0, y0, w, h):
+            x1, y1, x2, y2 = t.box
+            if (x2 - x1) * self.size / max(w, h) < 100:
+                out.append(t)
+                continue
+            mid = (y1 + y2) / 2
+            out += [TileBox((x1, y1, x2, mid - 1), 0.9, False), TileBox((x1, mid + 1, x2, y2), 0.9, False)]
+        return out
+
+
+def _heap_at(x0: float, y0: float, face: float) -> list[tuple[float, float, float, float]]:
+    return [
+        (x0 + i * face * 1.05, y0 + j * face * 1.4, x0 + i * face * 1.05 + face, y0 + j * face * 1.4 + face * 1.35)
+        for i in range(4)
+        for j in range(5)
+    ]
+
+
+def test_a_heap_the_search_sees_as_one_box_is_looked_into() -> None:
+    # 20 tiles heaped 4 x 5, faces 40 px in a 4000 px photo: 10 px decoded, 9 px in the search's
+    # windows, where the stand-in (like the localizer) finds only the heap as one box
+    heap = _heap_at(2000.0, 1500.0, 40.0)
+    loc = _HeapLocalizer(heap, full=4000)
+    decoded = DecodedImage(np.zeros((750, 1000, 3), np.uint8), "array", (4000, 3000), 0.25)
+    got = search_small_tiles(loc, decoded, [], SliceSettings(), 40_000_000)  # type: ignore[arg-type]
+    assert got is not None and len(got[1]) == 20  # its tiles, the heap's box not among them
+    assert all(b[2] - b[0] < 15 for b in (t.box for t in got[1]))
+    off = search_small_tiles(loc, decoded, [], SliceSettings(blob_looks=0), 40_000_000)  # type: ignore[arg-type]
+    assert off is None  # one box is less than the search takes for an answer
+    # small tiles far apart, each looked into, show two boxes on its face at that size (its pips):
+    # fewer than a heap holds, so the search's answer stands
+    apart = [(2000.0, 1500.0, 2060.0, 1581.0), (3000.0, 400.0, 3060.0, 481.0), (600.0, 2500.0, 660.0, 2581.0)]
+    plain = SliceSettings(blob_looks=0)
+    ref = search_small_tiles(_SmallTileLocalizer(apart, full=4000), decoded, [], plain, 40_000_000)  # type: ignore[arg-type]
+    looked = _PipsLocalizer(apart, full=4000)
+    got = search_small_tiles(looked, decoded, [], replace(plain, blob_looks=4), 40_000_000)  # type: ignore[arg-type]
+    assert ref is not None and got is not None and len(got[1]) == 3
+    assert [t.box for t in got[1]] == [t.box for t in ref[1]]
+    assert looked.windows_seen > len(grid_windows(1000, 750, 416, 0.25, 40))  # they were looked into
+
+
 def test_tiles_too_small_at_every_level_leave_the_first_look_as_it_was() -> None:
     loc = _SmallTileLocalizer(_hand_at(100.0, 100.0, 4.0), full=1000)
     decoded = DecodedImage(np.zeros((750, 1000, 3), np.uint8), "array", (1000, 750), 1.0)

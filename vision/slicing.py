@@ -51,6 +51,12 @@ class SliceSettings:
     #: seconds the search may take (its windows stop then, and the levels read so far answer), so
     #: that the rest of the reading fits in the photo's budget (``VisionSettings.read_budget_s``)
     budget_s: float = 0.8
+    #: when the levels find too few small tiles, at most this many of their sure boxes are looked at
+    #: again, each through one window around it (:func:`inside_blobs`): a heap or a tray of small
+    #: tiles shows at every level as one tile-like box; 0 turns this off
+    blob_looks: int = 4
+    #: a blob's window side, as a multiple of the blob's long side
+    blob_window: float = 1.6
 
 
 def grid_windows(width: int, height: int, side: int, overlap: float, max_windows: int) -> list[Window]:
@@ -114,7 +120,19 @@ def search_small_tiles(
         return min(t.box[2] - t.box[0], t.box[3] - t.box[1]) * view * decoded.scale / scale
 
     with soft_limit(settings.budget_s):
-        return _search(localizer, decoded, found, settings, max_pixels, floor, check, in_view)
+        best, last, seen = _search(localizer, decoded, found, settings, max_pixels, floor, check, in_view)
+    conf = localizer.conf
+    if last is None or settings.blob_looks <= 0 or spent():
+        return best
+    tiles = inside_blobs(localizer, last, seen, settings, floor)
+    if tiles is None:
+        return best
+    large = [t for t in found if in_view(t, decoded.scale) >= settings.large_tile_px]
+    kept = _not_holding_tiles(scaled_tiles(large, last.scale / decoded.scale), tiles, conf)
+    small = [t for t in tiles if not any(_overlaps(t.box, k.box) for k in kept)]
+    if sum(t.confidence >= conf for t in small) > max(settings.min_small - 1, len(found) - len(large)):
+        return last, kept + small
+    return best
 
 
 def _search(
@@ -126,8 +144,9 @@ def _search(
     floor: float | None,
     check: Callable[[], None] | None,
     in_view: Callable[[TileBox, float], float],
-) -> tuple[DecodedImage, list[TileBox]] | None:
-    """:func:`search_small_tiles`' levels, from coarse to fine."""
+) -> tuple[tuple[DecodedImage, list[TileBox]] | None, DecodedImage | None, list[TileBox]]:
+    """:func:`search_small_tiles`' levels, from coarse to fine: the answer (or ``None``), the last
+    level's photo (``None`` when none was read) and the small tiles of the levels read, in its pixels."""
     large = [t for t in found if in_view(t, decoded.scale) >= settings.large_tile_px]
     best: tuple[DecodedImage, list[TileBox]] | None = None
     least = max(settings.min_small - 1, len(found) - len(large))
@@ -154,7 +173,55 @@ def _search(
         small = [t for t in seen if not any(_overlaps(t.box, k.box) for k in kept)]
         if sum(t.confidence >= localizer.conf for t in small) > least:
             best = (image, kept + small)
-    return best
+    return best, last, seen
+
+
+def inside_blobs(
+    localizer: Localizer, image: DecodedImage, seen: Sequence[TileBox], settings: SliceSettings, floor: float | None
+) -> list[TileBox] | None:
+    """``seen`` (the search's small tiles, in ``image``'s pixels) with each of its blobs replaced by
+    the tiles inside it; ``None`` when none is a blob.
+
+    A heap or a tray of tiles far away shows at every level of the search as one tile-like box,
+    its tiles too small to be found one by one. Such a box lies in no group of a hand's worth of
+    tiles (``settings.below``; a far hand's tiles or a keyboard's keys do: :func:`tile_groups`), so
+    the surest of those boxes (at most ``settings.blob_looks``) are looked at again, each through one window around
+    it (``settings.blob_window`` times its long side), where the localizer sees its tiles at several
+    times the size. A box holding ``settings.min_small`` or more of the windows' sure tiles (their
+    centres) is a blob, and the tiles of its window are kept. A tile looked at so closely may show
+    one or two boxes on its face (pips, a character's strokes): it stays a tile."""
+    conf = localizer.conf
+    lone = [i for group in tile_groups(seen, conf) if len(group) < settings.below for i in group]
+    boxes = sorted((seen[i] for i in lone), key=lambda t: -t.confidence)[: settings.blob_looks]
+    h, w = image.bgr.shape[:2]
+    windows: list[Window] = []
+    for box in boxes:
+        x1, y1, x2, y2 = box.box
+        half = settings.blob_window * max(x2 - x1, y2 - y1) / 2
+        cx, cy = (x1 + x2) / 2, (y1 + y2) / 2
+        windows.append(
+            (max(0, int(cx - half)), max(0, int(cy - half)), min(w, int(cx + half) + 1), min(h, int(cy + half) + 1))
+        )
+    looked = [(b, win) for b, win in zip(boxes, windows, strict=True) if win[2] - win[0] > 1 and win[3] - win[1] > 1]
+    if not looked:
+        return None
+    found = localizer.in_windows(image.bgr, [win for _, win in looked], floor=floor)
+    blobs: list[TileBox] = []
+    inside: list[TileBox] = []
+    sure = [t for t in found if t.confidence >= conf]
+    for box, win in looked:
+        if sum(_centre_in(t.box, box.box) for t in sure) >= settings.min_small:
+            blobs.append(box)
+            inside += [t for t in found if _centre_in(t.box, win) and t not in inside]
+    if not blobs:
+        return None
+    return _merged(localizer, [t for t in seen if t not in blobs] + inside)
+
+
+def _centre_in(box: Sequence[float], window: Sequence[float]) -> bool:
+    """Whether ``box``'s centre lies in ``window`` (both x1, y1, x2, y2)."""
+    cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+    return window[0] <= cx <= window[2] and window[1] <= cy <= window[3]
 
 
 def _merged(localizer: Localizer, tiles: list[TileBox]) -> list[TileBox]:
