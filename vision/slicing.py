@@ -51,9 +51,9 @@ class SliceSettings:
     #: seconds the search may take (its windows stop then, and the levels read so far answer), so
     #: that the rest of the reading fits in the photo's budget (``VisionSettings.read_budget_s``)
     budget_s: float = 0.8
-    #: when the levels find too few small tiles, at most this many of their sure boxes are looked at
-    #: again, each through one window around it (:func:`inside_blobs`): a heap or a tray of small
-    #: tiles shows at every level as one tile-like box; 0 turns this off
+    #: after the levels, at most this many of their sure boxes that lie in no group of ``below`` tiles
+    #: are looked at again, each through one window around it (:func:`inside_blobs`): a heap or a
+    #: tray of small tiles shows at every level as one tile-like box; 0 turns this off
     blob_looks: int = 4
     #: a blob's window side, as a multiple of the blob's long side
     blob_window: float = 1.6
@@ -110,7 +110,9 @@ def search_small_tiles(
     false small tiles. No search when the first look found a hand's worth (``settings.below``).
     Levels go from coarse to fine, each read whole unless the search's time (``settings.budget_s``)
     is spent, and the answer is the finest level's photo with the small tiles of every level read
-    (found twice: merged). ``check`` is called between levels (a deadline's check)."""
+    (found twice: merged). ``check`` is called between levels (a deadline's check). Then, unless the
+    photo's time is spent, the levels' lone boxes are looked into (:func:`inside_blobs`): a heap's
+    box is replaced by its tiles, which may make an answer where the levels had none."""
     if settings.below <= 0 or len(found) >= settings.below:
         return None
     h0, w0 = decoded.bgr.shape[:2]
@@ -185,9 +187,9 @@ def inside_blobs(
     A heap or a tray of tiles far away shows at every level of the search as one tile-like box,
     its tiles too small to be found one by one. Such a box lies in no group of a hand's worth of
     tiles (``settings.below``; a far hand's tiles or a keyboard's keys do: :func:`tile_groups`), so
-    the surest of those boxes (at most ``settings.blob_looks``) are looked at again, each through one window around
-    it (``settings.blob_window`` times its long side), where the localizer sees its tiles at several
-    times the size. A box holding ``settings.min_small`` or more of the windows' sure tiles (their
+    the surest of those boxes (at most ``settings.blob_looks``) are looked at again, each through
+    one window around it (``settings.blob_window`` times its long side), where the localizer sees
+    its tiles at several times the size. A box holding ``settings.min_small`` or more of the windows' sure tiles (their
     centres) is a blob, and the tiles of its window are kept. A tile looked at so closely may show
     one or two boxes on its face (pips, a character's strokes): it stays a tile."""
     conf = localizer.conf
@@ -262,12 +264,8 @@ def _not_holding_tiles(large: Sequence[TileBox], small: Sequence[TileBox], conf:
     """The first look's large tiles less those that hold :data:`HOLDING_TILES` or more of the
     windows' sure ``small`` tiles (their centres): a hand far away looks like one tile at 384 px."""
 
-    def holds(big: Sequence[float], t: TileBox) -> bool:
-        cx, cy = (t.box[0] + t.box[2]) / 2, (t.box[1] + t.box[3]) / 2
-        return big[0] <= cx <= big[2] and big[1] <= cy <= big[3]
-
     sure = [t for t in small if t.confidence >= conf]
-    return [k for k in large if sum(holds(k.box, t) for t in sure) < HOLDING_TILES]
+    return [k for k in large if sum(_centre_in(t.box, k.box) for t in sure) < HOLDING_TILES]
 
 
 def _overlaps(a: Sequence[float], b: Sequence[float]) -> bool:
