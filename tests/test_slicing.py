@@ -157,7 +157,7 @@ def test_a_heap_the_search_sees_as_one_box_is_looked_into() -> None:
     assert all(b[2] - b[0] < 15 for b in (t.box for t in got[1]))
     off = search_small_tiles(loc, decoded, [], SliceSettings(blob_looks=0), 40_000_000)  # type: ignore[arg-type]
     assert off is None  # one box is less than the search takes for an answer
-    # small tiles far apart, each looked into, show two boxes on its face at that size (its pips):
+    # small tiles far apart, each looked into, each showing two boxes on its face at that size (pips):
     # fewer than a heap holds, so the search's answer stands
     apart = [(2000.0, 1500.0, 2060.0, 1581.0), (3000.0, 400.0, 3060.0, 481.0), (600.0, 2500.0, 660.0, 2581.0)]
     plain = SliceSettings(blob_looks=0)
