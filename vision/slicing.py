@@ -121,37 +121,48 @@ def search_small_tiles(
     def in_view(t: TileBox, scale: float) -> float:
         return min(t.box[2] - t.box[0], t.box[3] - t.box[1]) * view * decoded.scale / scale
 
+    large = [t for t in found if in_view(t, decoded.scale) >= settings.large_tile_px]
+    least = max(settings.min_small - 1, len(found) - len(large))
     with soft_limit(settings.budget_s):
-        best, last, seen = _search(localizer, decoded, found, settings, max_pixels, floor, check, in_view)
-    conf = localizer.conf
+        best, last, seen = _search(localizer, decoded, large, least, settings, max_pixels, floor, check, in_view)
     if last is None or settings.blob_looks <= 0 or spent():
         return best
     tiles = inside_blobs(localizer, last, seen, settings, floor)
-    if tiles is None:
-        return best
-    large = [t for t in found if in_view(t, decoded.scale) >= settings.large_tile_px]
-    kept = _not_holding_tiles(scaled_tiles(large, last.scale / decoded.scale), tiles, conf)
-    small = [t for t in tiles if not any(_overlaps(t.box, k.box) for k in kept)]
-    if sum(t.confidence >= conf for t in small) > max(settings.min_small - 1, len(found) - len(large)):
-        return last, kept + small
-    return best
+    answer = None if tiles is None else _answer(localizer, decoded, last, large, tiles, least)
+    return best if answer is None else answer
+
+
+def _answer(
+    localizer: Localizer,
+    decoded: DecodedImage,
+    image: DecodedImage,
+    large: Sequence[TileBox],
+    small: Sequence[TileBox],
+    least: int,
+) -> tuple[DecodedImage, list[TileBox]] | None:
+    """``image`` and its tiles: the first look's ``large`` ones (in ``decoded``'s pixels) that hold
+    none of the ``small`` ones (in ``image``'s), and the small ones clear of those; ``None`` unless
+    more than ``least`` of the small ones are sure."""
+    kept = _not_holding_tiles(scaled_tiles(large, image.scale / decoded.scale), small, localizer.conf)
+    clear = [t for t in small if not any(_overlaps(t.box, k.box) for k in kept)]
+    return (image, kept + clear) if sum(t.confidence >= localizer.conf for t in clear) > least else None
 
 
 def _search(
     localizer: Localizer,
     decoded: DecodedImage,
-    found: Sequence[TileBox],
+    large: Sequence[TileBox],
+    least: int,
     settings: SliceSettings,
     max_pixels: int,
     floor: float | None,
     check: Callable[[], None] | None,
     in_view: Callable[[TileBox, float], float],
 ) -> tuple[tuple[DecodedImage, list[TileBox]] | None, DecodedImage | None, list[TileBox]]:
-    """:func:`search_small_tiles`' levels, from coarse to fine: the answer (or ``None``), the last
-    level's photo (``None`` when none was read) and the small tiles of the levels read, in its pixels."""
-    large = [t for t in found if in_view(t, decoded.scale) >= settings.large_tile_px]
+    """:func:`search_small_tiles`' levels, from coarse to fine: the answer (:func:`_answer`, or
+    ``None``), the last level's photo (``None`` when none was read) and the small tiles of the
+    levels read, in its pixels."""
     best: tuple[DecodedImage, list[TileBox]] | None = None
-    least = max(settings.min_small - 1, len(found) - len(large))
     seen: list[TileBox] = []  # the small tiles of the levels read so far, in the last level's pixels
     last: DecodedImage | None = None
     for level in settings.levels:
@@ -171,10 +182,7 @@ def _search(
         ]
         seen = _merged(localizer, (scaled_tiles(seen, image.scale / last.scale) if last else []) + now)
         last = image
-        kept = _not_holding_tiles(scaled_tiles(large, image.scale / decoded.scale), seen, localizer.conf)
-        small = [t for t in seen if not any(_overlaps(t.box, k.box) for k in kept)]
-        if sum(t.confidence >= localizer.conf for t in small) > least:
-            best = (image, kept + small)
+        best = _answer(localizer, decoded, image, large, seen, least) or best
     return best, last, seen
 
 
@@ -189,9 +197,10 @@ def inside_blobs(
     tiles (``settings.below``; a far hand's tiles or a keyboard's keys do: :func:`tile_groups`), so
     the surest of those boxes (at most ``settings.blob_looks``) are looked at again, each through
     one window around it (``settings.blob_window`` times its long side), where the localizer sees
-    its tiles at several times the size. A box holding ``settings.min_small`` or more of the windows' sure tiles (their
-    centres) is a blob, and the tiles of its window are kept. A tile looked at so closely may show
-    one or two boxes on its face (pips, a character's strokes): it stays a tile."""
+    its tiles at several times the size. A box holding ``settings.min_small`` or more of the
+    windows' sure tiles (their centres) is a blob, and the tiles of its window are kept. A tile
+    looked at so closely may show one or two boxes on its face (pips, a character's strokes): it
+    stays a tile."""
     conf = localizer.conf
     lone = [i for group in tile_groups(seen, conf) if len(group) < settings.below for i in group]
     boxes = sorted((seen[i] for i in lone), key=lambda t: -t.confidence)[: settings.blob_looks]
