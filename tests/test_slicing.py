@@ -330,6 +330,31 @@ def test_a_spent_soft_budget_stops_the_optional_work_and_keeps_the_reading() -> 
     assert TOO_SLOW_NOTE not in unbounded.read(photo).reading.notes
 
 
+def test_the_layout_has_its_grace_though_the_stages_before_spent_the_photos_time(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from paiscan.service.demo import demo_photo
+    from paiscan.vision import pipeline
+    from paiscan.vision.deadline import soft_limit, spent
+
+    reader = _demo_reader()
+    photo = demo_photo(1600, 1000)
+    plain = reader.read(photo)
+    hurried: list[bool] = []
+    original = pipeline.read_hand
+
+    def read_hand(*args: Any, **kw: Any) -> Any:
+        hurried.append(spent())  # whether the layout starts with no time for its optional work
+        return original(*args, **kw)
+
+    monkeypatch.setattr(pipeline, "read_hand", read_hand)
+    with soft_limit(0.0):  # the photo's time spent before its layout
+        graced = reader.read(photo)
+        PhotoReader(reader.localizer, reader.classifier, replace(reader.settings, layout_grace_s=0.0)).read(photo)
+    assert hurried == [False, True]
+    assert graced.reading.to_dict()["hand"] == plain.reading.to_dict()["hand"]
+
+
 def test_a_spent_time_budget_stops_the_windows_between_batches() -> None:
     from paiscan.vision.deadline import soft_limit
     from paiscan.vision.slicing import WINDOWS_PER_CHECK, _in_windows
@@ -354,6 +379,35 @@ def test_the_search_stops_at_its_own_time_budget() -> None:
     assert search_small_tiles(loc, decoded, [], none_left, 40_000_000) is None  # type: ignore[arg-type]
     assert loc.windows_seen == 0
     assert search_small_tiles(loc, decoded, [], SliceSettings(), 40_000_000) is not None  # type: ignore[arg-type]
+
+
+def test_the_search_of_a_crowded_photo_leaves_time_to_read_what_it_found() -> None:
+    from paiscan.vision.deadline import soft_limit
+    from paiscan.vision.slicing import WINDOWS_PER_CHECK
+
+    # ten rows of small tiles all over a 12 MP photo (a tray, a product grid)
+    rows = [t for y in (300.0, 900.0, 1500.0, 2100.0, 2700.0) for x in (100.0, 2100.0) for t in _hand_at(x, y, 60.0)]
+    decoded = DecodedImage(np.zeros((750, 1000, 3), np.uint8), "array", (4000, 3000), 0.25)
+    windows = len(grid_windows(1000, 750, 416, 0.25, 40))
+    assert windows > WINDOWS_PER_CHECK
+
+    def search(settings: SliceSettings) -> tuple[int, int]:
+        loc = _SmallTileLocalizer(rows, full=4000)
+        got = search_small_tiles(loc, decoded, [], settings, 40_000_000)  # type: ignore[arg-type]
+        assert got is not None
+        return loc.windows_seen, len(got[1])
+
+    # a second per tile found: the photo's 30 s are less than its first windows' tiles take to read,
+    # so the search stops after them and answers what they found
+    costly = replace(SliceSettings(blob_looks=0), reserve_per_tile_s=1.0)
+    with soft_limit(30.0):
+        seen, found = search(costly)
+    assert seen == WINDOWS_PER_CHECK and 3 <= found < len(rows)
+    with soft_limit(30.0):  # nothing kept: every window is read
+        seen, found = search(replace(costly, reserve_per_tile_s=0.0))
+    assert seen == windows and found == len(rows)
+    seen, found = search(costly)  # no time limit for the photo: nothing to keep time for
+    assert seen == windows and found == len(rows)
 
 
 def test_a_far_hand_is_found_though_a_coarser_level_found_a_hands_worth_of_keys() -> None:

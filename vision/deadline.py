@@ -133,6 +133,45 @@ def soft_limit(budget_s: float) -> Iterator[None]:
         _SOFT_UNTIL.reset(token)
 
 
+@contextmanager
+def soft_grace(grace_s: float) -> Iterator[None]:
+    """For the block, the optional work of a reading may go on until ``grace_s`` seconds from now
+    even where its soft budget (:func:`soft_limit`) ends sooner: a stage that has little time and no
+    answer without it (the layout's first readings) gets that much whatever the stages before took.
+    Without a soft budget, or with a later end, nothing changes; the deadline (:func:`limit`) still
+    stops the reading.
+
+    >>> with soft_limit(0.0), soft_grace(10.0):
+    ...     spent()
+    False
+    >>> with soft_limit(0.0), soft_grace(0.0):
+    ...     spent()
+    True
+    """
+    soft = _SOFT_UNTIL.get()
+    token = None if soft is None else _SOFT_UNTIL.set(max(soft, time.monotonic() + grace_s))
+    try:
+        yield
+    finally:
+        if token is not None:
+            _SOFT_UNTIL.reset(token)
+
+
+def soft_left() -> float:
+    """Seconds until the optional work of the reading in this context should stop (:func:`spent`):
+    the soft budget's end or the deadline's, whichever comes first; ``math.inf`` without either.
+
+    >>> soft_left()
+    inf
+    >>> with soft_limit(10.0):
+    ...     0 < soft_left() <= 10.0
+    True
+    """
+    soft = _SOFT_UNTIL.get()
+    left = math.inf if soft is None else soft - time.monotonic()
+    return min(left, remaining())
+
+
 def spent() -> bool:
     """Whether optional work should stop now: the soft budget (:func:`soft_limit`) or the deadline
     (:func:`limit`) is spent, or the reading was cancelled."""

@@ -17,7 +17,7 @@ import numpy as np
 
 from paiscan.scoring.engine import Ruleset
 from paiscan.scoring.tiles import BACK, WHITE, kind
-from paiscan.vision.deadline import ReadingTooSlow, check, soft_limit, spent
+from paiscan.vision.deadline import ReadingTooSlow, check, soft_grace, soft_limit, spent
 from paiscan.vision.detection import ROUND_FACES, Detection, iou
 from paiscan.vision.image import DecodedImage, decode_image, redecode
 from paiscan.vision.models import (
@@ -174,6 +174,10 @@ class VisionSettings:
     #: readings, last resorts, second looks, finer windows) and the reading answers what it has;
     #: 0 sets no such budget. The service's deadline (``PAISCAN_READ_TIMEOUT_S``) bounds it too
     read_budget_s: float = 1.0
+    #: seconds the layout may go on reading the hand after it starts, though the photo's budget is
+    #: spent (:func:`~paiscan.vision.deadline.soft_grace`): a search that took the budget leaves the
+    #: layout its first readings, not only the likeliest one; 0 gives none
+    layout_grace_s: float = 0.1
 
     def with_models(self, models_dir: Path | None) -> VisionSettings:
         """The same settings with both models read from ``models_dir`` (``None``: unchanged)."""
@@ -682,7 +686,8 @@ class PhotoReader:
         decoded, dets = self.detect_photo(decoded, timings, faint)
         check()
         t1 = time.perf_counter()
-        reading = read_hand(dets, rules=rules, context=context)
+        with soft_grace(self.settings.layout_grace_s):
+            reading = read_hand(dets, rules=rules, context=context)
         timings["layout"] = (time.perf_counter() - t1) * 1000
         t2 = time.perf_counter()
         looks = (

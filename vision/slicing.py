@@ -12,13 +12,14 @@ so a tile of ``min_face_px`` in the original photo comes out large enough to be 
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from paiscan.scoring.tiles import BACK, WHITE
-from paiscan.vision.deadline import soft_limit, spent
+from paiscan.vision.deadline import soft_left, soft_limit, spent
 from paiscan.vision.detection import Detection
 from paiscan.vision.image import DecodedImage, redecode
 from paiscan.vision.models import Localizer, TileBox, Window, nms, scaled_tiles
@@ -57,6 +58,11 @@ class SliceSettings:
     blob_looks: int = 4
     #: a blob's window side, as a multiple of the blob's long side
     blob_window: float = 1.6
+    #: seconds of the photo's time (``VisionSettings.read_budget_s``) kept, per sure tile found so
+    #: far, for what follows the search (classifying each tile, about 1 ms on two cores, and laying
+    #: them out, about 1.5 ms up to the layout's 200): the search of a photo of hundreds of tiles
+    #: stops early enough that they are read in time; 0 keeps nothing
+    reserve_per_tile_s: float = 0.002
 
 
 def grid_windows(width: int, height: int, side: int, overlap: float, max_windows: int) -> list[Window]:
@@ -123,9 +129,18 @@ def search_small_tiles(
 
     large = [t for t in found if in_view(t, decoded.scale) >= settings.large_tile_px]
     least = max(settings.min_small - 1, len(found) - len(large))
+    photo_end = time.monotonic() + soft_left()  # (before the search's own budget is set)
+    sure_large = sum(t.confidence >= localizer.conf for t in large)
+
+    def stop(small: Sequence[TileBox]) -> bool:
+        """Whether the search must stop: its time is spent, or what is left of the photo's is what
+        reading the sure tiles found so far (the large ones and ``small``) will take."""
+        tiles = sure_large + sum(t.confidence >= localizer.conf for t in small)
+        return spent() or time.monotonic() + settings.reserve_per_tile_s * tiles >= photo_end
+
     with soft_limit(settings.budget_s):
-        best, last, seen = _search(localizer, decoded, large, least, settings, max_pixels, floor, check, in_view)
-    if last is None or settings.blob_looks <= 0 or spent():
+        best, last, seen = _search(localizer, decoded, large, least, settings, max_pixels, floor, check, in_view, stop)
+    if last is None or settings.blob_looks <= 0 or stop(seen):
         return best
     tiles = inside_blobs(localizer, last, seen, settings, floor)
     answer = None if tiles is None else _answer(localizer, decoded, last, large, tiles, least)
@@ -158,28 +173,33 @@ def _search(
     floor: float | None,
     check: Callable[[], None] | None,
     in_view: Callable[[TileBox, float], float],
+    stop: Callable[[Sequence[TileBox]], bool],
 ) -> tuple[tuple[DecodedImage, list[TileBox]] | None, DecodedImage | None, list[TileBox]]:
     """:func:`search_small_tiles`' levels, from coarse to fine: the answer (:func:`_answer`, or
     ``None``), the last level's photo (``None`` when none was read) and the small tiles of the
-    levels read, in its pixels."""
+    levels read, in its pixels. ``stop(small tiles found)`` says when no more windows are read."""
     best: tuple[DecodedImage, list[TileBox]] | None = None
     seen: list[TileBox] = []  # the small tiles of the levels read so far, in the last level's pixels
     last: DecodedImage | None = None
     for level in settings.levels:
         if check is not None:
             check()
-        if spent():
+        if stop(seen):
             break  # the search's time is spent: the levels read so far answer
         image = decoded if level <= 1.0 else redecode(decoded, level, max_pixels)
         if last is not None and image.scale <= last.scale:
             continue  # no larger decoding to be had
         h, w = image.bgr.shape[:2]
         windows = grid_windows(w, h, settings.window_px, settings.overlap, settings.max_windows)
-        now = [
-            t
-            for t in _in_windows(localizer, image.bgr, windows, floor)
-            if in_view(t, image.scale) < settings.large_tile_px
-        ]
+
+        def small(tiles: Sequence[TileBox], scale: float = image.scale) -> list[TileBox]:
+            return [t for t in tiles if in_view(t, scale) < settings.large_tile_px]
+
+        def level_stop(more: Sequence[TileBox], before: Sequence[TileBox] = seen) -> bool:
+            # (a level finds again most of the tiles the one before found: the larger count stands for both)
+            return stop(max(before, small(more), key=len))
+
+        now = small(_in_windows(localizer, image.bgr, windows, floor, level_stop))
         seen = _merged(localizer, (scaled_tiles(seen, image.scale / last.scale) if last else []) + now)
         last = image
         best = _answer(localizer, decoded, image, large, seen, least) or best
@@ -249,13 +269,20 @@ def _merged(localizer: Localizer, tiles: list[TileBox]) -> list[TileBox]:
 WINDOWS_PER_CHECK = 4
 
 
-def _in_windows(localizer: Localizer, bgr: np.ndarray, windows: Sequence[Window], floor: float | None) -> list[TileBox]:
-    """The tiles the localizer finds window by window, a few windows at a time: once the time for the
-    photo is spent (:func:`spent`) the windows left are not read, and the tiles found so far are
-    the answer. Tiles found twice (by overlapping windows) are merged by non-maximum suppression."""
+def _in_windows(
+    localizer: Localizer,
+    bgr: np.ndarray,
+    windows: Sequence[Window],
+    floor: float | None,
+    stop: Callable[[Sequence[TileBox]], bool] = lambda found: spent(),
+) -> list[TileBox]:
+    """The tiles the localizer finds window by window, a few windows at a time: once ``stop(tiles
+    found so far)`` says so (by default: the time for the photo is spent, :func:`spent`) the windows
+    left are not read, and the tiles found so far are the answer. Tiles found twice (by overlapping
+    windows) are merged by non-maximum suppression."""
     found: list[TileBox] = []
     for k in range(0, len(windows), WINDOWS_PER_CHECK):
-        if k and spent():
+        if k and stop(found):
             break
         found += localizer.in_windows(bgr, windows[k : k + WINDOWS_PER_CHECK], floor=floor)
     if len(windows) <= WINDOWS_PER_CHECK or not found:
