@@ -115,10 +115,12 @@ def search_small_tiles(
     keyboard's keys, the hand's own large tiles) neither stop the search nor come back from it as
     false small tiles. No search when the first look found a hand's worth (``settings.below``).
     Levels go from coarse to fine, each read whole unless the search's time (``settings.budget_s``)
-    is spent, and the answer is the finest level's photo with the small tiles of every level read
-    (found twice: merged). ``check`` is called between levels (a deadline's check). Then, unless the
-    photo's time is spent, the levels' lone boxes are looked into (:func:`inside_blobs`): a heap's
-    box is replaced by its tiles, which may make an answer where the levels had none."""
+    is spent, or what is left of the photo's is what reading the sure tiles found so far will take
+    (``settings.reserve_per_tile_s`` a tile), and the answer is the finest level's photo with the
+    small tiles of every level read (found twice: merged). ``check`` is called between levels (a
+    deadline's check). Then, unless the time is up so, the levels' lone boxes are looked into
+    (:func:`inside_blobs`): a heap's box is replaced by its tiles, which may make an answer where
+    the levels had none."""
     if settings.below <= 0 or len(found) >= settings.below:
         return None
     h0, w0 = decoded.bgr.shape[:2]
