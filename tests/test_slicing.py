@@ -291,14 +291,19 @@ def _demo_reader() -> PhotoReader:
     return PhotoReader(Localizer(), Classifier(), VisionSettings(slicing=SliceSettings(below=0)))  # type: ignore[arg-type]
 
 
-def test_a_spent_time_limit_stops_the_reading_and_a_late_one_keeps_the_reading_so_far(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+def _demo_read() -> tuple[PhotoReader, bytes, Any]:
+    """The stand-in reader, its demo photo and the photo's reading with no time limit."""
     from paiscan.service.demo import demo_photo
 
     reader = _demo_reader()
     photo = demo_photo(1600, 1000)
-    plain = reader.read(photo)
+    return reader, photo, reader.read(photo)
+
+
+def test_a_spent_time_limit_stops_the_reading_and_a_late_one_keeps_the_reading_so_far(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    reader, photo, plain = _demo_read()
     assert TOO_SLOW_NOTE not in plain.reading.notes
     with limit(0.0), pytest.raises(ReadingTooSlow):
         reader.read(photo)
@@ -313,14 +318,9 @@ def test_a_spent_time_limit_stops_the_reading_and_a_late_one_keeps_the_reading_s
 
 
 def test_a_spent_soft_budget_stops_the_optional_work_and_keeps_the_reading() -> None:
-    from dataclasses import replace
-
-    from paiscan.service.demo import demo_photo
     from paiscan.vision.deadline import soft_limit, spent
 
-    reader = _demo_reader()
-    photo = demo_photo(1600, 1000)
-    plain = reader.read(photo)
+    reader, photo, plain = _demo_read()
     assert not spent()  # the reading's budget ends with it
     with soft_limit(0.0):
         hurried = reader.read(photo)  # nothing raises: the second looks are skipped
@@ -333,13 +333,10 @@ def test_a_spent_soft_budget_stops_the_optional_work_and_keeps_the_reading() -> 
 def test_the_layout_has_its_grace_though_the_stages_before_spent_the_photos_time(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from paiscan.service.demo import demo_photo
     from paiscan.vision import pipeline
     from paiscan.vision.deadline import soft_limit, spent
 
-    reader = _demo_reader()
-    photo = demo_photo(1600, 1000)
-    plain = reader.read(photo)
+    reader, photo, plain = _demo_read()
     hurried: list[bool] = []
     original = pipeline.read_hand
 
