@@ -394,9 +394,9 @@ def test_the_search_of_a_crowded_photo_leaves_time_to_read_what_it_found() -> No
         assert got is not None
         return loc.windows_seen, len(got[1])
 
-    # a second per tile found: the photo's 30 s are less than its first windows' tiles take to read,
-    # so the search stops after them and answers what they found
-    costly = replace(SliceSettings(blob_looks=0), reserve_per_tile_s=1.0)
+    # ten seconds per tile found: the photo's 30 s are less than its first windows' tiles take to
+    # read, so the search stops after them and answers what they found
+    costly = replace(SliceSettings(blob_looks=0), reserve_per_tile_s=10.0)
     with soft_limit(30.0):
         seen, found = search(costly)
     assert seen == WINDOWS_PER_CHECK and 3 <= found < len(rows)
