@@ -39,6 +39,7 @@ from paiscan.vision.slicing import (
     SliceSettings,
     anchored_blanks,
     beside_sure,
+    centre_in,
     search_small_tiles,
     tile_groups,
 )
@@ -662,11 +663,7 @@ class PhotoReader:
         if closer is None:
             return tiles
 
-        def outside(t: TileBox) -> bool:
-            cx, cy = (t.box[0] + t.box[2]) / 2, (t.box[1] + t.box[3]) / 2
-            return not any(w[0] <= cx <= w[2] and w[1] <= cy <= w[3] for w in windows)
-
-        return [t for t in tiles if outside(t)] + closer
+        return [t for t in tiles if not any(centre_in(t.box, w) for w in windows)] + closer
 
     def read(
         self, image: DecodedImage | bytes, rules: Ruleset | str = "riichi", context: dict[str, Any] | None = None

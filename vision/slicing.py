@@ -243,15 +243,15 @@ def inside_blobs(
     inside: list[TileBox] = []
     sure = [t for t in found if t.confidence >= conf]
     for box, win in looked:
-        if sum(_centre_in(t.box, box.box) for t in sure) >= settings.min_small:
+        if sum(centre_in(t.box, box.box) for t in sure) >= settings.min_small:
             blobs.append(box)
-            inside += [t for t in found if _centre_in(t.box, win) and t not in inside]
+            inside += [t for t in found if centre_in(t.box, win) and t not in inside]
     if not blobs:
         return None
     return _merged(localizer, [t for t in seen if t not in blobs] + inside)
 
 
-def _centre_in(box: Sequence[float], window: Sequence[float]) -> bool:
+def centre_in(box: Sequence[float], window: Sequence[float]) -> bool:
     """Whether ``box``'s centre lies in ``window`` (both x1, y1, x2, y2)."""
     cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
     return window[0] <= cx <= window[2] and window[1] <= cy <= window[3]
@@ -303,7 +303,7 @@ def _not_holding_tiles(large: Sequence[TileBox], small: Sequence[TileBox], conf:
     windows' sure ``small`` tiles (their centres): a hand far away looks like one tile at 384 px."""
 
     sure = [t for t in small if t.confidence >= conf]
-    return [k for k in large if sum(_centre_in(t.box, k.box) for t in sure) < HOLDING_TILES]
+    return [k for k in large if sum(centre_in(t.box, k.box) for t in sure) < HOLDING_TILES]
 
 
 def _overlaps(a: Sequence[float], b: Sequence[float]) -> bool:
