@@ -25,7 +25,7 @@ from paiscan.vision.layout.geometry import (
     _geo,
     _Line,
     _nearest,
-    _share_inside,
+    _shares_inside,
     _take_near,
 )
 from paiscan.vision.layout.results import HAND_MAX_TILES, HAND_MIN_TILES, MIN_ROW_TILES, HandRow, Layout, Row
@@ -78,10 +78,14 @@ class _NearHand:
     unit: float
     #: how far from the line tiles apart may lie (pixels)
     near: float
+    #: each detection's distance from the line's nearest tile (pixels)
+    distances: np.ndarray
+    #: the tiles of the other lines of discards (background lines holding none of ``mine``)
+    discarded: frozenset[int]
 
     def distance(self, j: int) -> float:
         """Detection ``j``'s distance from the line's nearest tile (pixels)."""
-        return _nearest(self.scene.g, self.line.members, (j,))
+        return float(self.distances[j])
 
     def may_lie_apart(self, j: int) -> bool:
         """A face-up tile of the hand's size, sure enough, in no other line of discards."""
@@ -90,7 +94,7 @@ class _NearHand:
             g.dets[j].cls != BACK
             and j not in self.dups
             and not _doubtful(g.dets[j])
-            and not any(j in bg for bg in self.scene.background if not bg & self.mine)
+            and j not in self.discarded
             and SIZE_RATIO[0] <= g.size[j] / self.med_size <= SIZE_RATIO[1]
         )
 
@@ -148,14 +152,14 @@ def _line_prior(g: _Geo, line: _Line) -> float:
 def _near_hand(scene: _Scene, line: _Line) -> _NearHand:
     g = scene.g
     mine = {*line.members, *line.stacked.values()}
-    dups = scene.duplicates | {
-        j
-        for j in range(len(g.dets))
-        if j not in mine and any(_share_inside(g.dets[j], g.dets[m]) >= APART_OVER_ROW_TILE for m in mine)
-    }
+    over = _shares_inside(g.dets, sorted(mine)) >= APART_OVER_ROW_TILE  # [j, m]: j lies over m
+    dups = scene.duplicates | {j for j in np.flatnonzero(over.any(axis=1)).tolist() if j not in mine}
     med_size = float(np.median(g.size[line.members]))
     unit = _make_row(g, line, (), orient=False).unit
-    return _NearHand(scene, line, mine, dups, med_size, unit, NEAR_UNITS * unit + med_size)
+    members = sorted(line.members)  # each detection's distance as _nearest measures it
+    distances = np.linalg.norm(g.pts[members][:, None, :] - g.pts[None, :, :], axis=2).min(axis=0)
+    discarded = frozenset().union(*(bg for bg in scene.background if not bg & mine))
+    return _NearHand(scene, line, mine, dups, med_size, unit, NEAR_UNITS * unit + med_size, distances, discarded)
 
 
 def _tiles_apart(hand: _NearHand) -> tuple[list[int], list[int]]:

@@ -143,40 +143,48 @@ def _geo(dets: Sequence[Detection]) -> _Geo:
 
 def _duplicates(dets: Sequence[Detection]) -> set[int]:
     """Boxes overlapping a more confident one by ``DUPLICATE_IOU``, or lying in it by
-    ``DUPLICATE_INSIDE`` of the smaller box (one tile detected twice)."""
-    out: set[int] = set()
+    ``DUPLICATE_INSIDE`` of the smaller box (one tile detected twice): the most confident first, a
+    box already taken for a duplicate taking no other."""
     order = sorted(range(len(dets)), key=lambda i: -dets[i].confidence)
-    for k, i in enumerate(order):
-        if i in out:
-            continue
-        ax1, ay1, ax2, ay2 = dets[i].box
-        for j in order[k + 1 :]:
-            bx1, by1, bx2, by2 = dets[j].box
-            iw, ih = min(ax2, bx2) - max(ax1, bx1), min(ay2, by2) - max(ay1, by1)
-            if iw <= 0 or ih <= 0:
-                continue
-            inter, a, b = iw * ih, (ax2 - ax1) * (ay2 - ay1), (bx2 - bx1) * (by2 - by1)
-            if inter / (a + b - inter) >= DUPLICATE_IOU or inter / min(a, b) >= DUPLICATE_INSIDE:
-                out.add(j)
-    return out
+    if len(order) < 2:
+        return set()
+    x1, y1, x2, y2 = np.array([dets[i].box for i in order], dtype=float).T
+    iw = np.minimum(x2[:, None], x2[None, :]) - np.maximum(x1[:, None], x1[None, :])
+    ih = np.minimum(y2[:, None], y2[None, :]) - np.maximum(y1[:, None], y1[None, :])
+    area = (x2 - x1) * (y2 - y1)
+    inter = iw * ih
+    meet = (iw > 0) & (ih > 0)
+    with np.errstate(divide="ignore", invalid="ignore"):  # only pairs that meet are read, whose areas are > 0
+        iou = inter / (area[:, None] + area[None, :] - inter)
+        share = inter / np.minimum(area[:, None], area[None, :])
+    # covers[k, m]: the k-th most confident box takes the m-th (m after k) for its second box
+    covers = np.triu(meet & ((iou >= DUPLICATE_IOU) | (share >= DUPLICATE_INSIDE)), 1)
+    taken = np.zeros(len(order), dtype=bool)
+    for k in np.nonzero(covers.any(axis=1))[0]:
+        if not taken[k]:
+            taken |= covers[k]
+    return {order[k] for k in np.nonzero(taken)[0]}
 
 
 def _clusters(g: _Geo, idx: Sequence[int], unit: float) -> tuple[tuple[int, ...], ...]:
     """Touching tiles (centres within ``CLUSTER_UNITS`` tile widths) grouped, in input order."""
-    parent = {i: i for i in idx}
-
-    def root(i: int) -> int:
-        while parent[i] != i:
-            i = parent[i]
-        return i
-
-    for a in idx:
-        for b in idx:
-            if a < b and float(np.linalg.norm(g.pts[a] - g.pts[b])) <= CLUSTER_UNITS * unit:
-                parent[root(b)] = root(a)
+    if not idx:
+        return ()
+    pts = g.pts[list(idx)]
+    touch = np.linalg.norm(pts[:, None, :] - pts[None, :, :], axis=2) <= CLUSTER_UNITS * unit
+    group = [-1] * len(idx)
+    for first in range(len(idx)):  # each tile not yet grouped starts a group: all it reaches
+        if group[first] >= 0:
+            continue
+        group[first], todo = first, [first]
+        while todo:
+            for k in np.flatnonzero(touch[todo.pop()]).tolist():
+                if group[k] < 0:
+                    group[k] = first
+                    todo.append(k)
     out: dict[int, list[int]] = {}
-    for i in idx:
-        out.setdefault(root(i), []).append(i)
+    for k, i in enumerate(idx):
+        out.setdefault(group[k], []).append(i)
     return tuple(tuple(v) for v in out.values())
 
 
@@ -213,17 +221,27 @@ def _take_near(
     g: _Geo, pool: list[int], into: list[int], reach: list[int], within: float, admits: Callable[[int], bool]
 ) -> None:
     """Move tiles from ``pool`` to ``into`` while one lies within ``within`` pixels of ``reach``
-    (which grows with them) and ``admits`` it."""
-    grew = bool(reach)
+    (which grows with them) and ``admits`` it; ``pool`` is gone through in its order, again and
+    again until a pass takes none."""
+    if not reach or not pool:
+        return
+    # each pool tile's least distance to ``reach`` (as :func:`_nearest` measures it), kept up to date as it grows
+    from_reach = np.linalg.norm(g.pts[pool][:, None, :] - g.pts[sorted(reach)][None, :, :], axis=2).min(axis=1)
+    least = dict(zip(pool, from_reach, strict=True))
+    grew = True
     while grew:
         grew = False
         for j in list(pool):
-            if admits(j) and _nearest(g, reach, (j,)) <= within:
+            if float(least[j]) <= within and admits(j):
                 into.append(j)
                 pool.remove(j)
                 if reach is not into:
                     reach.append(j)
                 grew = True
+                if pool:
+                    from_j = np.linalg.norm(g.pts[pool] - g.pts[j], axis=1)
+                    for i, d in zip(pool, from_j, strict=True):
+                        least[i] = min(least[i], d)
 
 
 def _share_inside(a: Detection, b: Detection) -> float:
@@ -231,6 +249,19 @@ def _share_inside(a: Detection, b: Detection) -> float:
     iw = min(a.box[2], b.box[2]) - max(a.box[0], b.box[0])
     ih = min(a.box[3], b.box[3]) - max(a.box[1], b.box[1])
     return iw * ih / ((a.box[2] - a.box[0]) * (a.box[3] - a.box[1])) if iw > 0 and ih > 0 else 0.0
+
+
+def _shares_inside(dets: Sequence[Detection], of: Sequence[int]) -> np.ndarray:
+    """``[j, k]``: :func:`_share_inside` of every detection ``j`` in the detection ``of[k]``."""
+    boxes = np.array([d.box for d in dets], dtype=float).reshape(-1, 4)
+    x1, y1, x2, y2 = boxes.T
+    ox1, oy1, ox2, oy2 = boxes[list(of)].reshape(-1, 4).T
+    iw = np.minimum(x2[:, None], ox2[None, :]) - np.maximum(x1[:, None], ox1[None, :])
+    ih = np.minimum(y2[:, None], oy2[None, :]) - np.maximum(y1[:, None], oy1[None, :])
+    meet = (iw > 0) & (ih > 0)
+    with np.errstate(divide="ignore", invalid="ignore"):  # a box that meets another has an area > 0
+        share = iw * ih / ((x2 - x1) * (y2 - y1))[:, None]
+    return np.where(meet, share, 0.0)
 
 
 def _overlap(a: Detection, b: Detection) -> bool:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -38,6 +39,9 @@ MERGE_GAP = 1.5
 MERGE_END_UNITS = 4.0
 #: detections the line search takes at most (the most confident)
 MAX_DETECTIONS = 200
+#: the line search's working arrays hold this many (tile, tile, angle) cells at a time (float32
+#: and bool: 320 KiB, within a core's cache)
+LINE_SEARCH_CELLS = 1 << 16
 #: a gap under the split of at least this many tile widths, ``WEAK_GAP_OVER`` wider than every other, sets a tile
 #: apart
 WEAK_GAP_MIN = 0.1
@@ -45,6 +49,25 @@ WEAK_GAP_MIN = 0.1
 WEAK_GAP_OVER = 0.1
 #: ... among at least this many other gaps
 WEAK_GAP_MIN_GAPS = 4
+
+
+def _band_counts(v: np.ndarray, tol: np.ndarray) -> np.ndarray:
+    """``[anchor, angle]``: how many tiles lie within the band through the anchor at that angle,
+    from each tile's offset across every angle ``v`` ``(n, A)`` and each pair's band half-width
+    ``tol`` ``(n, n)`` (float32 both). Some angles at a time (``LINE_SEARCH_CELLS``), in place: the
+    n² comparisons per angle are what the line search costs."""
+    n, n_angles = v.shape
+    step = max(1, min(n_angles, LINE_SEARCH_CELLS // max(1, n * n)))
+    counts = np.empty((n, n_angles), dtype=np.intp)
+    across, inside = np.empty((step, n, n), dtype=np.float32), np.empty((step, n, n), dtype=bool)
+    by_angle = np.ascontiguousarray(v.T)
+    for a0 in range(0, n_angles, step):
+        va = by_angle[a0 : a0 + step]
+        k = len(va)
+        np.subtract(va[:, :, None], va[:, None, :], out=across[:k])
+        np.less_equal(np.abs(across[:k], out=across[:k]), tol, out=inside[:k])
+        counts[:, a0 : a0 + k] = np.count_nonzero(inside[:k], axis=1).T
+    return counts
 
 
 def _best_line(pts: np.ndarray, size: np.ndarray, pool: list[int]) -> _Line | None:
@@ -57,13 +80,7 @@ def _best_line(pts: np.ndarray, size: np.ndarray, pool: list[int]) -> _Line | No
     normals = np.stack([-np.sin(angles), np.cos(angles)], axis=1)
     v = (p @ normals.T).astype(np.float32)  # (n, A)
     tol = (ROW_TOL * np.maximum(s[:, None], s[None, :])).astype(np.float32)  # (n, n)
-
-    def inside(a0: int, a1: int) -> np.ndarray:  # member, anchor, angle: within the band
-        va = v[:, a0:a1]
-        return np.abs(va[:, None, :] - va[None, :, :]) <= tol[:, :, None]
-
-    step = 30  # angles at a time: memory n² · step
-    counts = np.concatenate([inside(a, a + step).sum(axis=0) for a in range(0, len(angles), step)], axis=1)
+    counts = _band_counts(v, tol)
     best = int(counts.max())
     if best < MIN_ROW_TILES:
         return None
@@ -184,45 +201,90 @@ def _found_again(g: _Geo, line: _Line, pool: list[int]) -> _Line | None:
     return again if again is not None and set(again.members) > set(line.members) else None
 
 
-def _joins(g: _Geo, line: _Line, dets: Sequence[int]) -> bool:
+@dataclass(frozen=True)
+class _Along:
+    """A line's tiles measured along it (from its point, in pixels), and their median size: what
+    :func:`_joins` measures other tiles against, taken once for each state of the line."""
+
+    members: np.ndarray
+    u: np.ndarray
+    unit: float
+
+    @classmethod
+    def of(cls, g: _Geo, line: _Line) -> _Along:
+        members = np.array(line.members)
+        return cls(members, (g.pts[members] - line.point) @ line.direction, float(np.median(g.size[members])))
+
+    def end_line(self, g: _Geo, end: float) -> tuple[np.ndarray, np.ndarray] | None:
+        """The line through the tiles within ``MERGE_END_UNITS`` of the end at ``end`` (direction,
+        point), or None with fewer than three of them."""
+        near = self.members[np.abs(self.u - end) <= MERGE_END_UNITS * self.unit]
+        return _principal(g.pts[near]) if len(near) >= 3 else None
+
+
+def _joins(g: _Geo, line: _Line, dets: Sequence[int], along: _Along | None = None) -> bool:
     """``dets`` either continue ``line`` just beyond one of its ends, within ``MERGE_V_TOL`` across
     it or across the line through its end (``MERGE_END_UNITS``), or fill a hole between its tiles,
     within ``MERGE_V_TOL`` across it (within its span, none of its tiles within half a tile along
     it: tiles a slightly bent row lost to another line), or both: some fill holes near an end and the rest go
     on past it (a pon's called tile
-    the first line skipped, and the kan beyond)."""
+    the first line skipped, and the kan beyond). ``along``: the line's :class:`_Along`, if at hand."""
     d = line.direction
+    al = along if along is not None else _Along.of(g, line)
+    u_line, unit = al.u, al.unit
     idx = np.array(dets)
-    members = np.array(line.members)
-    u_line = (g.pts[members] - line.point) @ d
     u = (g.pts[idx] - line.point) @ d
-    unit = float(np.median(g.size[members]))
     inside = (u > u_line.min()) & (u < u_line.max())
     clear = np.abs(u[:, None] - u_line[None, :]).min(axis=1) > 0.5 * unit
     if inside.any() and not inside.all():  # some fill holes near an end, the rest go on past it
         return (
             _across_within(g, idx[inside], d, line.point)
             and bool(np.all(clear[inside]))
-            and _joins(g, line, [int(j) for j in idx[~inside]])
+            and _joins(g, line, [int(j) for j in idx[~inside]], al)
         )
     on_line = _across_within(g, idx, d, line.point)
     beyond = max(float(u.min() - u_line.max()), float(u_line.min() - u.max()))
     if 0.0 < beyond <= MERGE_GAP * unit + unit:
         if on_line:
             return True
-        end = u_line.max() if u.min() > u_line.max() else u_line.min()
-        near = members[np.abs(u_line - end) <= MERGE_END_UNITS * unit]
-        if len(near) < 3:
-            return False
-        end_d, end_point = _principal(g.pts[near])
-        return _across_within(g, idx, end_d, end_point)
+        end_line = al.end_line(g, u_line.max() if u.min() > u_line.max() else u_line.min())
+        return end_line is not None and _across_within(g, idx, *end_line)
     return on_line and bool(np.all(inside & clear))
+
+
+def _first_joining(g: _Geo, line: _Line, dets: Sequence[int], along: _Along) -> int | None:
+    """The first of ``dets`` that joins ``line`` alone (:func:`_joins` of ``[j]``), all measured at once."""
+    if not dets:
+        return None
+    d, u_line, unit = line.direction, along.u, along.unit
+    idx = np.array(dets)
+    u = (g.pts[idx] - line.point) @ d
+    lo, hi = u_line.min(), u_line.max()
+    inside = (u > lo) & (u < hi)
+    clear = np.abs(u[:, None] - u_line[None, :]).min(axis=1) > 0.5 * unit
+    on_line = _within_across(g, idx, d, line.point)
+    beyond = np.maximum(u - hi, lo - u)
+    past_end = (beyond > 0.0) & (beyond <= MERGE_GAP * unit + unit)
+    joins = np.where(past_end, on_line, on_line & inside & clear)
+    for side, at_end in ((u > hi, hi), (u <= hi, lo)):  # off the line past an end: across the end's own line
+        ask = past_end & ~on_line & side
+        if ask.any():
+            end_line = along.end_line(g, at_end)
+            if end_line is not None:
+                joins[ask] = _within_across(g, idx[ask], *end_line)
+    first = np.flatnonzero(joins)
+    return int(first[0]) if len(first) else None
+
+
+def _within_across(g: _Geo, idx: np.ndarray, direction: np.ndarray, point: np.ndarray) -> np.ndarray:
+    """Which tiles of ``idx`` lie within ``MERGE_V_TOL`` of their size across the line."""
+    normal = np.array([-direction[1], direction[0]])
+    return np.abs((g.pts[idx] - point) @ normal) <= MERGE_V_TOL * g.size[idx]
 
 
 def _across_within(g: _Geo, idx: np.ndarray, direction: np.ndarray, point: np.ndarray) -> bool:
     """Every tile of ``idx`` lies within ``MERGE_V_TOL`` of its size across the line."""
-    normal = np.array([-direction[1], direction[0]])
-    return bool(np.all(np.abs((g.pts[idx] - point) @ normal) <= MERGE_V_TOL * g.size[idx]))
+    return bool(np.all(_within_across(g, idx, direction, point)))
 
 
 def _merge_continuations(g: _Geo, lines: list[_Line], rest: list[int]) -> tuple[list[_Line], list[int]]:
@@ -262,11 +324,15 @@ def _merge_continuations(g: _Geo, lines: list[_Line], rest: list[int]) -> tuple[
                         line.stacked.update(other.stacked)
                         taken.add(j)
                         changed = True
-                for k in list(rest):
-                    if not g.backs[k] and _joins(g, line, [k]):
-                        line.members.append(k)
-                        rest.remove(k)
-                        changed = True
+                faces = [k for k in rest if not g.backs[k]]
+                along = _Along.of(g, line)
+                while (first := _first_joining(g, line, faces, along)) is not None:
+                    k = faces[first]
+                    faces = faces[first + 1 :]
+                    line.members.append(k)
+                    rest.remove(k)
+                    changed = True
+                    along = _Along.of(g, line)
                 grown = grown or changed
             if grown:  # a sideways tile it took may carry a stacked tile left loose
                 _attach_stacked(g, line, rest)
