@@ -169,6 +169,54 @@ def test_a_heap_the_search_sees_as_one_box_is_looked_into() -> None:
     assert looked.windows_seen > len(grid_windows(1000, 750, 416, 0.25, 40))  # they were looked into
 
 
+class _FaintLocalizer(_SmallTileLocalizer):
+    """A :class:`_SmallTileLocalizer` that finds a tile shown ``faint_px`` wide or more, but under
+    ``min_px``, as a faint box (0.15), given when asked for boxes that faint (``floor``), as the real
+    localizer sees a far hand's 11 px faces."""
+
+    faint_px = 6.0
+
+    def _found(self, width: int, scale: float, x0: int = 0, y0: int = 0, w: int = 0, h: int = 0) -> list[TileBox]:
+        shown = self.size / max(w, h)
+        out = []
+        for x1, y1, x2, y2 in self.tiles:
+            bx = (x1 * scale - x0, y1 * scale - y0, x2 * scale - x0, y2 * scale - y0)
+            if bx[0] >= 0 and bx[1] >= 0 and bx[2] <= w and bx[3] <= h and (bx[2] - bx[0]) * shown >= self.faint_px:
+                out.append(TileBox(bx, 0.9 if (bx[2] - bx[0]) * shown >= self.min_px else 0.15, False))
+        return out
+
+    def __call__(self, bgr: np.ndarray, floor: float | None = None) -> list[TileBox]:
+        return [t for t in super().__call__(bgr) if t.confidence >= (floor or self.conf)]
+
+    def in_windows(self, bgr: np.ndarray, windows: Any, floor: float | None = None) -> list[TileBox]:
+        return [t for t in super().in_windows(bgr, windows) if t.confidence >= (floor or self.conf)]
+
+
+def test_a_far_hand_the_finest_level_sees_only_faintly_is_looked_at_magnified() -> None:
+    # faces 36 px in a 4000 px photo decoded at 1000 px: 8.3 px in the search's 416 px windows,
+    # where the stand-in finds them only faintly; the faint boxes' window (the row and a tile's size
+    # around it, 156 px) shows them 22 px wide
+    hand = _hand_at(1500.0, 1400.0, 36.0)
+    decoded = DecodedImage(np.zeros((750, 1000, 3), np.uint8), "array", (4000, 3000), 0.25)
+    off = _FaintLocalizer(hand, full=4000)
+    assert search_small_tiles(off, decoded, [], SliceSettings(faint_looks=0), 40_000_000) is None  # type: ignore[arg-type]
+    loc = _FaintLocalizer(hand, full=4000)
+    got = search_small_tiles(loc, decoded, [], SliceSettings(), 40_000_000)  # type: ignore[arg-type]
+    assert got is not None and len(got[1]) == 14 and {t.confidence for t in got[1]} == {0.9}
+    assert sorted(round(t.box[0] * 4) for t in got[1]) == [round(b[0]) for b in hand]
+    assert loc.windows_seen == off.windows_seen + 1
+    # two faint boxes are no group to look at (``faint_min``): nothing more is looked at
+    pair = _FaintLocalizer(hand[:2], full=4000)
+    assert search_small_tiles(pair, decoded, [], SliceSettings(), 40_000_000) is None  # type: ignore[arg-type]
+    assert pair.windows_seen == off.windows_seen
+    # boxes the localizer doubts though they are 37 px in the windows' view are no far tiles
+    near = _FaintLocalizer(_hand_at(100.0, 100.0, 40.0), full=1000, min_px=60.0)
+    whole = DecodedImage(np.zeros((750, 1000, 3), np.uint8), "array", (1000, 750), 1.0)
+    assert search_small_tiles(near, whole, [], SliceSettings(), 40_000_000) is None  # type: ignore[arg-type]
+    assert near.windows_seen == len(grid_windows(1000, 750, 416, 0.25, 40))
+    assert search_small_tiles(near, whole, [], SliceSettings(faint_max_px=40.0), 40_000_000) is not None  # type: ignore[arg-type]
+
+
 def test_tiles_too_small_at_every_level_leave_the_first_look_as_it_was() -> None:
     loc = _SmallTileLocalizer(_hand_at(100.0, 100.0, 4.0), full=1000)
     decoded = DecodedImage(np.zeros((750, 1000, 3), np.uint8), "array", (1000, 750), 1.0)

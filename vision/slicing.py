@@ -58,6 +58,20 @@ class SliceSettings:
     blob_looks: int = 4
     #: a blob's window side, as a multiple of the blob's long side
     blob_window: float = 1.6
+    #: after the levels (and the blobs), groups of ``faint_min`` or more of the finest level's faint
+    #: boxes (the localizer at ``faint_floor`` or more, under its threshold; chained by nearness) are
+    #: looked at again magnified, through windows of ``faint_window`` of that level's pixels (the
+    #: localizer's input is 384), at most ``faint_looks`` windows, the likeliest groups first:
+    #: faces about 24 px across in a 12 MP photo are about 11 px in the finest level's windows,
+    #: where a hand shows as faint boxes; 0 turns this off
+    faint_looks: int = 6
+    faint_floor: float = 0.05
+    faint_min: int = 3
+    faint_window: int = 208
+    #: ... only faint boxes whose short side is under this in the search windows' view (pixels of
+    #: the localizer's input at ``window_px``) count: a box the localizer doubts at that size is
+    #: no far tile (a backlit key's icon)
+    faint_max_px: float = 24.0
     #: seconds of the photo's time (``VisionSettings.read_budget_s``) kept, per sure tile found so
     #: far, for what follows the search (classifying each tile, about 1 ms on two cores, and laying
     #: them out, about 1.5 ms up to the layout's 200): the search of a photo of hundreds of tiles
@@ -141,12 +155,27 @@ def search_small_tiles(
         return spent() or time.monotonic() + settings.reserve_per_tile_s * tiles >= photo_end
 
     with soft_limit(settings.budget_s):
-        best, last, seen = _search(localizer, decoded, large, least, settings, max_pixels, floor, check, in_view, stop)
-    if last is None or settings.blob_looks <= 0 or stop(seen):
+        best, last, seen, faint = _search(
+            localizer, decoded, large, least, settings, max_pixels, floor, check, in_view, stop
+        )
+    if last is None:
         return best
-    tiles = inside_blobs(localizer, last, seen, settings, floor)
-    answer = None if tiles is None else _answer(localizer, decoded, last, large, tiles, least)
-    return best if answer is None else answer
+    if settings.blob_looks > 0 and not stop(seen):
+        blobs = inside_blobs(localizer, last, seen, settings, floor)
+        answer = None if blobs is None else _answer(localizer, decoded, last, large, blobs, least)
+        if blobs is not None and answer is not None:
+            best, seen = answer, blobs
+    if settings.faint_looks > 0 and faint and best is None and not stop(seen):
+        more = [
+            t
+            for t in in_faint_groups(localizer, last, faint, seen, settings, floor)
+            if in_view(t, last.scale) < settings.large_tile_px
+        ]
+        if more:
+            tiles = _merged(localizer, seen + more)
+            answer = _answer(localizer, decoded, last, large, tiles, least)
+            best = best if answer is None else answer
+    return best
 
 
 def _answer(
@@ -176,13 +205,16 @@ def _search(
     check: Callable[[], None] | None,
     in_view: Callable[[TileBox, float], float],
     stop: Callable[[Sequence[TileBox]], bool],
-) -> tuple[tuple[DecodedImage, list[TileBox]] | None, DecodedImage | None, list[TileBox]]:
+) -> tuple[tuple[DecodedImage, list[TileBox]] | None, DecodedImage | None, list[TileBox], list[TileBox]]:
     """:func:`search_small_tiles`' levels, from coarse to fine: the answer (:func:`_answer`, or
-    ``None``), the last level's photo (``None`` when none was read) and the small tiles of the
-    levels read, in its pixels. ``stop(small tiles found)`` says when no more windows are read."""
+    ``None``), the last level's photo (``None`` when none was read), the small tiles of the
+    levels read, in its pixels, and the last level's faint boxes (``settings.faint_floor`` up to
+    the localizer's threshold). ``stop(small tiles found)`` says when no more windows are read."""
     best: tuple[DecodedImage, list[TileBox]] | None = None
     seen: list[TileBox] = []  # the small tiles of the levels read so far, in the last level's pixels
     last: DecodedImage | None = None
+    faint: list[TileBox] = []
+    low = floor if settings.faint_looks <= 0 else min(settings.faint_floor, floor or localizer.conf)
     for level in settings.levels:
         if check is not None:
             check()
@@ -197,15 +229,20 @@ def _search(
         def small(tiles: Sequence[TileBox], scale: float = image.scale) -> list[TileBox]:
             return [t for t in tiles if in_view(t, scale) < settings.large_tile_px]
 
+        def kept(tiles: Sequence[TileBox]) -> list[TileBox]:  # (the faint boxes are the faint look's alone)
+            return [t for t in tiles if t.confidence >= (localizer.conf if floor is None else floor)]
+
         def level_stop(more: Sequence[TileBox], before: Sequence[TileBox] = seen) -> bool:
             # (a level finds again most of the tiles the one before found: the larger count stands for both)
-            return stop(max(before, small(more), key=len))
+            return stop(max(before, small(kept(more)), key=len))
 
-        now = small(_in_windows(localizer, image.bgr, windows, floor, level_stop))
+        every = _in_windows(localizer, image.bgr, windows, low, level_stop)
+        now = small(kept(every))
+        faint = [t for t in every if t.confidence < localizer.conf]
         seen = _merged(localizer, (scaled_tiles(seen, image.scale / last.scale) if last else []) + now)
         last = image
         best = _answer(localizer, decoded, image, large, seen, least) or best
-    return best, last, seen
+    return best, last, seen, faint
 
 
 def inside_blobs(
@@ -249,6 +286,54 @@ def inside_blobs(
     if not blobs:
         return None
     return _merged(localizer, [t for t in seen if t not in blobs] + inside)
+
+
+def in_faint_groups(
+    localizer: Localizer,
+    image: DecodedImage,
+    faint: Sequence[TileBox],
+    seen: Sequence[TileBox],
+    settings: SliceSettings,
+    floor: float | None,
+) -> list[TileBox]:
+    """The tiles found by looking again, magnified, at the groups of ``faint`` boxes (in
+    ``image``'s pixels) small in the windows' view (``settings.faint_max_px``) that lie clear of
+    the sure tiles ``seen``: groups of ``settings.faint_min`` or more (chained at
+    :data:`GROUP_REACH`), the likeliest (the most summed confidence) first, each with a tile's size
+    around it covered by windows of ``settings.faint_window`` pixels (overlapping by a quarter;
+    larger where a group needs more than ``settings.faint_looks``), that many windows in all. A far
+    hand's faces, about 11 px across in the finest level's windows, show there as faint boxes and,
+    at twice the size, as tiles."""
+    sure = [t for t in seen if t.confidence >= localizer.conf]
+    view = localizer.size / settings.window_px
+    clear = [
+        t
+        for t in faint
+        if min(t.box[2] - t.box[0], t.box[3] - t.box[1]) * view < settings.faint_max_px
+        and not any(_overlaps(t.box, k.box) for k in sure)
+    ]
+    if len(clear) < settings.faint_min:
+        return []
+    labels = _chained(np.array([t.box for t in clear], dtype=float), GROUP_REACH)
+    groups: dict[int, list[TileBox]] = {}
+    for t, label in zip(clear, labels, strict=True):
+        groups.setdefault(label, []).append(t)
+    likely = sorted(
+        (g for g in groups.values() if len(g) >= settings.faint_min), key=lambda g: -sum(t.confidence for t in g)
+    )
+    h, w = image.bgr.shape[:2]
+    windows: list[Window] = []
+    for group in likely:
+        boxes = np.array([t.box for t in group])
+        margin = float(np.max(boxes[:, 2:] - boxes[:, :2]))  # a tile's size around the group
+        x1, y1 = max(0, int(boxes[:, 0].min() - margin)), max(0, int(boxes[:, 1].min() - margin))
+        x2, y2 = min(w, int(boxes[:, 2].max() + margin) + 1), min(h, int(boxes[:, 3].max() + margin) + 1)
+        cover = grid_windows(x2 - x1, y2 - y1, settings.faint_window, 0.25, settings.faint_looks)
+        windows += [(x1 + a, y1 + b, x1 + c, y1 + d) for a, b, c, d in cover]
+        if len(windows) >= settings.faint_looks:
+            break
+    windows = [win for win in windows[: settings.faint_looks] if win[2] - win[0] > 1 and win[3] - win[1] > 1]
+    return localizer.in_windows(image.bgr, windows, floor=floor) if windows else []
 
 
 def centre_in(box: Sequence[float], window: Sequence[float]) -> bool:
