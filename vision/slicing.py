@@ -314,13 +314,8 @@ def in_faint_groups(
     ]
     if len(clear) < settings.faint_min:
         return []
-    labels = _chained(np.array([t.box for t in clear], dtype=float), GROUP_REACH)
-    groups: dict[int, list[TileBox]] = {}
-    for t, label in zip(clear, labels, strict=True):
-        groups.setdefault(label, []).append(t)
-    likely = sorted(
-        (g for g in groups.values() if len(g) >= settings.faint_min), key=lambda g: -sum(t.confidence for t in g)
-    )
+    groups = [[clear[i] for i in group] for group in tile_groups(clear, 0.0) if len(group) >= settings.faint_min]
+    likely = sorted(groups, key=lambda g: -sum(t.confidence for t in g))
     h, w = image.bgr.shape[:2]
     windows: list[Window] = []
     for group in likely:
