@@ -308,6 +308,7 @@ def _merge_continuations(g: _Geo, lines: list[_Line], rest: list[int]) -> tuple[
             changed, grown = True, False
             while changed:
                 changed = False
+                along = _Along.of(g, line)
                 for j in range(i + 1, len(lines)):
                     other = lines[j]
                     if j in taken or walled(other):
@@ -319,13 +320,13 @@ def _merge_continuations(g: _Geo, lines: list[_Line], rest: list[int]) -> tuple[
                         float(line.direction @ _principal(g.pts[other.members])[0])
                     ) < math.cos(math.radians(20)):
                         continue
-                    if _joins(g, line, other.members):
+                    if _joins(g, line, other.members, along):
                         line.members.extend(other.members)
                         line.stacked.update(other.stacked)
                         taken.add(j)
                         changed = True
+                        along = _Along.of(g, line)
                 faces = [k for k in rest if not g.backs[k]]
-                along = _Along.of(g, line)
                 while (first := _first_joining(g, line, faces, along)) is not None:
                     k = faces[first]
                     faces = faces[first + 1 :]
