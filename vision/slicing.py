@@ -134,7 +134,8 @@ def search_small_tiles(
     small tiles of every level read (found twice: merged). ``check`` is called between levels (a
     deadline's check). Then, unless the time is up so, the levels' lone boxes are looked into
     (:func:`inside_blobs`): a heap's box is replaced by its tiles, which may make an answer where
-    the levels had none."""
+    the levels had none. Where there is still none, the finest level's groups of faint boxes are
+    looked at again, magnified (:func:`in_faint_groups`)."""
     if settings.below <= 0 or len(found) >= settings.below:
         return None
     h0, w0 = decoded.bgr.shape[:2]
@@ -172,9 +173,7 @@ def search_small_tiles(
             if in_view(t, last.scale) < settings.large_tile_px
         ]
         if more:
-            tiles = _merged(localizer, seen + more)
-            answer = _answer(localizer, decoded, last, large, tiles, least)
-            best = best if answer is None else answer
+            best = _answer(localizer, decoded, last, large, _merged(localizer, seen + more), least)
     return best
 
 
