@@ -23,6 +23,7 @@ from paiscan.vision.layout.geometry import (
     _duplicates,
     _Geo,
     _geo,
+    _least_distances,
     _Line,
     _nearest,
     _shares_inside,
@@ -156,8 +157,7 @@ def _near_hand(scene: _Scene, line: _Line) -> _NearHand:
     dups = scene.duplicates | {j for j in np.flatnonzero(over.any(axis=1)).tolist() if j not in mine}
     med_size = float(np.median(g.size[line.members]))
     unit = _make_row(g, line, (), orient=False).unit
-    members = sorted(line.members)  # each detection's distance as _nearest measures it
-    distances = np.linalg.norm(g.pts[members][:, None, :] - g.pts[None, :, :], axis=2).min(axis=0)
+    distances = _least_distances(g, line.members, slice(None))
     discarded = frozenset().union(*(bg for bg in scene.background if not bg & mine))
     return _NearHand(scene, line, mine, dups, med_size, unit, NEAR_UNITS * unit + med_size, distances, discarded)
 

@@ -217,6 +217,12 @@ def _nearest(g: _Geo, a: Iterable[int], b: Iterable[int], ref_size: float | None
     return float(np.min(dist))
 
 
+def _least_distances(g: _Geo, group: Iterable[int], to: Sequence[int] | slice) -> np.ndarray:
+    """Each of the detections ``to``'s least distance from a tile of ``group`` (pixels), as
+    :func:`_nearest` measures a pair."""
+    return np.linalg.norm(g.pts[sorted(group)][:, None, :] - g.pts[to][None, :, :], axis=2).min(axis=0)
+
+
 def _take_near(
     g: _Geo, pool: list[int], into: list[int], reach: list[int], within: float, admits: Callable[[int], bool]
 ) -> None:
@@ -225,9 +231,8 @@ def _take_near(
     again until a pass takes none."""
     if not reach or not pool:
         return
-    # each pool tile's least distance to ``reach`` (as :func:`_nearest` measures it), kept up to date as it grows
-    from_reach = np.linalg.norm(g.pts[pool][:, None, :] - g.pts[sorted(reach)][None, :, :], axis=2).min(axis=1)
-    least = dict(zip(pool, from_reach, strict=True))
+    # each pool tile's least distance to ``reach``, kept up to date as it grows
+    least = dict(zip(pool, _least_distances(g, reach, pool), strict=True))
     grew = True
     while grew:
         grew = False
