@@ -14,7 +14,7 @@ from paiscan.vision.deadline import ReadingTooSlow, limit
 from paiscan.vision.image import DecodedImage
 from paiscan.vision.models import TileBox
 from paiscan.vision.pipeline import TOO_SLOW_NOTE, PhotoReader, VisionSettings
-from paiscan.vision.slicing import SliceSettings, grid_windows, search_small_tiles
+from paiscan.vision.slicing import SliceSettings, busy_windows, grid_windows, search_small_tiles
 
 
 @pytest.mark.parametrize(("w", "h"), [(1000, 750), (4032, 3024), (640, 640), (300, 5000)])
@@ -66,6 +66,23 @@ class _SmallTileLocalizer:
         return out
 
 
+def _photo(
+    tiles: list[tuple[float, float, float, float]], full: int, shape: tuple[int, int], dim: bool = False
+) -> np.ndarray:
+    """A photo of ``shape`` (rows, columns) showing ``tiles`` (boxes in the original photo, ``full``
+    pixels wide): light faces with a dark mark on a plain grey desk, so that what a stand-in
+    localizer finds shows in the photo too (the search reads no plain window). ``dim``: the same at
+    a sixth of the contrast (a photo taken in poor light)."""
+    scale = shape[1] / full
+    img = np.full((*shape, 3), 90, np.uint8)
+    for x1, y1, x2, y2 in tiles:
+        a, b, c, d = (round(v * scale) for v in (x1, y1, x2, y2))
+        img[b : max(d, b + 1), a : max(c, a + 1)] = 220
+        mx, my = (a + c) // 2, (b + d) // 2
+        img[my - (d - b) // 4 : my + (d - b) // 4 + 1, mx - (c - a) // 6 : mx + (c - a) // 6 + 1] = 40
+    return img if not dim else (80 + (img.astype(np.int16) - 90) // 6).astype(np.uint8)
+
+
 def _hand_at(x0: float, y0: float, face: float) -> list[tuple[float, float, float, float]]:
     return [(x0 + i * face * 1.05, y0, x0 + i * face * 1.05 + face, y0 + face * 1.35) for i in range(14)]
 
@@ -75,7 +92,7 @@ def test_a_hand_small_in_a_large_photo_is_found_window_by_window() -> None:
     # under 6 px in the localizer's whole-photo view
     tiles = _hand_at(1500.0, 1400.0, 60.0)
     loc = _SmallTileLocalizer(tiles, full=4000)
-    decoded = DecodedImage(np.zeros((750, 1000, 3), np.uint8), "array", (4000, 3000), 0.25)
+    decoded = DecodedImage(_photo(tiles, 4000, (750, 1000)), "array", (4000, 3000), 0.25)
     assert loc(decoded.bgr) == []
     got = search_small_tiles(loc, decoded, [], SliceSettings(), 40_000_000)  # type: ignore[arg-type]
     assert got is not None
@@ -91,17 +108,37 @@ def test_a_hand_small_in_a_large_photo_is_found_window_by_window() -> None:
     assert search_small_tiles(loc, decoded, [], SliceSettings(below=0), 40_000_000) is None  # turned off
 
 
+@pytest.mark.parametrize("dim", [False, True])
+def test_the_search_reads_no_window_of_plain_desk(dim: bool) -> None:
+    # a hand like the test's above in a corner of a plain desk: only the windows over it are read,
+    # and it is found as when every window is read; in poor light (a sixth of the contrast) as well
+    tiles = _hand_at(200.0, 200.0, 60.0)
+    decoded = DecodedImage(_photo(tiles, 4000, (750, 1000), dim=dim), "array", (4000, 3000), 0.25)
+    every = _SmallTileLocalizer(tiles, full=4000)
+    ref = search_small_tiles(every, decoded, [], SliceSettings(busy_edges=0), 40_000_000)  # type: ignore[arg-type]
+    assert every.windows_seen == len(grid_windows(1000, 750, 416, 0.25, 40))
+    busy = _SmallTileLocalizer(tiles, full=4000)
+    got = search_small_tiles(busy, decoded, [], SliceSettings(), 40_000_000)  # type: ignore[arg-type]
+    assert ref is not None and got is not None and [t.box for t in got[1]] == [t.box for t in ref[1]]
+    assert 0 < busy.windows_seen < every.windows_seen
+    # a blank photo: no window is read
+    blank = DecodedImage(np.full((750, 1000, 3), 90, np.uint8), "array", (4000, 3000), 0.25)
+    none = _SmallTileLocalizer([], full=4000)
+    assert search_small_tiles(none, blank, [], SliceSettings(), 40_000_000) is None  # type: ignore[arg-type]
+    assert none.windows_seen == 0
+
+
 def test_a_small_hand_the_first_look_takes_for_one_large_tile_is_found_inside_it() -> None:
     # a hand far away shows as one tile-like blob at the first look's 384 px: the windows' tiles
     # inside it are the answer, and the blob is no tile
     tiles = _hand_at(1500.0, 1400.0, 60.0)
+    lone = (200.0, 2400.0, 260.0, 2481.0)  # a small box far from the hand, original pixels
     loc = _SmallTileLocalizer(tiles, full=4000)
-    decoded = DecodedImage(np.zeros((750, 1000, 3), np.uint8), "array", (4000, 3000), 0.25)
+    decoded = DecodedImage(_photo([*tiles, lone], 4000, (750, 1000)), "array", (4000, 3000), 0.25)
     blob = TileBox((370.0, 345.0, 600.0, 375.0), 0.6, False)  # around the whole hand, decoded pixels
     got = search_small_tiles(loc, decoded, [blob], SliceSettings(), 40_000_000)  # type: ignore[arg-type]
     assert got is not None and len(got[1]) == 14 and blob not in got[1]
     # a large tile holding a single small box (a pictogram taken for a tile) is a tile: kept
-    lone = (200.0, 2400.0, 260.0, 2481.0)  # a small box far from the hand, original pixels
     loc = _SmallTileLocalizer([*tiles, lone], full=4000)
     near = TileBox((20.0, 570.0, 110.0, 660.0), 0.9, False)  # 34 px in the first look's view
     kept = search_small_tiles(loc, decoded, [near], SliceSettings(), 40_000_000)  # type: ignore[arg-type]
@@ -150,8 +187,9 @@ def test_a_heap_the_search_sees_as_one_box_is_looked_into() -> None:
     # 20 tiles heaped 4 x 5, faces 40 px in a 4000 px photo: 10 px decoded, 9 px in the search's
     # windows, where the stand-in (like the localizer) finds only the heap as one box
     heap = _heap_at(2000.0, 1500.0, 40.0)
+    apart = [(2000.0, 1500.0, 2060.0, 1581.0), (3000.0, 400.0, 3060.0, 481.0), (600.0, 2500.0, 660.0, 2581.0)]
     loc = _HeapLocalizer(heap, full=4000)
-    decoded = DecodedImage(np.zeros((750, 1000, 3), np.uint8), "array", (4000, 3000), 0.25)
+    decoded = DecodedImage(_photo([*heap, *apart], 4000, (750, 1000)), "array", (4000, 3000), 0.25)
     got = search_small_tiles(loc, decoded, [], SliceSettings(), 40_000_000)  # type: ignore[arg-type]
     assert got is not None and len(got[1]) == 20  # its tiles, the heap's box not among them
     assert all(b[2] - b[0] < 15 for b in (t.box for t in got[1]))
@@ -159,14 +197,14 @@ def test_a_heap_the_search_sees_as_one_box_is_looked_into() -> None:
     assert off is None  # one box is less than the search takes for an answer
     # small tiles far apart, each looked into, each showing two boxes on its face at that size (pips):
     # fewer than a heap holds, so the search's answer stands
-    apart = [(2000.0, 1500.0, 2060.0, 1581.0), (3000.0, 400.0, 3060.0, 481.0), (600.0, 2500.0, 660.0, 2581.0)]
     plain = SliceSettings(blob_looks=0)
-    ref = search_small_tiles(_SmallTileLocalizer(apart, full=4000), decoded, [], plain, 40_000_000)  # type: ignore[arg-type]
+    levels = _SmallTileLocalizer(apart, full=4000)
+    ref = search_small_tiles(levels, decoded, [], plain, 40_000_000)  # type: ignore[arg-type]
     looked = _PipsLocalizer(apart, full=4000)
     got = search_small_tiles(looked, decoded, [], replace(plain, blob_looks=4), 40_000_000)  # type: ignore[arg-type]
     assert ref is not None and got is not None and len(got[1]) == 3
     assert [t.box for t in got[1]] == [t.box for t in ref[1]]
-    assert looked.windows_seen > len(grid_windows(1000, 750, 416, 0.25, 40))  # they were looked into
+    assert looked.windows_seen > levels.windows_seen  # they were looked into
 
 
 class _FaintLocalizer(_SmallTileLocalizer):
@@ -197,7 +235,7 @@ def test_a_far_hand_the_finest_level_sees_only_faintly_is_looked_at_magnified() 
     # where the stand-in finds them only faintly; the faint boxes' window (the row and a tile's size
     # around it, 156 px) shows them 22 px wide
     hand = _hand_at(1500.0, 1400.0, 36.0)
-    decoded = DecodedImage(np.zeros((750, 1000, 3), np.uint8), "array", (4000, 3000), 0.25)
+    decoded = DecodedImage(_photo(hand, 4000, (750, 1000)), "array", (4000, 3000), 0.25)
     off = _FaintLocalizer(hand, full=4000)
     assert search_small_tiles(off, decoded, [], SliceSettings(faint_looks=0), 40_000_000) is None  # type: ignore[arg-type]
     loc = _FaintLocalizer(hand, full=4000)
@@ -211,15 +249,15 @@ def test_a_far_hand_the_finest_level_sees_only_faintly_is_looked_at_magnified() 
     assert pair.windows_seen == off.windows_seen
     # boxes the localizer doubts though they are 37 px in the windows' view are no far tiles
     near = _FaintLocalizer(_hand_at(100.0, 100.0, 40.0), full=1000, min_px=60.0)
-    whole = DecodedImage(np.zeros((750, 1000, 3), np.uint8), "array", (1000, 750), 1.0)
+    whole = DecodedImage(_photo(near.tiles, 1000, (750, 1000)), "array", (1000, 750), 1.0)
     assert search_small_tiles(near, whole, [], SliceSettings(), 40_000_000) is None  # type: ignore[arg-type]
-    assert near.windows_seen == len(grid_windows(1000, 750, 416, 0.25, 40))
+    assert near.windows_seen == len(busy_windows(whole.bgr, grid_windows(1000, 750, 416, 0.25, 40), 32, 50)) > 0
     assert search_small_tiles(near, whole, [], SliceSettings(faint_max_px=40.0), 40_000_000) is not None  # type: ignore[arg-type]
 
 
 def test_tiles_too_small_at_every_level_leave_the_first_look_as_it_was() -> None:
     loc = _SmallTileLocalizer(_hand_at(100.0, 100.0, 4.0), full=1000)
-    decoded = DecodedImage(np.zeros((750, 1000, 3), np.uint8), "array", (1000, 750), 1.0)
+    decoded = DecodedImage(_photo(loc.tiles, 1000, (750, 1000)), "array", (1000, 750), 1.0)
     assert search_small_tiles(loc, decoded, [], SliceSettings(), 40_000_000) is None  # type: ignore[arg-type]
     assert loc.windows_seen > 0
 
@@ -419,7 +457,7 @@ def test_a_spent_time_budget_stops_the_windows_between_batches() -> None:
 def test_the_search_stops_at_its_own_time_budget() -> None:
     tiles = _hand_at(1500.0, 1400.0, 60.0)
     loc = _SmallTileLocalizer(tiles, full=4000)
-    decoded = DecodedImage(np.zeros((750, 1000, 3), np.uint8), "array", (4000, 3000), 0.25)
+    decoded = DecodedImage(_photo(tiles, 4000, (750, 1000)), "array", (4000, 3000), 0.25)
     none_left = SliceSettings(budget_s=0.0)
     assert search_small_tiles(loc, decoded, [], none_left, 40_000_000) is None  # type: ignore[arg-type]
     assert loc.windows_seen == 0
@@ -432,8 +470,8 @@ def test_the_search_of_a_crowded_photo_leaves_time_to_read_what_it_found() -> No
 
     # ten rows of small tiles all over a 12 MP photo (a tray, a product grid)
     rows = [t for y in (300.0, 900.0, 1500.0, 2100.0, 2700.0) for x in (100.0, 2100.0) for t in _hand_at(x, y, 60.0)]
-    decoded = DecodedImage(np.zeros((750, 1000, 3), np.uint8), "array", (4000, 3000), 0.25)
-    windows = len(grid_windows(1000, 750, 416, 0.25, 40))
+    decoded = DecodedImage(_photo(rows, 4000, (750, 1000)), "array", (4000, 3000), 0.25)
+    windows = len(busy_windows(decoded.bgr, grid_windows(1000, 750, 416, 0.25, 40), 32, 50))
     assert windows > WINDOWS_PER_CHECK
 
     def search(settings: SliceSettings) -> tuple[int, int]:
@@ -463,7 +501,7 @@ def test_a_far_hand_is_found_though_a_coarser_level_found_a_hands_worth_of_keys(
     keys = [(100.0 + i * 70, 100.0, 160.0 + i * 70, 160.0) for i in range(14)]  # seen from level 1 on
     hand = _hand_at(300.0, 1000.0, 40.0)  # seen only decoded twice as large
     loc = _SmallTileLocalizer([*keys, *hand], full=2000)
-    data = cv2.imencode(".jpg", np.zeros((1500, 2000, 3), np.uint8))[1].tobytes()
+    data = cv2.imencode(".jpg", _photo(loc.tiles, 2000, (1500, 2000)))[1].tobytes()
     decoded = decode_image(data, max_side=500)
     assert decoded.scale == 0.25 and loc(decoded.bgr) == []
     got = search_small_tiles(loc, decoded, [], SliceSettings(), 40_000_000)  # type: ignore[arg-type]
@@ -521,7 +559,7 @@ def test_a_far_hand_the_search_found_in_part_is_looked_at_again_closer() -> None
     wide = (0, 3, 6, 9, 12)
     hand = [(1500.0 + i * 32, 1400.0, 1500.0 + i * 32 + (30 if i in wide else 26), 1436.0) for i in range(14)]
     loc = _SmallTileLocalizer(hand, full=4000, min_px=13.0)
-    data = cv2.imencode(".jpg", np.zeros((3000, 4000, 3), np.uint8))[1].tobytes()
+    data = cv2.imencode(".jpg", _photo(hand, 4000, (3000, 4000)))[1].tobytes()
     reader = PhotoReader(loc, _Classifier({}), VisionSettings(anchor_share=0.0))  # type: ignore[arg-type]
     timings: dict[str, float] = {}
     decoded, dets = reader.detect_photo(reader.decode(data), timings)

@@ -16,6 +16,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+import cv2
 import numpy as np
 
 from paiscan.scoring.tiles import BACK, WHITE
@@ -77,6 +78,13 @@ class SliceSettings:
     #: them out, about 1.5 ms up to the layout's 200): the search of a photo of hundreds of tiles
     #: stops early enough that they are read in time; 0 keeps nothing
     reserve_per_tile_s: float = 0.002
+    #: a level's window is read only when at least ``busy_edges`` of its pixels lie on an edge: a 3x3
+    #: neighbourhood spanning ``busy_contrast`` grey levels or more (less in a photo of little
+    #: contrast: a quarter of its grey range, at least 8); a plain stretch of cloth, desk or wall
+    #: holds no tile. A far tile's face, about 12 px across at the finest level, alone shows a few
+    #: dozen such pixels; 0 reads every window
+    busy_edges: int = 50
+    busy_contrast: int = 32
 
 
 def grid_windows(width: int, height: int, side: int, overlap: float, max_windows: int) -> list[Window]:
@@ -109,6 +117,33 @@ def grid_windows(width: int, height: int, side: int, overlap: float, max_windows
         return [round(k * (length - s) / (n - 1)) for k in range(n)]
 
     return [(x, y, x + sw, y + sh) for y in starts(ny, height, sh) for x in starts(nx, width, sw)]
+
+
+def busy_windows(bgr: np.ndarray, windows: Sequence[Window], contrast: int, least: int) -> list[Window]:
+    """The ``windows`` of ``bgr`` that hold at least ``least`` edge pixels, in their order: pixels
+    whose 3x3 neighbourhood spans ``contrast`` grey levels or more, or a quarter of the image's grey
+    range (0.1st to 99.9th percentile; at least 8 levels) where that is less, so that a dim photo's
+    tiles count as a bright one's. All of them when ``least`` is 0.
+
+    >>> desk = np.full((100, 200, 3), 90, np.uint8)
+    >>> desk[40:60, 150:170] = 200  # one small light face in the right half
+    >>> busy_windows(desk, [(0, 0, 100, 100), (100, 0, 200, 100)], 32, 50)
+    [(100, 0, 200, 100)]
+    """
+    if least <= 0 or not windows:
+        return list(windows)
+    grey = cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY) if bgr.ndim == 3 else bgr
+    sample = grey[::4, ::4]
+    share = np.cumsum(np.bincount(sample.ravel(), minlength=256)) / sample.size
+    low, high = np.searchsorted(share, (0.001, 0.999))  # the 0.1st and 99.9th percentiles
+    edge = min(float(contrast), max(8.0, (int(high) - int(low)) / 4))
+    edges = cv2.morphologyEx(grey, cv2.MORPH_GRADIENT, np.ones((3, 3), np.uint8))
+    total = cv2.integral((edges >= edge).astype(np.uint8))
+    return [
+        (x1, y1, x2, y2)
+        for x1, y1, x2, y2 in windows
+        if total[y2, x2] - total[y1, x2] - total[y2, x1] + total[y1, x1] >= least
+    ]
 
 
 def search_small_tiles(
@@ -223,7 +258,12 @@ def _search(
         if last is not None and image.scale <= last.scale:
             continue  # no larger decoding to be had
         h, w = image.bgr.shape[:2]
-        windows = grid_windows(w, h, settings.window_px, settings.overlap, settings.max_windows)
+        windows = busy_windows(
+            image.bgr,
+            grid_windows(w, h, settings.window_px, settings.overlap, settings.max_windows),
+            settings.busy_contrast,
+            settings.busy_edges,
+        )
 
         def small(tiles: Sequence[TileBox], scale: float = image.scale) -> list[TileBox]:
             return [t for t in tiles if in_view(t, scale) < settings.large_tile_px]
