@@ -39,6 +39,7 @@ from paiscan.vision.slicing import (
     SliceSettings,
     anchored_blanks,
     beside_sure,
+    busy_windows,
     centre_in,
     search_small_tiles,
     tile_groups,
@@ -306,10 +307,14 @@ class PhotoReader:
         )
 
     def warm(self) -> None:
-        """Run each model once so the first request does not pay for lazy initialisation."""
+        """Run each model once (and the window search's filter, OpenCV's morphology) so the first
+        request does not pay for lazy initialisation."""
         img = np.full((480, 640, 3), 128, np.uint8)
         self.localizer(img)
         self.classifier(img, [(10.0, 10.0, 58.0, 74.0)])
+        busy_windows(
+            img, [(0, 0, 640, 480)], self.settings.slicing.busy_contrast, max(1, self.settings.slicing.busy_edges)
+        )
 
     def decode(self, data: bytes) -> DecodedImage:
         return decode_image(data, self.settings.max_pixels, self.settings.decode_max_side)
