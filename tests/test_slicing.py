@@ -459,9 +459,28 @@ def test_the_search_stops_at_its_own_time_budget() -> None:
     loc = _SmallTileLocalizer(tiles, full=4000)
     decoded = DecodedImage(_photo(tiles, 4000, (750, 1000)), "array", (4000, 3000), 0.25)
     none_left = SliceSettings(budget_s=0.0)
-    assert search_small_tiles(loc, decoded, [], none_left, 40_000_000) is None  # type: ignore[arg-type]
-    assert loc.windows_seen == 0
-    assert search_small_tiles(loc, decoded, [], SliceSettings(), 40_000_000) is not None  # type: ignore[arg-type]
+    cut: list[bool] = []
+    assert search_small_tiles(loc, decoded, [], none_left, 40_000_000, cut_short=cut) is None  # type: ignore[arg-type]
+    assert loc.windows_seen == 0 and cut == [True]  # the photo was not searched: said
+    whole: list[bool] = []
+    assert search_small_tiles(loc, decoded, [], SliceSettings(), 40_000_000, cut_short=whole) is not None  # type: ignore[arg-type]
+    assert whole == []
+
+
+def test_a_photo_whose_search_ran_out_of_time_says_so() -> None:
+    import cv2
+
+    from paiscan.vision.pipeline import SEARCH_CUT_NOTE
+
+    hand = _hand_at(1500.0, 1400.0, 30.0)  # faces 30 px in a 12 MP photo: searched for
+    data = cv2.imencode(".jpg", _photo(hand, 4000, (3000, 4000)))[1].tobytes()
+    settings = VisionSettings(anchor_share=0.0)
+    whole = PhotoReader(_SmallTileLocalizer(hand, full=4000), _Classifier({}), settings)  # type: ignore[arg-type]
+    read = whole.read(data)
+    assert len(read.detections) == 14 and SEARCH_CUT_NOTE not in read.reading.notes
+    short = replace(settings, slicing=SliceSettings(budget_s=0.0))
+    cut = PhotoReader(_SmallTileLocalizer(hand, full=4000), _Classifier({}), short).read(data)  # type: ignore[arg-type]
+    assert cut.detections == () and SEARCH_CUT_NOTE in cut.reading.notes
 
 
 def test_the_search_of_a_crowded_photo_leaves_time_to_read_what_it_found() -> None:
@@ -486,6 +505,11 @@ def test_the_search_of_a_crowded_photo_leaves_time_to_read_what_it_found() -> No
     with soft_limit(30.0):
         seen, found = search(costly)
     assert seen == WINDOWS_PER_CHECK and 3 <= found < len(rows)
+    cut: list[bool] = []
+    with soft_limit(30.0):
+        one_level = replace(costly, levels=(1.0,))  # (the windows of the level read, not a level left)
+        search_small_tiles(_SmallTileLocalizer(rows, full=4000), decoded, [], one_level, 40_000_000, cut_short=cut)  # type: ignore[arg-type]
+    assert cut == [True]  # windows left unread: said
     with soft_limit(30.0):  # nothing kept: every window is read
         seen, found = search(replace(costly, reserve_per_tile_s=0.0))
     assert seen == windows and found == len(rows)

@@ -218,6 +218,12 @@ TOO_SLOW_NOTE = "the photo took long to read: the second look at its unsure tile
 #: said of a photo without colour: a red five then reads as a plain five, and loses its dora
 GREY_NOTE = "the photo has no colour: red fives read as plain fives (check them)"
 
+#: said of a photo whose search for small tiles stopped for want of time with part of it unread
+SEARCH_CUT_NOTE = (
+    "the photo's time ran out before all of it was searched for small tiles: far tiles may be "
+    "missing (a photo from closer, or cropped to the hand, is searched whole)"
+)
+
 
 #: the hand row's tiles (concealed, winning tile, melds) under this many pixels across in the photo
 #: are said to be small: the renders the models learn from show them 40 px or more (the smallest
@@ -324,17 +330,23 @@ class PhotoReader:
         return self.detect_photo(DecodedImage(bgr, "array", (bgr.shape[1], bgr.shape[0]), 1.0), timings)[1]
 
     def detect_photo(
-        self, decoded: DecodedImage, timings: dict[str, float] | None = None, faint: list[TileBox] | None = None
+        self,
+        decoded: DecodedImage,
+        timings: dict[str, float] | None = None,
+        faint: list[TileBox] | None = None,
+        cut_short: list[bool] | None = None,
     ) -> tuple[DecodedImage, list[Detection]]:
         """Localize, decode again larger if the tiles are small (:meth:`sharpen`), classify; the
         photo as the detections' boxes refer to it, and the detections. ``faint``: a list to put
         the localizer's boxes under its threshold in (down to :attr:`VisionSettings.stacked_floor`;
-        unclassified, in the same photo's pixels), for :meth:`find_stacked`."""
+        unclassified, in the same photo's pixels), for :meth:`find_stacked`. ``cut_short``: a list
+        that gets ``True`` when the search for small tiles left part of the photo unread
+        (:func:`~paiscan.vision.slicing.search_small_tiles`)."""
         floor = self.settings.stacked_floor if faint is not None and self.settings.stacked_floor > 0 else None
         t0 = time.perf_counter()
         tiles, weak = self._split(self.localizer(decoded.bgr, floor))
         sliced = search_small_tiles(
-            self.localizer, decoded, tiles, self.settings.slicing, self.settings.max_pixels, floor, check
+            self.localizer, decoded, tiles, self.settings.slicing, self.settings.max_pixels, floor, check, cut_short
         )
         if sliced is not None:
             decoded, found = sliced
@@ -684,8 +696,9 @@ class PhotoReader:
         decoded = self.decode(image) if isinstance(image, bytes | bytearray) else image
         timings["decode"] = (time.perf_counter() - t0) * 1000
         faint: list[TileBox] = []
+        cut_short: list[bool] = []
         check()
-        decoded, dets = self.detect_photo(decoded, timings, faint)
+        decoded, dets = self.detect_photo(decoded, timings, faint, cut_short)
         check()
         t1 = time.perf_counter()
         with soft_grace(self.settings.layout_grace_s):
@@ -706,6 +719,8 @@ class PhotoReader:
         except ReadingTooSlow:
             reading = replace(reading, notes=(*reading.notes, TOO_SLOW_NOTE))
         timings["reread"] = (time.perf_counter() - t2) * 1000
+        if cut_short:
+            reading = replace(reading, notes=(*reading.notes, SEARCH_CUT_NOTE))
         if decoded.grey:
             reading = replace(reading, notes=(*reading.notes, GREY_NOTE))
         small = small_tiles_px(dets, reading.roles(), decoded.scale)

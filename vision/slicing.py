@@ -149,6 +149,7 @@ def search_small_tiles(
     max_pixels: int,
     floor: float | None = None,
     check: Callable[[], None] | None = None,
+    cut_short: list[bool] | None = None,
 ) -> tuple[DecodedImage, list[TileBox]] | None:
     """The photo (as decoded for the finest level read) and its tiles, when the levels of the
     window-by-window search find at least ``settings.min_small`` sure tiles small in the first
@@ -165,7 +166,8 @@ def search_small_tiles(
     deadline's check). Then, unless the time is up so, the levels' lone boxes are looked into
     (:func:`inside_blobs`): a heap's box is replaced by its tiles, which may make an answer where
     the levels had none. Where there is still none, the finest level's groups of faint boxes are
-    looked at again, magnified (:func:`in_faint_groups`)."""
+    looked at again, magnified (:func:`in_faint_groups`). ``cut_short``: a list that gets ``True``
+    when the levels stopped for want of time with windows of the photo unread (the reading says so)."""
     if settings.below <= 0 or len(found) >= settings.below:
         return None
     h0, w0 = decoded.bgr.shape[:2]
@@ -186,9 +188,11 @@ def search_small_tiles(
         return spent() or time.monotonic() + settings.reserve_per_tile_s * tiles >= photo_end
 
     with soft_limit(settings.budget_s):
-        best, last, seen, faint = _search(
+        best, last, seen, faint, whole = _search(
             localizer, decoded, large, least, settings, max_pixels, floor, check, in_view, stop
         )
+    if not whole and cut_short is not None:
+        cut_short.append(True)
     if last is None:
         return best
     if settings.blob_looks > 0 and not stop(seen):
@@ -234,20 +238,23 @@ def _search(
     check: Callable[[], None] | None,
     in_view: Callable[[TileBox, float], float],
     stop: Callable[[Sequence[TileBox]], bool],
-) -> tuple[tuple[DecodedImage, list[TileBox]] | None, DecodedImage | None, list[TileBox], list[TileBox]]:
+) -> tuple[tuple[DecodedImage, list[TileBox]] | None, DecodedImage | None, list[TileBox], list[TileBox], bool]:
     """:func:`search_small_tiles`' levels, from coarse to fine: the answer (:func:`_answer`, or
     ``None``), the last level's photo (``None`` when none was read), the small tiles of the
-    levels read, in its pixels, and the last level's faint boxes (``settings.faint_floor`` up to
-    the localizer's threshold). ``stop(small tiles found)`` says when no more windows are read."""
+    levels read, in its pixels, the last level's faint boxes (``settings.faint_floor`` up to
+    the localizer's threshold), and whether every level's windows were read. ``stop(small tiles
+    found)`` says when no more windows are read."""
     best: tuple[DecodedImage, list[TileBox]] | None = None
     seen: list[TileBox] = []  # the small tiles of the levels read so far, in the last level's pixels
     last: DecodedImage | None = None
     faint: list[TileBox] = []
+    whole = True
     low = floor if settings.faint_looks <= 0 else min(settings.faint_floor, floor or localizer.conf)
     for level in settings.levels:
         if check is not None:
             check()
         if stop(seen):
+            whole = False
             break  # the search's time is spent: the levels read so far answer
         image = decoded if level <= 1.0 else redecode(decoded, level, max_pixels)
         if last is not None and image.scale <= last.scale:
@@ -270,13 +277,14 @@ def _search(
             # (a level finds again most of the tiles the one before found: the larger count stands for both)
             return stop(max(before, small(kept(more)), key=len))
 
-        every = _in_windows(localizer, image.bgr, windows, low, level_stop)
+        every, read = _in_windows(localizer, image.bgr, windows, low, level_stop)
+        whole = whole and read
         now = small(kept(every))
         faint = [t for t in every if t.confidence < localizer.conf]
         seen = _merged(localizer, (scaled_tiles(seen, image.scale / last.scale) if last else []) + now)
         last = image
         best = _answer(localizer, decoded, image, large, seen, least) or best
-    return best, last, seen, faint
+    return best, last, seen, faint, whole
 
 
 def inside_blobs(
@@ -391,17 +399,23 @@ def _in_windows(
     windows: Sequence[Window],
     floor: float | None,
     stop: Callable[[Sequence[TileBox]], bool] = lambda found: spent(),
-) -> list[TileBox]:
-    """The tiles the localizer finds window by window, a few windows at a time: once ``stop(tiles
-    found so far)`` says so (by default: the time for the photo is spent, :func:`spent`) the windows
-    left are not read, and the tiles found so far are the answer. Tiles found twice (by overlapping
-    windows) are merged by non-maximum suppression."""
+) -> tuple[list[TileBox], bool]:
+    """The tiles the localizer finds window by window, a few windows at a time, and whether every
+    window was read: once ``stop(tiles found so far)`` says so (by default: the time for the photo
+    is spent, :func:`spent`) the windows left are not read, and the tiles found so far are the
+    answer. Tiles found twice (by overlapping windows) are merged by non-maximum suppression."""
     found: list[TileBox] = []
     for k in range(0, len(windows), WINDOWS_PER_CHECK):
         if k and stop(found):
-            break
+            return _suppressed(localizer, found, len(windows)), False
         found += localizer.in_windows(bgr, windows[k : k + WINDOWS_PER_CHECK], floor=floor)
-    if len(windows) <= WINDOWS_PER_CHECK or not found:
+    return _suppressed(localizer, found, len(windows)), True
+
+
+def _suppressed(localizer: Localizer, found: list[TileBox], windows: int) -> list[TileBox]:
+    """``found`` (through a search of ``windows`` windows) with the tiles found twice merged; a
+    search of one batch is merged already (:meth:`Localizer.in_windows`)."""
+    if windows <= WINDOWS_PER_CHECK or not found:
         return found
     keep = nms(np.array([t.box for t in found]), np.array([t.confidence for t in found]), localizer.iou)
     return [found[i] for i in keep]
