@@ -405,20 +405,16 @@ def _in_windows(
     is spent, :func:`spent`) the windows left are not read, and the tiles found so far are the
     answer. Tiles found twice (by overlapping windows) are merged by non-maximum suppression."""
     found: list[TileBox] = []
+    whole = True
     for k in range(0, len(windows), WINDOWS_PER_CHECK):
         if k and stop(found):
-            return _suppressed(localizer, found, len(windows)), False
+            whole = False
+            break
         found += localizer.in_windows(bgr, windows[k : k + WINDOWS_PER_CHECK], floor=floor)
-    return _suppressed(localizer, found, len(windows)), True
-
-
-def _suppressed(localizer: Localizer, found: list[TileBox], windows: int) -> list[TileBox]:
-    """``found`` (through a search of ``windows`` windows) with the tiles found twice merged; a
-    search of one batch is merged already (:meth:`Localizer.in_windows`)."""
-    if windows <= WINDOWS_PER_CHECK or not found:
-        return found
+    if len(windows) <= WINDOWS_PER_CHECK or not found:
+        return found, whole
     keep = nms(np.array([t.box for t in found]), np.array([t.confidence for t in found]), localizer.iou)
-    return [found[i] for i in keep]
+    return [found[i] for i in keep], whole
 
 
 #: a first look's large box holding this many sure small tiles' centres is the blob a small hand
