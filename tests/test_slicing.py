@@ -30,23 +30,31 @@ def test_the_grid_covers_the_image_with_overlapping_windows(w: int, h: int) -> N
 
 class _SmallTileLocalizer:
     """Finds a tile only where it shows at least ``min_px`` wide in what it is given: the tiles lie at
-    ``tiles`` in the photo's full resolution (``full`` wide)."""
+    ``tiles`` in the photo's full resolution (``full`` wide), each with its ``confidences`` (0.9 unless
+    given)."""
 
     size, conf, iou = 384, 0.45, 0.6
 
-    def __init__(self, tiles: list[tuple[float, float, float, float]], full: int, min_px: float = 12.0) -> None:
+    def __init__(
+        self,
+        tiles: list[tuple[float, float, float, float]],
+        full: int,
+        min_px: float = 12.0,
+        confidences: list[float] | None = None,
+    ) -> None:
         self.tiles, self.full, self.min_px = tiles, full, min_px
+        self.confidences = confidences or [0.9] * len(tiles)
         self.windows_seen = 0
 
     def _found(self, width: int, scale: float, x0: int = 0, y0: int = 0, w: int = 0, h: int = 0) -> list[TileBox]:
         out = []
         shown = self.size / max(w, h)  # the input's pixels per pixel of what it is given
-        for x1, y1, x2, y2 in self.tiles:
+        for (x1, y1, x2, y2), confidence in zip(self.tiles, self.confidences, strict=True):
             bx = (x1 * scale - x0, y1 * scale - y0, x2 * scale - x0, y2 * scale - y0)
             if bx[0] < 0 or bx[1] < 0 or bx[2] > w or bx[3] > h:
                 continue
             if (bx[2] - bx[0]) * shown >= self.min_px:
-                out.append(TileBox(bx, 0.9, False))
+                out.append(TileBox(bx, confidence, False))
         return out
 
     def __call__(self, bgr: np.ndarray, floor: float | None = None) -> list[TileBox]:
@@ -572,6 +580,28 @@ def test_a_photo_with_no_box_both_models_are_sure_of_shows_no_tile() -> None:
     assert len(PhotoReader(Localizer(0.9), _Classifier({}), settings).detect_photo(decoded)[1]) == 3  # type: ignore[arg-type]
     off = replace(settings, anchor_share=0.0)
     assert len(PhotoReader(Localizer(0.6), _Classifier({}), off).detect_photo(decoded)[1]) == 3  # type: ignore[arg-type]
+
+
+def test_after_a_search_a_box_across_two_tiles_is_dropped() -> None:
+    import cv2
+
+    # a far hand (faces 60 px in a 4000 px photo) that the search finds, with two boxes the
+    # localizer is less sure of: one half over the fourth tile and half over the fifth, one over the
+    # ninth and tenth (a tight row seen small), and one half past the end of the row (a tile could be
+    # there, unseen)
+    tiles = _hand_at(1500.0, 1400.0, 60.0)
+    x1, y1, _, y2 = tiles[3]
+    between = [(x1 + 30.0, y1, x1 + 90.0, y2), (tiles[8][0], y1, tiles[9][2], y2)]
+    past = (tiles[13][0] + 30.0, y1, tiles[13][2] + 30.0, y2)
+    loc = _SmallTileLocalizer([*tiles, *between, past], full=4000, confidences=[0.9] * 14 + [0.5, 0.6, 0.5])
+    data = cv2.imencode(".jpg", _photo(tiles, 4000, (3000, 4000)))[1].tobytes()
+    reader = PhotoReader(loc, _Classifier({}), VisionSettings())  # type: ignore[arg-type]
+    timings: dict[str, float] = {}
+    decoded, dets = reader.detect_photo(reader.decode(data), timings)
+    assert "slice" in timings
+    assert sorted(round(d.box[0] / decoded.scale) for d in dets) == sorted(round(b[0]) for b in [*tiles, past])
+    off = PhotoReader(loc, _Classifier({}), VisionSettings(straddle_cover=0.0))  # type: ignore[arg-type]
+    assert len(off.detect_photo(off.decode(data))[1]) == 17
 
 
 def test_a_far_hand_the_search_found_in_part_is_looked_at_again_closer() -> None:

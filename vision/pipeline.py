@@ -42,6 +42,7 @@ from paiscan.vision.slicing import (
     busy_windows,
     centre_in,
     search_small_tiles,
+    straddlers,
     tile_groups,
 )
 
@@ -111,6 +112,10 @@ class VisionSettings:
     #: a keyboard, an LED digit, a die, a knob) is dropped, unless the photo's edge cuts it (part of
     #: a face, which the output learnt on whole objects takes for none); 1 keeps every box
     not_a_tile_drop: float = 0.5
+    #: a box that two more confident boxes beside each other cover this share (0..1) of is
+    #: dropped (:func:`paiscan.vision.detection.straddlers`): the localizer's box between two tiles
+    #: of a tight row or grid, or over both, in a photo searched for small tiles; 0 keeps every box
+    straddle_cover: float = 0.7
     #: a box the localizer is less sure of than ``faceless_box`` (0..1) whose face the classifier
     #: gives no class ``faceless_share`` (0..1) of its belief is dropped: a key, a letter, a knob
     #: (a tile the localizer doubts is still kept when its face reads surely); 0 keeps every box
@@ -377,6 +382,9 @@ class PhotoReader:
             dets = beside_sure(dets, self.settings.searched_face_share)
             if self.settings.searched_blanks_anchored:
                 dets = anchored_blanks(dets, self.settings.searched_face_share)
+        if sliced is not None and self.settings.straddle_cover > 0:
+            across = straddlers(dets, self.settings.straddle_cover)
+            dets = [d for i, d in enumerate(dets) if i not in across]
         if self.settings.anchor_share > 0 and not any(self._sure_tile(d) for d in dets):
             dets = []
         if timings is not None:

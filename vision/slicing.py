@@ -523,3 +523,53 @@ def anchored_blanks(dets: Sequence[Detection], least_share: float) -> list[Detec
     labels = _chained(np.array([d.box for d in dets], dtype=float).reshape(-1, 4), BESIDE)
     anchored = {labels[i] for i, d in enumerate(dets) if d.share >= least_share and d.cls not in BLANK_FACES}
     return [d for i, d in enumerate(dets) if d.cls != WHITE or labels[i] in anchored]
+
+
+#: of a box between two tiles, each of the two covers at least this share (0..1)
+STRADDLE_EACH = 0.2
+#: two boxes that share more than this share (0..1) of the smaller are one tile seen twice, not two
+#: neighbours
+STRADDLE_APART = 0.2
+
+
+def straddlers(dets: Sequence[Detection], cover: float) -> set[int]:
+    """The indices of the boxes lying across two tiles: boxes of which two others, each at least as
+    confident, cover ``cover`` (0..1) or more together, each of them :data:`STRADDLE_EACH` or more,
+    and which barely overlap each other (:data:`STRADDLE_APART`). After a search all over a photo
+    the localizer sees such a box between two neighbours of a tight row or grid, half of each, or
+    over both. None when ``cover`` is 0.
+
+    >>> row = [Detection(1, 0.9, (0.0, 0.0, 10.0, 14.0)), Detection(2, 0.8, (11.0, 0.0, 21.0, 14.0))]
+    >>> between, past = Detection(1, 0.3, (5.0, 0.0, 15.0, 14.0)), Detection(1, 0.3, (18.0, 0.0, 28.0, 14.0))
+    >>> straddlers([*row, between], 0.7), straddlers([*row, between], 0.0), straddlers([*row, past], 0.7)
+    ({2}, set(), set())
+    """
+    if cover <= 0 or len(dets) < 3:
+        return set()
+    b = np.array([d.box for d in dets], dtype=float)
+    conf = np.array([d.confidence for d in dets])
+    area = (b[:, 2] - b[:, 0]) * (b[:, 3] - b[:, 1])
+    iw = np.minimum(b[:, None, 2], b[None, :, 2]) - np.maximum(b[:, None, 0], b[None, :, 0])
+    ih = np.minimum(b[:, None, 3], b[None, :, 3]) - np.maximum(b[:, None, 1], b[None, :, 1])
+    inter = np.clip(iw, 0, None) * np.clip(ih, 0, None)
+    # covering[j, k]: box k, at least as confident, covers enough of box j to be one of its two
+    covering = (inter >= STRADDLE_EACH * area[:, None]) & (conf[None, :] >= conf[:, None])
+    np.fill_diagonal(covering, False)
+    out: set[int] = set()
+    for j in np.nonzero(covering.sum(axis=1) >= 2)[0].tolist():
+        ks = np.nonzero(covering[j])[0].tolist()
+        for x, a in enumerate(ks):
+            for c in ks[x + 1 :]:
+                if inter[a, c] > STRADDLE_APART * min(area[a], area[c]):
+                    continue
+                twice = 0.0  # the part of box j that both cover
+                if inter[a, c] > 0:
+                    lo, hi = np.maximum(b[a, :2], b[c, :2]), np.minimum(b[a, 2:], b[c, 2:])
+                    side = np.clip(np.minimum(hi, b[j, 2:]) - np.maximum(lo, b[j, :2]), 0, None)
+                    twice = float(side[0] * side[1])
+                if inter[j, a] + inter[j, c] - twice >= cover * area[j]:
+                    out.add(j)
+                    break
+            if j in out:
+                break
+    return out
