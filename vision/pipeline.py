@@ -102,9 +102,11 @@ class VisionSettings:
     #: after the window search (:mod:`paiscan.vision.slicing`), its sure tiles' groups (a hand, its
     #: melds and indicators: :func:`paiscan.vision.slicing.tile_groups`) are looked at again through
     #: at most this many windows, at the full detail the classifier's decoding has, so that a median
-    #: tile comes out ``zoom_target_px`` short: the search saw a far tile a dozen pixels short, where
-    #: the localizer misses some. Only when that enlarges them 1.25 times or more; 0 turns it off
+    #: tile comes out ``focus_target_px`` short (as the zoom's ``zoom_target_px`` for a photo read
+    #: whole): the search saw a far tile a dozen pixels short, where the localizer misses some. Only
+    #: when that enlarges them 1.25 times or more; 0 turns it off
     focus_max_windows: int = 6
+    focus_target_px: float = 28.0
     #: a photo whose first look finds fewer tiles than a hand holds is searched window by window,
     #: in more detail (:mod:`paiscan.vision.slicing`): tiles small in a large photo
     slicing: SliceSettings = field(default_factory=SliceSettings)
@@ -675,7 +677,7 @@ class PhotoReader:
                 (bgr.shape[1], bgr.shape[0]),
                 self.localizer.size,
                 float("inf"),
-                s.zoom_target_px,
+                s.focus_target_px,
                 s.focus_max_windows - len(windows),
                 margin=GROUP_REACH,  # (a tile the search missed at a row's end lies within reach)
             )
