@@ -8,7 +8,14 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from paiscan.vision.image import ImageError, decode_image, redecode
+from paiscan.vision.image import (
+    DEFAULT_MAX_PIXELS,
+    ImageError,
+    _decode_with_pillow,
+    _heif_direct,
+    decode_image,
+    redecode,
+)
 
 
 def encode(img: Image.Image, fmt: str, **kw: object) -> bytes:
@@ -91,6 +98,35 @@ def test_a_16_bit_grey_photo_keeps_its_picture() -> None:
     grey = decoded.bgr[:, :, 0]
     assert grey[0, 0] == 0 and grey[0, -1] == 255 and 100 < grey[0, 32] < 160
     assert decoded.grey and not decode_image(encode(Image.new("RGB", (8, 8), (200, 30, 30)), "PNG")).grey
+
+
+@pytest.mark.parametrize("orientation", [1, 6, 3])
+def test_a_heic_is_decoded_straight_to_the_pixels_pillow_gives(orientation: int) -> None:
+    """A HEIC is decoded without Pillow's copies of it; libheif turns it upright, and its EXIF
+    orientation is not applied again (nor by pillow-heif's Pillow plugin)."""
+    pytest.importorskip("pillow_heif")
+    photo = Image.new("RGB", (64, 48), (200, 30, 30))
+    photo.paste((20, 200, 40), (0, 0, 16, 16))
+    exif = Image.Exif()
+    exif[0x0112] = orientation
+    try:
+        data = encode(photo, "HEIF", exif=exif.tobytes(), quality=90)
+    except (OSError, KeyError, ValueError) as exc:  # pragma: no cover - an encoder-less libheif
+        pytest.skip(f"pillow-heif cannot encode HEIC here: {exc}")
+    direct = _heif_direct(data, DEFAULT_MAX_PIXELS, None)
+    through_pillow = _decode_with_pillow(data, "heif", DEFAULT_MAX_PIXELS, None)
+    assert direct is not None and np.array_equal(direct.bgr, through_pillow.bgr)
+    assert (direct.original_size, direct.scale, direct.grey) == (through_pillow.original_size, 1.0, False)
+    assert np.array_equal(decode_image(data).bgr, direct.bgr)
+    # too many pixels for the limit, or damaged: Pillow's way answers, in our words
+    assert _heif_direct(data, 1000, None) is None
+    with pytest.raises(ImageError) as info:
+        decode_image(data, max_pixels=1000)
+    assert info.value.code == "too_many_pixels"
+    assert _heif_direct(data[: len(data) // 2], DEFAULT_MAX_PIXELS, None) is None
+    with pytest.raises(ImageError) as info:
+        decode_image(data[: len(data) // 2])
+    assert info.value.code == "unreadable_image"
 
 
 def test_a_codecs_own_failure_is_an_unreadable_image(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -115,6 +115,38 @@ def decode_image(data: bytes, max_pixels: int = DEFAULT_MAX_PIXELS, max_side: in
         raise ImageError("not_an_image", "the file is not a JPEG, PNG, WebP or HEIC image")
     if fmt == "heif" and not HEIF:
         raise ImageError("not_an_image", "HEIC images need pillow-heif, which is not installed")
+    if fmt == "heif":
+        direct = _heif_direct(data, max_pixels, max_side)
+        if direct is not None:
+            return direct
+    return _decode_with_pillow(data, fmt, max_pixels, max_side)
+
+
+def _heif_direct(data: bytes, max_pixels: int, max_side: int | None) -> DecodedImage | None:
+    """A HEIC photo decoded by pillow-heif straight into an array: the same pixels as through
+    Pillow, without its two copies of the whole image (about 80 ms of a 12 MP photo's 0.4-0.6 s).
+    libheif turns the image upright itself (its rotation and mirror boxes), so its EXIF orientation
+    is not applied again, as pillow-heif's Pillow plugin does too. ``None`` where Pillow's way is
+    needed: an image to reduce, one that is not 8-bit RGB, over the pixel limit or damaged (Pillow's
+    way then says why)."""
+    try:
+        heif = pillow_heif.open_heif(io.BytesIO(data), convert_hdr_to_8bit=True)
+        w, h = heif.size
+        if heif.mode != "RGB" or w * h > max_pixels or _reduction("heif", w, h, max_pixels, max_side) != 1:
+            return None
+        with _decode_turn(w * h * 4):
+            rgb = np.asarray(heif)
+            bgr = cv2.cvtColor(rgb, cv2.COLOR_RGB2BGR)
+    except ReadingStopped:
+        raise
+    except Exception as exc:  # a damaged file: Pillow's way reads it again and says why
+        log.info("a HEIC image could not be decoded directly: %s", exc)
+        return None
+    return DecodedImage(bgr, "heif", (w, h), 1.0, b"", False)
+
+
+def _decode_with_pillow(data: bytes, fmt: str, max_pixels: int, max_side: int | None) -> DecodedImage:
+    """:func:`decode_image` through Pillow (every format; its codec plugin for HEIC)."""
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", Image.DecompressionBombWarning)  # our own limit is checked below
