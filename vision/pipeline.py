@@ -114,9 +114,9 @@ class VisionSettings:
     #: a keyboard, an LED digit, a die, a knob) is dropped, unless the photo's edge cuts it (part of
     #: a face, which the output learnt on whole objects takes for none); 1 keeps every box
     not_a_tile_drop: float = 0.5
-    #: a box that two more confident boxes beside each other cover this share (0..1) of is
-    #: dropped (:func:`paiscan.vision.detection.straddlers`): the localizer's box between two tiles
-    #: of a tight row or grid, or over both, in a photo searched for small tiles; 0 keeps every box
+    #: in a photo searched for small tiles, a box that two boxes at least as confident, side by
+    #: side, cover this share (0..1) of is dropped (:func:`paiscan.vision.slicing.straddlers`): the
+    #: localizer's box between two tiles of a tight row or grid, or over both; 0 keeps every box
     straddle_cover: float = 0.7
     #: a box the localizer is less sure of than ``faceless_box`` (0..1) whose face the classifier
     #: gives no class ``faceless_share`` (0..1) of its belief is dropped: a key, a letter, a knob

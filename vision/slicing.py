@@ -15,6 +15,7 @@ import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from itertools import combinations
 
 import cv2
 import numpy as np
@@ -555,21 +556,17 @@ def straddlers(dets: Sequence[Detection], cover: float) -> set[int]:
     # covering[j, k]: box k, at least as confident, covers enough of box j to be one of its two
     covering = (inter >= STRADDLE_EACH * area[:, None]) & (conf[None, :] >= conf[:, None])
     np.fill_diagonal(covering, False)
+
+    def covered(j: int, a: int, c: int) -> float:
+        """The area of box ``j`` that boxes ``a`` and ``c`` cover (what both cover counted once)."""
+        lo, hi = np.maximum(b[a, :2], b[c, :2]), np.minimum(b[a, 2:], b[c, 2:])
+        side = np.clip(np.minimum(hi, b[j, 2:]) - np.maximum(lo, b[j, :2]), 0, None)
+        return float(inter[j, a] + inter[j, c] - side[0] * side[1])
+
     out: set[int] = set()
     for j in np.nonzero(covering.sum(axis=1) >= 2)[0].tolist():
-        ks = np.nonzero(covering[j])[0].tolist()
-        for x, a in enumerate(ks):
-            for c in ks[x + 1 :]:
-                if inter[a, c] > STRADDLE_APART * min(area[a], area[c]):
-                    continue
-                twice = 0.0  # the part of box j that both cover
-                if inter[a, c] > 0:
-                    lo, hi = np.maximum(b[a, :2], b[c, :2]), np.minimum(b[a, 2:], b[c, 2:])
-                    side = np.clip(np.minimum(hi, b[j, 2:]) - np.maximum(lo, b[j, :2]), 0, None)
-                    twice = float(side[0] * side[1])
-                if inter[j, a] + inter[j, c] - twice >= cover * area[j]:
-                    out.add(j)
-                    break
-            if j in out:
-                break
+        pairs = combinations(np.nonzero(covering[j])[0].tolist(), 2)
+        apart = [(a, c) for a, c in pairs if inter[a, c] <= STRADDLE_APART * min(area[a], area[c])]
+        if any(covered(j, a, c) >= cover * area[j] for a, c in apart):
+            out.add(j)
     return out
