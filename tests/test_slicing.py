@@ -626,7 +626,10 @@ def test_a_far_hand_the_search_found_in_part_is_looked_at_again_closer() -> None
 
 class _FaintBelowLocalizer(_SmallTileLocalizer):
     """Finds every tile shown ``min_px`` wide or more surely, and every third one shown half that
-    wide or more faintly (0.5): what the localizer does with a heap's tiles, turned and touching."""
+    wide or more with ``partial_conf`` (faintly, 0.5: what the localizer does with a heap's tiles,
+    turned and touching)."""
+
+    partial_conf = 0.5
 
     def _found(self, width: int, scale: float, x0: int = 0, y0: int = 0, w: int = 0, h: int = 0) -> list[TileBox]:
         out = []
@@ -639,27 +642,29 @@ class _FaintBelowLocalizer(_SmallTileLocalizer):
             if px >= self.min_px:
                 out.append(TileBox(bx, 0.9, False))
             elif px >= self.min_px / 2 and i % 3 == 0:
-                out.append(TileBox(bx, 0.5, False))
+                out.append(TileBox(bx, self.partial_conf, False))
         return out
 
 
-def test_the_closer_look_after_a_search_shows_tiles_at_its_own_size() -> None:
+def test_a_group_the_search_found_only_faintly_is_looked_at_closer() -> None:
     import cv2
 
     # seven tiles of a heap, faces 48 px in a 4000 px photo: the search's finest level shows them
     # 22 px wide, where this localizer finds every third faintly; it finds them all surely from
-    # 34 px, which the closer look's windows show them at with ``focus_target_px`` 36, and not at
-    # the default 28 (the zoom's size for a photo read whole)
+    # 34 px. The closer look shows a group found faintly 36 px short (``focus_faint_target_px``),
+    # one found surely 28 px (``focus_target_px``, as the zoom does a photo read whole)
     heap = [(1500.0 + i * 50, 1400.0, 1548.0 + i * 50, 1464.0) for i in range(7)]
     loc = _FaintBelowLocalizer(heap, full=4000, min_px=34.0)
     data = cv2.imencode(".jpg", _photo(heap, 4000, (3000, 4000)))[1].tobytes()
-    reader = PhotoReader(loc, _Classifier({}), VisionSettings(focus_target_px=36.0))  # type: ignore[arg-type]
+    reader = PhotoReader(loc, _Classifier({}), VisionSettings())  # type: ignore[arg-type]
     timings: dict[str, float] = {}
     decoded, dets = reader.detect_photo(reader.decode(data), timings)
     assert "focus" in timings
     assert sorted(round(d.box[0] / decoded.scale) for d in dets) == [round(b[0]) for b in heap]
-    default = PhotoReader(loc, _Classifier({}), VisionSettings())  # type: ignore[arg-type]
-    assert default.detect_photo(default.decode(data))[1] == []  # three faint tiles: none shown
+    off = PhotoReader(loc, _Classifier({}), VisionSettings(focus_faint_share=0.0))  # type: ignore[arg-type]
+    assert off.detect_photo(off.decode(data))[1] == []  # three faint tiles: none shown
+    loc.partial_conf = 0.9  # the same three found surely: looked at 28 px short, no more found
+    assert len(reader.detect_photo(reader.decode(data))[1]) == 3
 
 
 def test_tiles_the_search_saw_near_enough_or_too_spread_for_the_windows_are_not_looked_at_again() -> None:

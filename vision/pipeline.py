@@ -59,6 +59,9 @@ class ModelsMissing(RuntimeError):
 FRAME_EDGE_SHARE = 0.004
 #: the least enlargement (closer look's tile size over the search's) worth a focus window
 FOCUS_GAIN = 1.25
+#: the localizer's confidence (0..1) from which the search found a tile surely, for telling a group
+#: found faintly (``VisionSettings.focus_faint_share``)
+FAINT_GROUP_CONF = 0.7
 
 
 def _topk(p: np.ndarray, k: int) -> tuple[tuple[int, float], ...]:
@@ -107,6 +110,11 @@ class VisionSettings:
     #: when that enlarges them 1.25 times or more; 0 turns it off
     focus_max_windows: int = 6
     focus_target_px: float = 28.0
+    #: ... and a group fewer than ``focus_faint_share`` (0..1) of whose tiles the search found at
+    #: ``FAINT_GROUP_CONF`` or more (a heap's tiles, turned and touching, seen about 22 px short) is
+    #: shown ``focus_faint_target_px`` short instead; 0 shows every group ``focus_target_px`` short
+    focus_faint_share: float = 0.35
+    focus_faint_target_px: float = 36.0
     #: a photo whose first look finds fewer tiles than a hand holds is searched window by window,
     #: in more detail (:mod:`paiscan.vision.slicing`): tiles small in a large photo
     slicing: SliceSettings = field(default_factory=SliceSettings)
@@ -672,12 +680,13 @@ class PhotoReader:
         for group in tile_groups(tiles, conf):
             if len(group) < s.slicing.min_small or len(windows) >= s.focus_max_windows:
                 break
+            faint = sum(tiles[i].confidence >= FAINT_GROUP_CONF for i in group) < s.focus_faint_share * len(group)
             more = zoom_windows(
                 np.array([tiles[i].box for i in group], dtype=float),
                 (bgr.shape[1], bgr.shape[0]),
                 self.localizer.size,
                 float("inf"),
-                s.focus_target_px,
+                s.focus_faint_target_px if faint else s.focus_target_px,
                 s.focus_max_windows - len(windows),
                 margin=GROUP_REACH,  # (a tile the search missed at a row's end lies within reach)
             )
