@@ -12,7 +12,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from paiscan.vision.detection import Detection
+from paiscan.vision.detection import Detection, shares_inside
 from paiscan.vision.layout.geometry import (
     CLUSTER_UNITS,
     DUPLICATE_INSIDE,
@@ -23,7 +23,6 @@ from paiscan.vision.layout.geometry import (
     _Line,
     _nearest,
     _share_inside,
-    _shares_inside,
     _take_near,
 )
 from paiscan.vision.layout.rows import _Along, _band_counts, _first_joining, _joins
@@ -77,7 +76,7 @@ def test_a_box_taken_for_a_second_box_takes_none() -> None:
 @given(boxes(), st.data())
 def test_shares_inside_are_each_pairs_share(dets: list[Detection], data: st.DataObject) -> None:
     of = data.draw(st.lists(st.integers(0, max(0, len(dets) - 1)), max_size=8)) if dets else []
-    shares = _shares_inside(dets, of)
+    shares = shares_inside(dets, of)
     assert shares.shape == (len(dets), len(of))
     for j, a in enumerate(dets):
         for k, m in enumerate(of):

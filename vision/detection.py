@@ -20,6 +20,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from paiscan.scoring.tiles import BACK, N_CLASSES, parse_tiles, tile_name
 
 Box = tuple[float, float, float, float]
@@ -174,4 +176,17 @@ class Detection:
         )
 
 
-__all__ = ["ROUND_FACES", "Box", "Detection"]
+def shares_inside(dets: Sequence[Detection], of: Sequence[int]) -> np.ndarray:
+    """``[j, k]``: the share (0..1) of detection ``j``'s box that lies in detection ``of[k]``'s box."""
+    boxes = np.array([d.box for d in dets], dtype=float).reshape(-1, 4)
+    x1, y1, x2, y2 = boxes.T
+    ox1, oy1, ox2, oy2 = boxes[list(of)].reshape(-1, 4).T
+    iw = np.minimum(x2[:, None], ox2[None, :]) - np.maximum(x1[:, None], ox1[None, :])
+    ih = np.minimum(y2[:, None], oy2[None, :]) - np.maximum(y1[:, None], oy1[None, :])
+    meet = (iw > 0) & (ih > 0)
+    with np.errstate(divide="ignore", invalid="ignore"):  # a box that meets another has an area > 0
+        share = iw * ih / ((x2 - x1) * (y2 - y1))[:, None]
+    return np.where(meet, share, 0.0)
+
+
+__all__ = ["ROUND_FACES", "Box", "Detection", "shares_inside"]

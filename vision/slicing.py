@@ -22,7 +22,7 @@ import numpy as np
 
 from paiscan.scoring.tiles import BACK, WHITE
 from paiscan.vision.deadline import soft_left, soft_limit, spent
-from paiscan.vision.detection import Detection
+from paiscan.vision.detection import Detection, shares_inside
 from paiscan.vision.image import DecodedImage, redecode
 from paiscan.vision.models import Localizer, TileBox, Window, nms, scaled_tiles
 
@@ -549,24 +549,21 @@ def straddlers(dets: Sequence[Detection], cover: float) -> set[int]:
         return set()
     b = np.array([d.box for d in dets], dtype=float)
     conf = np.array([d.confidence for d in dets])
-    area = (b[:, 2] - b[:, 0]) * (b[:, 3] - b[:, 1])
-    iw = np.minimum(b[:, None, 2], b[None, :, 2]) - np.maximum(b[:, None, 0], b[None, :, 0])
-    ih = np.minimum(b[:, None, 3], b[None, :, 3]) - np.maximum(b[:, None, 1], b[None, :, 1])
-    inter = np.clip(iw, 0, None) * np.clip(ih, 0, None)
+    inside = shares_inside(dets, range(len(dets)))  # [j, k]: the share of box j in box k
     # covering[j, k]: box k, at least as confident, covers enough of box j to be one of its two
-    covering = (inter >= STRADDLE_EACH * area[:, None]) & (conf[None, :] >= conf[:, None])
+    covering = (inside >= STRADDLE_EACH) & (conf[None, :] >= conf[:, None])
     np.fill_diagonal(covering, False)
 
     def covered(j: int, a: int, c: int) -> float:
-        """The area of box ``j`` that boxes ``a`` and ``c`` cover (what both cover counted once)."""
+        """The share of box ``j`` that boxes ``a`` and ``c`` cover (what both cover counted once)."""
         lo, hi = np.maximum(b[a, :2], b[c, :2]), np.minimum(b[a, 2:], b[c, 2:])
         side = np.clip(np.minimum(hi, b[j, 2:]) - np.maximum(lo, b[j, :2]), 0, None)
-        return float(inter[j, a] + inter[j, c] - side[0] * side[1])
+        return float(inside[j, a] + inside[j, c] - side[0] * side[1] / ((b[j, 2] - b[j, 0]) * (b[j, 3] - b[j, 1])))
 
     out: set[int] = set()
     for j in np.nonzero(covering.sum(axis=1) >= 2)[0].tolist():
         pairs = combinations(np.nonzero(covering[j])[0].tolist(), 2)
-        apart = [(a, c) for a, c in pairs if inter[a, c] <= STRADDLE_APART * min(area[a], area[c])]
-        if any(covered(j, a, c) >= cover * area[j] for a, c in apart):
+        apart = [(a, c) for a, c in pairs if max(inside[a, c], inside[c, a]) <= STRADDLE_APART]
+        if any(covered(j, a, c) >= cover for a, c in apart):
             out.add(j)
     return out

@@ -15,7 +15,7 @@ import numpy as np
 from paiscan.scoring.engine import Ruleset
 from paiscan.scoring.registry import get_ruleset
 from paiscan.scoring.tiles import BACK, kind
-from paiscan.vision.detection import Detection
+from paiscan.vision.detection import Detection, shares_inside
 from paiscan.vision.layout.dead_wall import _DeadWall, walls_in_view
 from paiscan.vision.layout.geometry import (
     SIZE_RATIO,
@@ -26,7 +26,6 @@ from paiscan.vision.layout.geometry import (
     _least_distances,
     _Line,
     _nearest,
-    _shares_inside,
     _take_near,
 )
 from paiscan.vision.layout.results import HAND_MAX_TILES, HAND_MIN_TILES, MIN_ROW_TILES, HandRow, Layout, Row
@@ -153,7 +152,7 @@ def _line_prior(g: _Geo, line: _Line) -> float:
 def _near_hand(scene: _Scene, line: _Line) -> _NearHand:
     g = scene.g
     mine = {*line.members, *line.stacked.values()}
-    over = _shares_inside(g.dets, sorted(mine)) >= APART_OVER_ROW_TILE  # [j, m]: j lies over m
+    over = shares_inside(g.dets, sorted(mine)) >= APART_OVER_ROW_TILE  # [j, m]: j lies over m
     dups = scene.duplicates | {j for j in np.flatnonzero(over.any(axis=1)).tolist() if j not in mine}
     med_size = float(np.median(g.size[line.members]))
     unit = _make_row(g, line, (), orient=False).unit

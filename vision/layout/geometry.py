@@ -256,19 +256,6 @@ def _share_inside(a: Detection, b: Detection) -> float:
     return iw * ih / ((a.box[2] - a.box[0]) * (a.box[3] - a.box[1])) if iw > 0 and ih > 0 else 0.0
 
 
-def _shares_inside(dets: Sequence[Detection], of: Sequence[int]) -> np.ndarray:
-    """``[j, k]``: :func:`_share_inside` of every detection ``j`` in the detection ``of[k]``."""
-    boxes = np.array([d.box for d in dets], dtype=float).reshape(-1, 4)
-    x1, y1, x2, y2 = boxes.T
-    ox1, oy1, ox2, oy2 = boxes[list(of)].reshape(-1, 4).T
-    iw = np.minimum(x2[:, None], ox2[None, :]) - np.maximum(x1[:, None], ox1[None, :])
-    ih = np.minimum(y2[:, None], oy2[None, :]) - np.maximum(y1[:, None], oy1[None, :])
-    meet = (iw > 0) & (ih > 0)
-    with np.errstate(divide="ignore", invalid="ignore"):  # a box that meets another has an area > 0
-        share = iw * ih / ((x2 - x1) * (y2 - y1))[:, None]
-    return np.where(meet, share, 0.0)
-
-
 def _overlap(a: Detection, b: Detection) -> bool:
     """Whether two boxes overlap at all."""
     return _share_inside(a, b) > 0.0
