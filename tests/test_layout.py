@@ -572,6 +572,43 @@ def test_unsure_sideways_judgements_are_also_read_reversed() -> None:
     assert 0.5 < s.cost < 1.0  # the price of overruling one unsure judgement
 
 
+#: the models' reading of held-out classic render 990001/198: the 6z pair, a chi of 678p and pons
+#: of 1p, 5z and 2m, all called; the called 1p's and 5z's faces are round or blank (their sideways
+#: judgements guessed, equally unsure), the called 5z's box plainly sideways
+ALL_CALLED_ROUND_FACES = [
+    (548, 539, 622, 630, -11, False, 0.88, "8p:0.94", 0.89),
+    (180, 610, 268, 707, 5, False, 0.89, "6z:0.95 5m:0.01", 0.99),
+    (486, 552, 558, 644, -5, False, 0.91, "6p:0.98", 1.00),
+    (761, 496, 839, 584, -18, False, 0.81, "1p:0.87 4p:0.01 0s:0.01 8s:0.01 8p:0.01", 0.57),
+    (701, 508, 779, 597, -15, False, 0.85, "1p:0.91 0s:0.01 4p:0.01 8s:0.01", 0.71),
+    (400, 576, 495, 662, -101, False, 0.92, "7p:1.00", 1.00),
+    (1084, 433, 1174, 513, -32, False, 0.90, "2m:0.98", 1.00),
+    (628, 530, 718, 612, -100, False, 0.85, "1p:0.92", 0.34),
+    (890, 471, 972, 556, -26, False, 0.81, "5z:0.88 3m:0.01 2m:0.01 0m:0.01 1z:0.01", 0.97),
+    (255, 596, 335, 694, 3, False, 0.88, "6z:0.95 5m:0.01", 1.00),
+    (949, 468, 1043, 542, -32, True, 0.85, "5z:0.94", 0.69),
+    (1134, 422, 1228, 500, -37, True, 0.87, "2m:0.97 4m:0.01", 1.00),
+    (1025, 452, 1124, 525, -102, True, 0.89, "2m:0.98", 1.00),
+    (831, 480, 912, 568, -21, False, 0.75, "5z:0.83 2m:0.01 6m:0.01 3m:0.01 1z:0.01", 0.92),
+    (156, 471, 237, 555, 8, False, 0.86, "9p:0.96 0s:0.01", 0.74),
+]
+
+
+def test_of_equally_unsure_sideways_judgements_those_the_box_contradicts_are_read_reversed_first() -> None:
+    # six guessed judgements tied; the three nearest the row's start were tried reversed and the
+    # called 5z, read upright, was not: no reading made a winning hand, and a called 7p was then
+    # taken as upright
+    dets = as_read(ALL_CALLED_ROUND_FACES)
+    hand = read_hand(dets).hand_dict()
+    assert hand is not None and hand["hand"] == "6z" and hand["win_tile"] == "6z"
+    assert sorted((m["type"], m["tiles"]) for m in hand["melds"]) == [
+        ("chi", "678p"),
+        ("pon", "111p"),
+        ("pon", "222m"),
+        ("pon", "555z"),
+    ]
+
+
 def test_a_tile_detected_twice_counts_once() -> None:
     dets = layout_boxes("123m456p789s1122z 2z")
     x1, y1, x2, y2 = dets[4].box
@@ -956,6 +993,41 @@ def test_a_lone_tile_upside_down_to_the_hand_by_a_pond_is_the_ponds() -> None:
     assert sorted(names(dets, hand_row(dets).indicators)) == ["2p", "3z", "7s"]
     hand = read_hand(dets).hand_dict()
     assert hand is not None and sorted(hand["dora_indicators"]) == ["2p", "3z", "7s"]
+
+
+#: the models' reading of held-out classic render 990001/74: a hand, and left of it the indicators 8p
+#: 7m beside someone's pond turned sideways to the hand (four of its tiles found), touching it
+INDICATORS_BY_A_SIDEWAYS_POND = [
+    (353, 421, 452, 520, 19, False, 0.92, "6p:0.97 0p:0.01", 1.00),
+    (511, 423, 598, 522, 9, False, 0.88, "8p:0.93 0m:0.01", 0.83),
+    (670, 423, 754, 525, -1, False, 0.91, "7s:0.97 0s:0.01", 1.00),
+    (276, 420, 383, 519, 29, False, 0.87, "5m:0.92 0m:0.05", 1.00),
+    (431, 422, 525, 521, 16, False, 0.90, "6p:0.96", 1.00),
+    (591, 423, 674, 524, 5, False, 0.90, "8p:0.96", 0.77),
+    (749, 425, 838, 525, -7, False, 0.90, "6z:0.97", 1.00),
+    (201, 419, 311, 518, 31, False, 0.86, "0m:0.93 5m:0.05", 1.00),
+    (900, 426, 1007, 528, -14, False, 0.82, "7z:0.88 1z:0.01 4s:0.01 4p:0.01", 0.97),
+    (126, 420, 241, 515, -147, True, 0.89, "3m:0.97 5m:0.02", 0.85),
+    (826, 425, 920, 526, -16, False, 0.88, "6z:0.96", 1.00),
+    (1086, 425, 1211, 531, -32, True, 0.88, "7s:0.97 0s:0.01", 1.00),
+    (49, 419, 170, 514, 35, True, 0.89, "3m:0.97 2m:0.01 0m:0.01", 0.98),
+    (975, 427, 1088, 528, -24, False, 0.85, "7z:0.94", 1.00),
+    (121, 297, 214, 370, 40, True, 0.87, "8p:0.97 2p:0.01", 0.95),
+    (179, 299, 269, 370, 27, True, 0.87, "7m:0.97 6m:0.02", 1.00),
+    (327, 242, 411, 301, -96, True, 0.80, "4p:0.93 3z:0.01 4z:0.01 5p:0.01 1s:0.01", 0.07),
+    (400, 240, 488, 302, 88, True, 0.74, "2s:0.86 1m:0.05", 0.81),
+    (383, 166, 458, 215, -109, True, 0.33, "6m:0.39 4s:0.11 6z:0.04 7s:0.04 4p:0.03", 0.46),
+    (422, 206, 496, 266, 91, True, 0.25, "7m:0.33 1s:0.14 8s:0.07 6z:0.05 1z:0.05", 0.82),
+]
+
+
+def test_indicators_beside_a_sideways_pond_are_parted_from_it_though_one_looks_alike_upside_down() -> None:
+    # the 8p's top counts only half as sure (it looks alike upside down), so only the 7m was peeled
+    # off the pond and the pair, one cluster with it, was read as discards: no dora at all
+    dets = as_read(INDICATORS_BY_A_SIDEWAYS_POND)
+    assert sorted(names(dets, hand_row(dets).indicators)) == ["7m", "8p"]
+    hand = read_hand(dets).hand_dict()
+    assert hand is not None and sorted(hand["dora_indicators"]) == ["7m", "8p"]
 
 
 @pytest.mark.parametrize(

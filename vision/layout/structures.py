@@ -23,6 +23,7 @@ from paiscan.vision.layout.results import (
     _with_gaps,
 )
 from paiscan.vision.layout.rows import EXCLUDE_GAP, _plainly_wider
+from paiscan.vision.layout.sideways import SIDEWAYS_RATIO
 
 #: unsure sideways judgements read reversed at most, per row
 MAX_UNSURE = 3
@@ -310,23 +311,30 @@ def _sideways_variants(row: Row) -> list[tuple[Row, float]]:
     ]
     if lone:
         row = _retiled(row, [replace(t, sideways=False) if p in lone else t for p, t in enumerate(row.tiles)])
-    unsure: list[tuple[float, int]] = []
-    for p, t in enumerate(row.tiles):
-        if t.back or t.stacked is not None:
-            continue
-        if t.side_unsure:
-            unsure.append((abs(t.side_margin), p))
-    unsure = sorted(unsure)[:MAX_UNSURE]
+    # least sure first; of equal margins (guessed ones: round faces, cut tiles) first those whose
+    # box most says otherwise
+    unsure = sorted(
+        (abs(t.side_margin), -_box_disagrees(t), p)
+        for p, t in enumerate(row.tiles)
+        if not t.back and t.stacked is None and t.side_unsure
+    )[:MAX_UNSURE]
     out: list[tuple[Row, float]] = [(row, 0.0)]
     for mask in range(1, 1 << len(unsure)):
         tiles = list(row.tiles)
         cost = 0.0
-        for bit, (margin, p) in enumerate(unsure):
+        for bit, (margin, _, p) in enumerate(unsure):
             if mask >> bit & 1:
                 tiles[p] = replace(tiles[p], sideways=not tiles[p].sideways)
                 cost += UNSURE_FLIP_COST + UNSURE_MARGIN_COST * margin
         out.append((_retiled(row, tiles), cost))
     return out
+
+
+def _box_disagrees(t: RowTile) -> float:
+    """How far the tile's box says the other way from its sideways judgement (log-margin against
+    ``SIDEWAYS_RATIO`` times its upright reference; negative: the box agrees)."""
+    box = math.log(max(t.along / t.across, 1e-6) / t.ref_ratio) - math.log(SIDEWAYS_RATIO)
+    return -box if t.sideways else box
 
 
 def _retiled(row: Row, tiles: Sequence[RowTile]) -> Row:

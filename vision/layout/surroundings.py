@@ -284,6 +284,13 @@ def _face_turned(g: _Geo, j: int, row: Row, min_sure: float = TURNED_SURE) -> bo
     return abs(float(top @ d)) > TURNED_AXIS_SIN or (bool(g.sure[j] >= min_sure) and float(top @ up) < -0.5)
 
 
+def _face_across(g: _Geo, j: int, row: Row) -> bool:
+    """Tile ``j``'s face lies sideways to the hand's faces (its axis ``TURNED_AXIS_DEG`` or more off
+    the row's normal), whichever way its top points; false where its angle is unknown."""
+    a = g.angles[j]
+    return not np.isnan(a) and abs(float(_face_top(a) @ np.array(row.direction))) > TURNED_AXIS_SIN
+
+
 def _turned_away(g: _Geo, group: Sequence[int], row: Row) -> bool:
     """Most faces of ``group`` (with known angles) turned from the way the hand's faces look (a
     lone tile's top counts upside down only from ``LONE_TURNED_SURE``)."""
@@ -296,10 +303,14 @@ def _peel_upright(g: _Geo, group: Sequence[int], row: Row) -> list[tuple[int, ..
     """A cluster of mostly turned faces (someone's discards) that an indicator touches: its
     faces upright to the hand, sure of their top (at most ``PEEL_MAX`` of them, each nearer the
     hand than the turned ones' middle and touching none of them closer than ``PEEL_MIN_GAP``), as
-    clusters of their own, and the rest; else the cluster."""
+    clusters of their own, and the rest; else the cluster. Where every turned face lies sideways
+    to the hand (:func:`_face_across`), a face along the hand's axis counts as upright however
+    unsure its top: it cannot be one of those discards, and an indicator that looks alike upside
+    down (``TOP_DOUBTED``) is never sure of its top."""
     if len(group) < 3 or not _turned_away(g, group, row):
         return [tuple(group)]
-    upright = [j for j in group if _face_turned(g, j, row) is False and g.sure[j] >= TURNED_SURE]
+    across = all(_face_across(g, j, row) for j in group if _face_turned(g, j, row))
+    upright = [j for j in group if _face_turned(g, j, row) is False and (across or g.sure[j] >= TURNED_SURE)]
     rest = [j for j in group if j not in upright]
     if not upright or len(upright) > PEEL_MAX:
         return [tuple(group)]
