@@ -19,11 +19,14 @@ import math
 import random
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
+from typing import Any
 
 import pytest
 
+from paiscan.scoring.registry import available, get_ruleset
 from paiscan.scoring.tiles import BACK, parse_tiles, tile_name
 from paiscan.vision.detection import Detection
+from paiscan.vision.layout import HandRow, analyse_layout
 
 LONG = 4.0 / 3.0
 INNER_GAP = 0.02
@@ -174,6 +177,48 @@ def shuffled(dets: Sequence[Detection], seed: int = 1) -> list[Detection]:
 
 def names(dets: Sequence[Detection], indices: Iterable[int | None]) -> list[str]:
     return [tile_name(dets[i].cls) if i is not None else "-" for i in indices]
+
+
+def hand_row(dets: list[Detection], rules: str = "riichi") -> HandRow:
+    lay = analyse_layout(dets, get_ruleset(rules))
+    assert lay.hand is not None
+    return lay.hand
+
+
+def render_dets(tiles: Sequence[tuple[str, tuple[float, float, float, float], int]]) -> list[Detection]:
+    """Detections from a render's (tile, box, face angle) list, all sure (the true boxes and faces)."""
+    out = []
+    for name, box, face in tiles:
+        c = parse_tiles(name)[0]
+        out.append(
+            Detection(
+                c,
+                0.95,
+                (float(box[0]), float(box[1]), float(box[2]), float(box[3])),
+                False,
+                ((c, 0.95),),
+                None if c == 37 else float(face),
+                0.9,
+            )
+        )
+    return out
+
+
+totenko = pytest.mark.skipif("totenko_balance" not in available(), reason="the totenko_balance ruleset is not built")
+
+
+def as_read(table: Sequence[tuple[Any, ...]]) -> list[Detection]:
+    """Detections from a table of the models' output (box, face angle, rotated, confidence, top-k
+    classes as ``"name:p ..."``, face's top sure)."""
+    out = []
+    for x1, y1, x2, y2, face, rot, conf, topk, sure in table:
+        classes = tuple(
+            (37 if n == "?" else parse_tiles(n)[0], float(q)) for n, q in (part.split(":") for part in topk.split())
+        )
+        out.append(
+            Detection(classes[0][0], conf, (float(x1), float(y1), float(x2), float(y2)), rot, classes, face, sure)
+        )
+    return out
 
 
 # ---------------------------------------------------------------------------------- self-checks
