@@ -98,6 +98,12 @@ def _local_axis_offsets(angles: np.ndarray, u: np.ndarray, normal_offsets: np.nd
     return out
 
 
+def box_margin(ratio: Any, ref: Any) -> Any:
+    """How sideways a box says a tile is: the log of its along/across ``ratio`` over ``SIDEWAYS_RATIO``
+    times its upright reference ``ref`` (positive: sideways); numbers or arrays alike."""
+    return np.log(np.maximum(ratio, 1e-6) / ref) - math.log(SIDEWAYS_RATIO)
+
+
 def _side_margins(
     along: np.ndarray,
     across: np.ndarray,
@@ -120,7 +126,7 @@ def _side_margins(
         if (~np.isnan(angles)).sum() >= MIN_FACE_NEIGHBOURS:  # ... but faces judge the rest: unsure
             margin = np.where(flags_rel, GUESSED_MARGIN, -GUESSED_MARGIN)
     else:
-        margin = np.log(np.maximum(ratio, 1e-6) / refs) - math.log(SIDEWAYS_RATIO)
+        margin = box_margin(ratio, refs)
         maybe = (ratio > SIDEWAYS_FLAG_BAND * refs) & flags_rel
         margin = np.where(
             (margin <= 0) & maybe, np.maximum(margin + math.log(SIDEWAYS_RATIO / SIDEWAYS_FLAG_BAND), 1e-3), margin

@@ -23,7 +23,7 @@ from paiscan.vision.layout.results import (
     _with_gaps,
 )
 from paiscan.vision.layout.rows import EXCLUDE_GAP, _plainly_wider
-from paiscan.vision.layout.sideways import SIDEWAYS_RATIO
+from paiscan.vision.layout.sideways import box_margin
 
 #: unsure sideways judgements read reversed at most, per row
 MAX_UNSURE = 3
@@ -331,9 +331,9 @@ def _sideways_variants(row: Row) -> list[tuple[Row, float]]:
 
 
 def _box_disagrees(t: RowTile) -> float:
-    """How far the tile's box says the other way from its sideways judgement (log-margin against
-    ``SIDEWAYS_RATIO`` times its upright reference; negative: the box agrees)."""
-    box = math.log(max(t.along / t.across, 1e-6) / t.ref_ratio) - math.log(SIDEWAYS_RATIO)
+    """How far the tile's box says the other way from its sideways judgement (:func:`box_margin`;
+    negative: the box agrees)."""
+    box = float(box_margin(t.along / t.across, t.ref_ratio))
     return -box if t.sideways else box
 
 

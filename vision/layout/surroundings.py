@@ -280,8 +280,7 @@ def _face_turned(g: _Geo, j: int, row: Row, min_sure: float = TURNED_SURE) -> bo
         return None
     d = np.array(row.direction)
     up = np.array([d[1], -d[0]])
-    top = _face_top(a)
-    return abs(float(top @ d)) > TURNED_AXIS_SIN or (bool(g.sure[j] >= min_sure) and float(top @ up) < -0.5)
+    return _face_across(g, j, row) or (bool(g.sure[j] >= min_sure) and float(_face_top(a) @ up) < -0.5)
 
 
 def _face_across(g: _Geo, j: int, row: Row) -> bool:
