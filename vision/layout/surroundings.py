@@ -308,8 +308,9 @@ def _peel_upright(g: _Geo, group: Sequence[int], row: Row) -> list[tuple[int, ..
     down (``TOP_DOUBTED``) is never sure of its top."""
     if len(group) < 3 or not _turned_away(g, group, row):
         return [tuple(group)]
-    across = all(_face_across(g, j, row) for j in group if _face_turned(g, j, row))
-    upright = [j for j in group if _face_turned(g, j, row) is False and (across or g.sure[j] >= TURNED_SURE)]
+    turned = {j: _face_turned(g, j, row) for j in group}
+    across = all(_face_across(g, j, row) for j in group if turned[j])
+    upright = [j for j in group if turned[j] is False and (across or g.sure[j] >= TURNED_SURE)]
     rest = [j for j in group if j not in upright]
     if not upright or len(upright) > PEEL_MAX:
         return [tuple(group)]
