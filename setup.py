@@ -1,25 +1,21 @@
-"""Build hook for an optional compiled build of the scoring core (mypyc); everything else is in pyproject.toml.
+"""Build hook for the compiled scoring core (mypyc); everything else is in pyproject.toml.
 
-Off unless asked for, and plain Python whenever it cannot be made:
+Every install compiles what scoring a hand runs (``COMPILED``) when it can, and is plain Python
+when it cannot: mypy (mypyc) comes with the build requirements, a C compiler must be at hand. A
+build that fails leaves no compiled module behind (all or nothing). ``PAISCAN_COMPILE=0`` builds
+plain Python on purpose.
 
-    PAISCAN_COMPILE=1 pip install --no-build-isolation .   # needs mypy (in [dev]) and a C compiler
-
-A compiled build scores the same hands with the same answers (``benchmarks/score_digest.py``), about
-1.7 times as fast. Without ``PAISCAN_COMPILE=1``, without mypy, without a working compiler, or for an
-editable install or ``build_ext --inplace`` (compiled modules beside the .py files would shadow every
-later edit of them), the package is built as plain Python.
-
-To check a compiled build against plain Python from a checkout (its editable install stays plain):
-
-    REPO=$PWD && PAISCAN_COMPILE=1 pip wheel --no-deps --no-build-isolation -w /tmp/whl .
-    python -m venv --system-site-packages /tmp/cvenv && /tmp/cvenv/bin/pip install --no-deps /tmp/whl/paiscan-*.whl
-    cd /tmp && /tmp/cvenv/bin/python $REPO/benchmarks/score_digest.py > compiled.jsonl
-    python $REPO/benchmarks/score_digest.py > plain.jsonl && cmp plain.jsonl compiled.jsonl
-    /tmp/cvenv/bin/python $REPO/benchmarks/bench_scoring.py
+The build writes ``_compiled.json`` beside the modules: each compiled module's name and the SHA-256
+of the source it was compiled from. At import :mod:`paiscan.scoring.native` compares it with the
+sources there and loads the sources instead when one differs (an editable checkout edited since
+its install) or when ``PAISCAN_PURE=1``; both give the same Scores
+(``tests/test_native.py``, ``benchmarks/score_digest.py``).
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import sys
 from pathlib import Path
@@ -43,18 +39,22 @@ COMPILED = (
 )
 
 
+#: the file beside the compiled modules naming them and the digests of their sources
+DIGEST_FILE = "_compiled.json"
+
+
 def _say(message: str) -> None:
     print(f"paiscan: {message}", file=sys.stderr)
 
 
 def compiled_extensions() -> list[Any]:
-    """The mypyc extensions when ``PAISCAN_COMPILE=1`` and mypy is at hand, else none."""
-    if os.environ.get("PAISCAN_COMPILE") != "1":
+    """The mypyc extensions unless ``PAISCAN_COMPILE=0`` or mypy is missing, else none."""
+    if os.environ.get("PAISCAN_COMPILE") == "0":
         return []
     try:
         from mypyc.build import mypycify
     except ImportError:
-        _say("PAISCAN_COMPILE=1 but mypy is not installed in the build environment: plain Python")
+        _say("mypy is not installed in the build environment: the scoring core is plain Python")
         return []
     # (through the paiscan/ links, so each module gets its import name, paiscan.scoring.*)
     paths = [f"paiscan/scoring/{name}.py" for name in COMPILED]
@@ -65,22 +65,31 @@ def compiled_extensions() -> list[Any]:
         return []
 
 
+def source_digests() -> dict[str, str]:
+    """Each compiled module's import name → the SHA-256 of its source."""
+    return {
+        "paiscan.scoring." + name.replace("/", "."): hashlib.sha256(Path(f"scoring/{name}.py").read_bytes()).hexdigest()
+        for name in COMPILED
+    }
+
+
 class OptionalBuildExt(build_ext):
-    """Builds the compiled modules where it can; otherwise leaves none behind (all or nothing)."""
+    """Builds the compiled modules where it can, and their digest file; otherwise leaves neither
+    behind (all or nothing)."""
 
     def run(self) -> None:
         if not self.extensions:
             return
-        if self.inplace or getattr(self, "editable_mode", False):
-            _say("no compiled modules for an editable or in-place build (they would shadow the .py files)")
-            self.extensions = []
-            return
+        digest = Path(self.get_ext_fullpath("paiscan.scoring.tiles")).parent / DIGEST_FILE
         try:
             super().run()
+            digest.parent.mkdir(parents=True, exist_ok=True)
+            digest.write_text(json.dumps({"modules": source_digests()}, indent=1) + "\n")
         except Exception as exc:  # no compiler, or it failed: plain Python, nothing half built
             _say(f"the compiled build failed ({exc}): plain Python")
             for ext in self.extensions:
                 Path(self.get_ext_fullpath(ext.name)).unlink(missing_ok=True)
+            digest.unlink(missing_ok=True)
             self.extensions = []
 
 

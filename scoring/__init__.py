@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from paiscan.scoring import native  # noqa: F401  (first: it chooses compiled modules or their sources)
 from paiscan.scoring.errors import HandError
 from paiscan.scoring.hand import Hand, Meld, parse_hand
 from paiscan.scoring.registry import get_ruleset

@@ -15,15 +15,14 @@ standard 111m 222m 333m 789p 55s wait=shanpon
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from functools import lru_cache
-from typing import NamedTuple
+from typing import Final, NamedTuple
 
 from paiscan.scoring.hand import Hand, Meld
 from paiscan.scoring.tiles import YAOCHUU, format_tiles, kind
 
 SEQUENCE, TRIPLET, KAN, PAIR = 0, 1, 2, 3
-SHAPE_NAMES = ("sequence", "triplet", "kan", "pair")
+SHAPE_NAMES: Final = ("sequence", "triplet", "kan", "pair")
 
 # Waits
 RYANMEN, KANCHAN, PENCHAN, TANKI, SHANPON = "ryanmen", "kanchan", "penchan", "tanki", "shanpon"
@@ -62,14 +61,33 @@ def group_label(shape: int, tile: int) -> str:
         return format_tiles(Group(shape, tile).tiles())
 
 
-@dataclass(frozen=True, slots=True)
 class Interpretation:
-    """One reading of the hand: its groups, which group the winning tile completed, and the wait."""
+    """One reading of the hand: its groups, which group the winning tile completed, and the wait.
 
-    form: str  # "standard", "chiitoitsu", "kokushi"
-    groups: tuple[Group, ...]
-    win_index: int
-    wait: str
+    Immutable (``Final``), compared by value. A class with its own ``__init__`` rather than a
+    frozen dataclass: a compiled build (mypyc) makes its construction native, where a dataclass's
+    generated ``__init__`` would stay interpreted.
+    """
+
+    __slots__ = ("form", "groups", "wait", "win_index")
+
+    def __init__(self, form: str, groups: tuple[Group, ...], win_index: int, wait: str) -> None:
+        self.form: Final = form  # "standard", "chiitoitsu", "kokushi"
+        self.groups: Final = groups
+        self.win_index: Final = win_index
+        self.wait: Final = wait
+
+    def _key(self) -> tuple[str, tuple[Group, ...], int, str]:
+        return (self.form, self.groups, self.win_index, self.wait)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Interpretation) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return f"Interpretation({self.form!r}, {self.groups!r}, {self.win_index!r}, {self.wait!r})"
 
     @property
     def pair(self) -> int | None:
@@ -138,10 +156,10 @@ def suit_splits(counts: tuple[int, ...], honors: bool = False) -> tuple[tuple[_S
 
 
 #: tile id (0..36) → (suit, its count's unit in the suit's code: 16 ** (number - 1))
-_CODE_UNIT: tuple[tuple[int, int], ...] = tuple((k // 9, 16 ** (k % 9)) for k in (*range(34), 4, 13, 22))
+_CODE_UNIT: Final[tuple[tuple[int, int], ...]] = tuple((k // 9, 16 ** (k % 9)) for k in (*range(34), 4, 13, 22))
 #: per suit: the code of its counts (4 bits a kind) → its splits, as concealed Groups (whose
 #: first two fields are shape and kind)
-_SUIT_SETS: tuple[dict[int, tuple[tuple[_Groups, ...], tuple[_Groups, ...]]], ...] = ({}, {}, {}, {})
+_SUIT_SETS: Final[tuple[dict[int, tuple[tuple[_Groups, ...], tuple[_Groups, ...]]], ...]] = ({}, {}, {}, {})
 
 
 def _suit_sets(s: int, code: int) -> tuple[tuple[_Groups, ...], tuple[_Groups, ...]]:
@@ -230,14 +248,14 @@ def _sequence_wait(start: int, win: int) -> str:
 
 
 #: tile id (0..36) → kind (0..33)
-_KIND_OF: tuple[int, ...] = tuple(kind(t) for t in range(37))
+_KIND_OF: Final[tuple[int, ...]] = tuple(kind(t) for t in range(37))
 #: (shape, kind) → the concealed Group (one shared value per set; a Group is an immutable tuple)
-_CONCEALED_GROUP: dict[tuple[int, int], Group] = {
+_CONCEALED_GROUP: Final[dict[tuple[int, int], Group]] = {
     (shape, k): Group(shape, k, False, True, False) for shape in (SEQUENCE, TRIPLET, KAN, PAIR) for k in range(34)
 }
-_YAOCHUU_SET = frozenset(YAOCHUU)
+_YAOCHUU_SET: Final = frozenset(YAOCHUU)
 #: (shape, kind) → the MPSZ of that set or pair (sequences start at 1..7 of a suit)
-_LABELS: dict[tuple[int, int], str] = {
+_LABELS: Final[dict[tuple[int, int], str]] = {
     (shape, k): format_tiles(Group(shape, k).tiles())
     for shape in (SEQUENCE, TRIPLET, KAN, PAIR)
     for k in range(34)
@@ -246,13 +264,13 @@ _LABELS: dict[tuple[int, int], str] = {
 
 
 #: the low bit of each count in a suit's code (4 bits a kind): set where a kind is held an odd number of times
-_ODD_NIBBLES = 0x111111111
+_ODD_NIBBLES: Final = 0x111111111
 #: the counts of the numbers 2..8 in a suit's code
-_MIDDLE_NIBBLES = 0x0FFFFFFF0
+_MIDDLE_NIBBLES: Final = 0x0FFFFFFF0
 
 
 #: (meld type, tiles, open) → its Group, made on first use (a table of the melds seen)
-_MELD_GROUPS: dict[tuple[str, tuple[int, ...], bool], Group] = {}
+_MELD_GROUPS: Final[dict[tuple[str, tuple[int, ...], bool], Group]] = {}
 
 
 def _meld_group(m: Meld) -> Group:

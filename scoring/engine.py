@@ -10,7 +10,7 @@ interpretation (:mod:`paiscan.scoring.decompose`) and reports the one that pays 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Final
 
 from paiscan.scoring.decompose import Interpretation, interpretations
 from paiscan.scoring.errors import HandError
@@ -28,11 +28,11 @@ except ImportError:  # (mypy_extensions comes with mypy: a plain install may lac
         return lambda cls: cls
 
 
-_RINSHAN_FLAGS = ("rinshan", "rinshan_after_daiminkan")
+_RINSHAN_FLAGS: Final = ("rinshan", "rinshan_after_daiminkan")
 #: the declarations of riichi (each needs a closed hand; ippatsu needs one of them)
-RIICHI_FLAGS = frozenset({"riichi", "double_riichi", "open_riichi"})
+RIICHI_FLAGS: Final = frozenset({"riichi", "double_riichi", "open_riichi"})
 #: wins in the first go-around, before any discard of the winner's
-FIRST_TURN_FLAGS = frozenset({"tenhou", "chiihou", "renhou", "dealer_first_discard_ron"})
+FIRST_TURN_FLAGS: Final = frozenset({"tenhou", "chiihou", "renhou", "dealer_first_discard_ron"})
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)  # (the rulesets subclass it)

@@ -7,7 +7,11 @@ service can turn it into the contract's ``{"error": {...}}`` object without gues
 
 from __future__ import annotations
 
-from typing import Any
+import json
+from typing import Any, Final
+
+#: a string as JSON, as ``json.dumps(..., ensure_ascii=False)`` writes it
+_json_str: Final[Any] = json.encoder.encode_basestring
 
 
 class HandError(ValueError):
@@ -27,12 +31,22 @@ class HandError(ValueError):
     def to_dict(self) -> dict[str, Any]:
         return {"error": {"code": self.code, "message": self.message, "field": self.field}}
 
+    def to_json(self) -> str:
+        """``json.dumps(self.to_dict(), ensure_ascii=False)``, written directly (the JSON path's errors).
+
+        >>> print(HandError("bad_tile", "'x' is not a tile", field="hand").to_json())
+        {"error": {"code": "bad_tile", "message": "'x' is not a tile", "field": "hand"}}
+        """
+        code, message = _json_str(self.code), _json_str(self.message)
+        field = "null" if self.field is None else _json_str(self.field)
+        return f'{{"error": {{"code": {code}, "message": {message}, "field": {field}}}}}'
+
     def __repr__(self) -> str:
         return f"HandError({self.code!r}, {self.message!r}, field={self.field!r})"
 
 
 #: Every error code the core raises, with its meaning (documented in the README).
-ERROR_CODES: dict[str, str] = {
+ERROR_CODES: Final[dict[str, str]] = {
     "bad_json": "the input is not valid JSON or not a JSON object",
     "bad_field": "a field has the wrong type or an impossible value",
     "unknown_field": "a field the Hand format does not define (a typo would silently change the score)",

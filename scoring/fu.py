@@ -17,13 +17,14 @@ wind pair, tsumo fu on a pinfu hand) is a :class:`FuRules` value.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Final
 
 from paiscan.scoring.decompose import KAN, KANCHAN, PAIR, PENCHAN, SEQUENCE, TANKI, TRIPLET
 from paiscan.scoring.score import FuPart, round_up
 from paiscan.scoring.tiles import DRAGONS, YAOCHUU
 from paiscan.scoring.yaku import Context
 
-LABELS = {
+LABELS: Final = {
     "base": "副底 base",
     "menzen_ron": "門前加符 closed ron",
     "tsumo": "ツモ符 tsumo",
@@ -75,15 +76,15 @@ def _set_fu(g_shape: int, tile: int, called: bool, concealed: bool) -> tuple[int
 
 
 #: (shape, kind, exposed) → the fu part of that triplet or kan (parts are immutable, so shared)
-_SET_PARTS: dict[tuple[int, int, bool], FuPart] = {}
+_SET_PARTS: Final[dict[tuple[int, int, bool], FuPart]] = {}
 for _shape in (TRIPLET, KAN):
     for _tile in range(34):
         for _exposed in (False, True):
             _fu, _reason = _set_fu(_shape, _tile, _exposed, True)
             _SET_PARTS[(_shape, _tile, _exposed)] = FuPart(_fu, _reason, LABELS[_reason])
-_WAIT_PARTS = {w: FuPart(2, f"wait_{w}", LABELS[f"wait_{w}"]) for w in (KANCHAN, PENCHAN, TANKI)}
+_WAIT_PARTS: Final = {w: FuPart(2, f"wait_{w}", LABELS[f"wait_{w}"]) for w in (KANCHAN, PENCHAN, TANKI)}
 #: (fu, reason) → its part, made on first use
-_PARTS: dict[tuple[int, str], FuPart] = {}
+_PARTS: Final[dict[tuple[int, str], FuPart]] = {}
 
 
 def _part(fu: int, reason: str, label: str | None = None) -> FuPart:

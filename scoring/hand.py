@@ -9,8 +9,8 @@ Checks that depend on the ruleset (tile set, red fives, options) are done by
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import Any, Literal
+from dataclasses import FrozenInstanceError, dataclass
+from typing import Any, Final, Literal
 
 from paiscan.scoring.errors import HandError
 from paiscan.scoring.tiles import (
@@ -26,7 +26,7 @@ from paiscan.scoring.tiles import (
 )
 
 MeldType = Literal["chi", "pon", "kan"]
-CONTRACT_FLAGS = frozenset(
+CONTRACT_FLAGS: Final = frozenset(
     {
         "riichi",
         "double_riichi",
@@ -43,7 +43,7 @@ CONTRACT_FLAGS = frozenset(
     }
 )
 #: Flags the rule specs add to the contract's list (../shared/rules/README.md §3).
-EXTENSION_FLAGS = frozenset(
+EXTENSION_FLAGS: Final = frozenset(
     {
         "dealer_first_discard_ron",
         "rinshan_after_daiminkan",
@@ -52,8 +52,8 @@ EXTENSION_FLAGS = frozenset(
         "ron_paid_as_tsumo",
     }
 )
-KNOWN_FLAGS = CONTRACT_FLAGS | EXTENSION_FLAGS
-HAND_FIELDS = frozenset(
+KNOWN_FLAGS: Final = CONTRACT_FLAGS | EXTENSION_FLAGS
+HAND_FIELDS: Final = frozenset(
     {
         "rules",
         "options",
@@ -73,9 +73,9 @@ HAND_FIELDS = frozenset(
     }
 )
 #: a wind's name → its index 0..3
-_WIND_OF: dict[str, int] = {name: i for i, name in enumerate(WINDS)}
-MELD_FIELDS = frozenset({"type", "tiles", "open", "added", "from"})
-FROM_VALUES = ("left", "across", "right")
+_WIND_OF: Final[dict[str, int]] = {name: i for i, name in enumerate(WINDS)}
+MELD_FIELDS: Final = frozenset({"type", "tiles", "open", "added", "from"})
+FROM_VALUES: Final = ("left", "across", "right")
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,26 +108,119 @@ class Meld:
         return out
 
 
-@dataclass(frozen=True, slots=True)
-class Hand:
-    """A winning hand with its situation. Tiles are contract class ids (see :mod:`paiscan.scoring.tiles`)."""
+#: the fields of a Hand in the order of its ``__init__``
+HAND_ATTRS: Final = (
+    "rules",
+    "concealed",
+    "win_tile",
+    "melds",
+    "options",
+    "tsumo",
+    "seat_wind",
+    "round_wind",
+    "is_dealer",
+    "honba",
+    "dora_indicators",
+    "ura_indicators",
+    "nuki",
+    "flags",
+    "riichi_sticks",
+    "honba_given",
+)
 
-    rules: str
-    concealed: tuple[int, ...]
-    win_tile: int
-    melds: tuple[Meld, ...] = ()
-    options: Mapping[str, Any] = field(default_factory=dict)
-    tsumo: bool = False
-    seat_wind: int = 0
-    round_wind: int = 0
-    is_dealer: bool = True
-    honba: int = 0
-    dora_indicators: tuple[int, ...] = ()
-    ura_indicators: tuple[int, ...] = ()
-    nuki: tuple[int, ...] = ()
-    flags: frozenset[str] = frozenset()
-    riichi_sticks: int = 0
-    honba_given: bool = False
+
+class Hand:
+    """A winning hand with its situation. Tiles are contract class ids (see :mod:`paiscan.scoring.tiles`).
+
+    Immutable (a field is set once, by ``__init__``), compared by value; :meth:`replace` gives a
+    changed copy. A class with its own ``__init__`` rather than a frozen dataclass: a compiled build
+    (mypyc) makes its construction native, where a dataclass's generated ``__init__`` stays
+    interpreted (a hand is built for every line the JSON path reads).
+    """
+
+    __slots__ = (
+        "concealed",
+        "dora_indicators",
+        "flags",
+        "honba",
+        "honba_given",
+        "is_dealer",
+        "melds",
+        "nuki",
+        "options",
+        "riichi_sticks",
+        "round_wind",
+        "rules",
+        "seat_wind",
+        "tsumo",
+        "ura_indicators",
+        "win_tile",
+    )
+
+    def __init__(
+        self,
+        rules: str,
+        concealed: tuple[int, ...],
+        win_tile: int,
+        melds: tuple[Meld, ...] = (),
+        options: Mapping[str, Any] | None = None,
+        tsumo: bool = False,
+        seat_wind: int = 0,
+        round_wind: int = 0,
+        is_dealer: bool = True,
+        honba: int = 0,
+        dora_indicators: tuple[int, ...] = (),
+        ura_indicators: tuple[int, ...] = (),
+        nuki: tuple[int, ...] = (),
+        flags: frozenset[str] = frozenset(),
+        riichi_sticks: int = 0,
+        honba_given: bool = False,
+    ) -> None:
+        self.rules = rules
+        self.concealed = concealed
+        self.win_tile = win_tile
+        self.melds = melds
+        self.options: Mapping[str, Any] = {} if options is None else options
+        self.tsumo = tsumo
+        self.seat_wind = seat_wind
+        self.round_wind = round_wind
+        self.is_dealer = is_dealer
+        self.honba = honba
+        self.dora_indicators = dora_indicators
+        self.ura_indicators = ura_indicators
+        self.nuki = nuki
+        self.flags = flags
+        self.riichi_sticks = riichi_sticks
+        self.honba_given = honba_given
+
+    def _fields(self) -> tuple[Any, ...]:
+        return tuple(getattr(self, name) for name in HAND_ATTRS)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if hasattr(self, name):  # (__init__ sets each field once)
+            raise FrozenInstanceError(f"cannot assign to field {name!r}")
+        object.__setattr__(self, name, value)
+
+    def __delattr__(self, name: str) -> None:
+        raise FrozenInstanceError(f"cannot delete field {name!r}")
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Hand) and self._fields() == other._fields()
+
+    def __hash__(self) -> int:
+        return hash(self._fields())
+
+    def __repr__(self) -> str:
+        return "Hand(" + ", ".join(f"{name}={getattr(self, name)!r}" for name in HAND_ATTRS) + ")"
+
+    def replace(self, **changes: Any) -> Hand:
+        """A copy with ``changes`` (field name: value), as :func:`dataclasses.replace` gives."""
+        values = {name: getattr(self, name) for name in HAND_ATTRS}
+        unknown = set(changes) - set(values)
+        if unknown:
+            raise TypeError(f"Hand has no field {sorted(unknown)[0]!r}")
+        values.update(changes)
+        return Hand(**values)
 
     @property
     def is_closed(self) -> bool:
@@ -166,7 +259,7 @@ class Hand:
 
 
 #: the most honba or riichi sticks a hand may carry (a count)
-MAX_COUNT = 999
+MAX_COUNT: Final = 999
 
 
 def _int_field(data: Mapping[str, Any], name: str, default: int) -> int:
@@ -196,12 +289,12 @@ def _tile_list(value: Any, name: str) -> tuple[int, ...]:
 
 
 #: no value of a meld field (a key of :data:`_MELDS` for a field left out)
-_ABSENT = object()
+_ABSENT: Final = object()
 #: (type, tiles, open, added, from, number of fields) of a meld object → its Meld: the melds seen
 #: (checked once; a Meld is immutable, so shared)
-_MELDS: dict[tuple[Any, ...], Meld] = {}
+_MELDS: Final[dict[tuple[Any, ...], Meld]] = {}
 #: most entries of :data:`_MELDS` (then it starts again)
-_MAX_MELDS = 1 << 14
+_MAX_MELDS: Final = 1 << 14
 
 
 def parse_meld(data: Any, where: str) -> Meld:
@@ -284,7 +377,7 @@ def _parse_meld(data: Any, where: str) -> Meld:
 
 
 #: the field path of each meld (a Hand has four at most)
-_MELD_PATHS = tuple(f"melds[{i}]" for i in range(4))
+_MELD_PATHS: Final = tuple(f"melds[{i}]" for i in range(4))
 
 
 def parse_hand(data: Any, rules_override: str | None = None) -> Hand:

@@ -22,13 +22,13 @@ import dataclasses
 import types
 from collections.abc import Mapping
 from functools import cache
-from typing import Any, get_origin, get_type_hints
+from typing import Any, Final, get_origin, get_type_hints
 
 from paiscan.scoring.errors import HandError
 
 #: no number-valued option may lie outside this (an amount, a count of points, a han value): past
 #: it the prices grow into numbers of thousands of digits and a request stalls the service
-OPTION_INT_RANGE = (-(10**9), 10**9)
+OPTION_INT_RANGE: Final = (-(10**9), 10**9)
 
 
 def opt(default: Any, doc: str, choices: tuple[Any, ...] | None = None, bounds: tuple[int, int] | None = None) -> Any:

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import importlib
 from functools import cache
+from typing import Final
 
 from paiscan.scoring.engine import Ruleset
 from paiscan.scoring.errors import HandError
 
 #: id → "module:Class"
-RULESETS: dict[str, str] = {
+RULESETS: Final[dict[str, str]] = {
     "riichi": "paiscan.scoring.rulesets.riichi:Riichi",
     "boo": "paiscan.scoring.rulesets.boo:Boo",
     "kansai_boo": "paiscan.scoring.rulesets.kansai_boo:KansaiBoo",

@@ -20,22 +20,23 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
+from typing import Final
 
 from paiscan.scoring.errors import HandError
 
-N_KINDS = 34
+N_KINDS: Final = 34
 RED_5M, RED_5P, RED_5S = 34, 35, 36
-BACK = 37
-N_CLASSES = 38
+BACK: Final = 37
+N_CLASSES: Final = 38
 
-SUITS = "mpsz"
+SUITS: Final = "mpsz"
 EAST, SOUTH, WEST, NORTH, WHITE, GREEN, RED = 27, 28, 29, 30, 31, 32, 33
-WINDS = ("east", "south", "west", "north")
-WIND_TILES = (EAST, SOUTH, WEST, NORTH)
-DRAGONS = (WHITE, GREEN, RED)
+WINDS: Final = ("east", "south", "west", "north")
+WIND_TILES: Final = (EAST, SOUTH, WEST, NORTH)
+DRAGONS: Final = (WHITE, GREEN, RED)
 
-_KIND: tuple[int, ...] = (*range(N_KINDS), 4, 13, 22, BACK)
-_RED_OF_SUIT = {0: RED_5M, 1: RED_5P, 2: RED_5S}
+_KIND: Final[tuple[int, ...]] = (*range(N_KINDS), 4, 13, 22, BACK)
+_RED_OF_SUIT: Final = {0: RED_5M, 1: RED_5P, 2: RED_5S}
 
 
 def kind(tile: int) -> int:
@@ -52,7 +53,7 @@ def is_red(tile: int) -> bool:
 
 
 #: each five's kind → its red five (5m 5p 5s → 0m 0p 0s)
-RED_OF_FIVE: dict[int, int] = {kind(red): red for red in (RED_5M, RED_5P, RED_5S)}
+RED_OF_FIVE: Final[dict[int, int]] = {kind(red): red for red in (RED_5M, RED_5P, RED_5S)}
 
 
 def suit(k: int) -> int:
@@ -74,9 +75,9 @@ def is_terminal(k: int) -> bool:
     return k < 27 and k % 9 in (0, 8)
 
 
-YAOCHUU: frozenset[int] = frozenset(k for k in range(N_KINDS) if is_honor(k) or is_terminal(k))
-SIMPLES: frozenset[int] = frozenset(range(N_KINDS)) - YAOCHUU
-GREEN_TILES: frozenset[int] = frozenset({19, 20, 21, 23, 25, GREEN})
+YAOCHUU: Final[frozenset[int]] = frozenset(k for k in range(N_KINDS) if is_honor(k) or is_terminal(k))
+SIMPLES: Final[frozenset[int]] = frozenset(range(N_KINDS)) - YAOCHUU
+GREEN_TILES: Final[frozenset[int]] = frozenset({19, 20, 21, 23, 25, GREEN})
 
 
 def is_yaochuu(k: int) -> bool:
@@ -97,15 +98,15 @@ def tile_name(tile: int) -> str:
 
 
 #: MPSZ without spaces or face-down tiles: runs of digits, each closed by a suit letter
-_PLAIN_MPSZ = re.compile(r"(?:[0-9]+[mpsz])*")
+_PLAIN_MPSZ: Final = re.compile(r"(?:[0-9]+[mpsz])*")
 #: one run of digits and its suit letter, as one string ("456m")
-_RUN_TEXT = re.compile(r"[0-9]+[mpsz]")
+_RUN_TEXT: Final = re.compile(r"[0-9]+[mpsz]")
 #: a run's text → its tiles: the spellings of one suit's tiles seen (a bounded table, made on first use)
-_RUN_TILES: dict[str, tuple[int, ...]] = {}
+_RUN_TILES: Final[dict[str, tuple[int, ...]]] = {}
 #: most entries of :data:`_RUN_TILES` (then it starts again)
-_MAX_RUNS = 1 << 14
+_MAX_RUNS: Final = 1 << 14
 #: suit letter → {digit: tile id} (honors 1z-7z only; 0 is the red five of a number suit)
-_DIGIT_TILE: dict[str, dict[str, int]] = {
+_DIGIT_TILE: Final[dict[str, dict[str, int]]] = {
     letter: (
         {str(n): 26 + n for n in range(1, 8)}
         if letter == "z"
@@ -115,9 +116,9 @@ _DIGIT_TILE: dict[str, dict[str, int]] = {
 }
 
 #: the spelling of one tile ("5m", "0p", "7z") → its id
-_ONE_TILE: dict[str, int] = {d + letter: t for letter, table in _DIGIT_TILE.items() for d, t in table.items()}
+_ONE_TILE: Final[dict[str, int]] = {d + letter: t for letter, table in _DIGIT_TILE.items() for d, t in table.items()}
 #: the same table for readers of lists of single tiles (a tile not in it is read by :func:`parse_tiles`)
-TILE_BY_NAME: dict[str, int] = _ONE_TILE
+TILE_BY_NAME: Final[dict[str, int]] = _ONE_TILE
 
 
 def parse_tiles(text: object, field: str = "tiles", allow_back: bool = True) -> list[int]:

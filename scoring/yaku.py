@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cache
-from typing import Any, NamedTuple
+from typing import Any, Final, NamedTuple
 
 from paiscan.scoring.decompose import KAN, PAIR, SEQUENCE, TRIPLET, Group, Interpretation
 from paiscan.scoring.hand import KNOWN_FLAGS, Hand
@@ -28,46 +28,46 @@ from paiscan.scoring.tiles import (
 #: Gates: cheap facts of the whole hand, one bit each. A checker marked with :func:`gated` can only
 #: count when every bit of its gate is set, so :func:`evaluate` skips it otherwise (a necessary
 #: condition, never a sufficient one: the checker still decides).
-G_FLAGS = 1 << 0  # some flag is set
-G_TSUMO = 1 << 1  # won by tsumo
-G_NO_YAOCHUU = 1 << 2  # no terminal or honor anywhere
-G_ALL_YAOCHUU = 1 << 3  # only terminals and honors
-G_NO_MIDDLE = 1 << 4  # no 4, 5 or 6 of a suit (every set and the pair can hold a yaochuu tile)
-G_ONE_SUIT = 1 << 5  # tiles of exactly one number suit
-G_NO_NUMBERS = 1 << 6  # honors only
-G_THREE_SUITS = 1 << 7  # tiles of all three number suits
-G_ITTSU_TILES = 1 << 8  # some suit holds each of 1..9
-G_TRIPS3 = 1 << 9  # at least three kinds held three or four times
-G_TRIPS4 = 1 << 10  # at least four kinds held three or four times
-G_HONOR_TRIP = 1 << 11  # some honor held three or four times
-G_DRAGONS8 = 1 << 12  # at least eight dragon tiles
-G_WINDS11 = 1 << 13  # at least eleven wind tiles
-G_ALL_GREEN = 1 << 14  # only green tiles
-G_KANS3 = 1 << 15  # three kans
-G_KANS4 = 1 << 16  # four kans
-G_ANKOU3 = 1 << 17  # room for three concealed triplets or closed kans (triplet kinds less open sets)
-G_ANKOU4 = 1 << 18  # room for four
-G_PAIRS = 1 << 19  # every kind held an even number of times
-G_SEAT_TRIP = 1 << 20  # the seat wind held three or four times
-G_ROUND_TRIP = 1 << 21  # the round wind held three or four times
+G_FLAGS: Final = 1 << 0  # some flag is set
+G_TSUMO: Final = 1 << 1  # won by tsumo
+G_NO_YAOCHUU: Final = 1 << 2  # no terminal or honor anywhere
+G_ALL_YAOCHUU: Final = 1 << 3  # only terminals and honors
+G_NO_MIDDLE: Final = 1 << 4  # no 4, 5 or 6 of a suit (every set and the pair can hold a yaochuu tile)
+G_ONE_SUIT: Final = 1 << 5  # tiles of exactly one number suit
+G_NO_NUMBERS: Final = 1 << 6  # honors only
+G_THREE_SUITS: Final = 1 << 7  # tiles of all three number suits
+G_ITTSU_TILES: Final = 1 << 8  # some suit holds each of 1..9
+G_TRIPS3: Final = 1 << 9  # at least three kinds held three or four times
+G_TRIPS4: Final = 1 << 10  # at least four kinds held three or four times
+G_HONOR_TRIP: Final = 1 << 11  # some honor held three or four times
+G_DRAGONS8: Final = 1 << 12  # at least eight dragon tiles
+G_WINDS11: Final = 1 << 13  # at least eleven wind tiles
+G_ALL_GREEN: Final = 1 << 14  # only green tiles
+G_KANS3: Final = 1 << 15  # three kans
+G_KANS4: Final = 1 << 16  # four kans
+G_ANKOU3: Final = 1 << 17  # room for three concealed triplets or closed kans (triplet kinds less open sets)
+G_ANKOU4: Final = 1 << 18  # room for four
+G_PAIRS: Final = 1 << 19  # every kind held an even number of times
+G_SEAT_TRIP: Final = 1 << 20  # the seat wind held three or four times
+G_ROUND_TRIP: Final = 1 << 21  # the round wind held three or four times
 #: honor kind 27..33 → its bit: set when the hand holds that honor three or four times
-G_TRIP_OF: dict[int, int] = {k: 1 << (22 + k - 27) for k in range(27, 34)}
+G_TRIP_OF: Final[dict[int, int]] = {k: 1 << (22 + k - 27) for k in range(27, 34)}
 #: one bit per flag the contract and the rule specs know: set when the hand has that flag
-G_FLAG: dict[str, int] = {name: 1 << (29 + i) for i, name in enumerate(sorted(KNOWN_FLAGS))}
+G_FLAG: Final[dict[str, int]] = {name: 1 << (29 + i) for i, name in enumerate(sorted(KNOWN_FLAGS))}
 
-_MIDDLES = frozenset(k for k in range(27) if k % 9 in (3, 4, 5))
-_SUIT_KINDS = tuple(frozenset(range(s * 9, s * 9 + 9)) for s in range(3))
-_HONORS = frozenset(range(27, 34))
+_MIDDLES: Final = frozenset(k for k in range(27) if k % 9 in (3, 4, 5))
+_SUIT_KINDS: Final = tuple(frozenset(range(s * 9, s * 9 + 9)) for s in range(3))
+_HONORS: Final = frozenset(range(27, 34))
 #: bits of the number suits present (1 m, 2 p, 4 s) → their set
-_SUITS_OF_BITS = tuple(frozenset(s for s in (0, 1, 2) if bits >> s & 1) for bits in range(8))
+_SUITS_OF_BITS: Final = tuple(frozenset(s for s in (0, 1, 2) if bits >> s & 1) for bits in range(8))
 #: tile id (0..36) → kind (0..33); red fives are fives
-_KIND_OF: tuple[int, ...] = tuple(kind(t) for t in range(37))
+_KIND_OF: Final[tuple[int, ...]] = tuple(kind(t) for t in range(37))
 #: indicator tile id (0..36) → the dora kind it points at (four players)
-_DORA_OF: tuple[int, ...] = tuple(dora_from_indicator(t) for t in range(37))
+_DORA_OF: Final[tuple[int, ...]] = tuple(dora_from_indicator(t) for t in range(37))
 
 
-_GREEN_SET = frozenset(GREEN_TILES)
-_YAOCHUU_SET = frozenset(YAOCHUU)
+_GREEN_SET: Final = frozenset(GREEN_TILES)
+_YAOCHUU_SET: Final = frozenset(YAOCHUU)
 
 
 class _SuitSummary(NamedTuple):
@@ -87,9 +87,9 @@ class _SuitSummary(NamedTuple):
 
 
 #: per suit: the code of its counts → its summary, made on first use
-_SUMMARIES: tuple[dict[int, _SuitSummary], ...] = ({}, {}, {}, {})
+_SUMMARIES: Final[tuple[dict[int, _SuitSummary], ...]] = ({}, {}, {}, {})
 #: tile id (0..36) → (suit, its count's unit in the suit's code: 16 ** (number - 1))
-_UNIT: tuple[tuple[int, int], ...] = tuple((k // 9, 16 ** (k % 9)) for k in (*range(34), 4, 13, 22))
+_UNIT: Final[tuple[tuple[int, int], ...]] = tuple((k // 9, 16 ** (k % 9)) for k in (*range(34), 4, 13, 22))
 
 
 def _summary(s: int, code: int) -> _SuitSummary:
@@ -126,24 +126,61 @@ def _summary(s: int, code: int) -> _SuitSummary:
     return found
 
 
-@dataclass(slots=True)
 class Facts:
-    """What is true of the whole hand, whatever its reading (computed once per hand)."""
+    """What is true of the whole hand, whatever its reading (computed once per hand).
 
-    counts: list[int]  # 34 kinds over every tile of the complete hand (kans count 4)
-    closed: bool
-    tsumo: bool
-    dealer: bool
-    seat_wind: int  # tile kind 27..30
-    round_wind: int
-    flags: frozenset[str]
-    reds: tuple[int, int, int]  # red fives by suit m, p, s in the hand (not indicators)
-    n_kans: int
-    has_honors: bool
-    number_suits: frozenset[int]
-    all_yaochuu: bool
-    no_yaochuu: bool
-    gates: int  # the G_* bits that hold (see :func:`gated`)
+    A class with its own ``__init__`` rather than a dataclass: a compiled build (mypyc) makes its
+    construction native, where a dataclass's generated ``__init__`` would stay interpreted.
+    """
+
+    __slots__ = (
+        "all_yaochuu",
+        "closed",
+        "counts",
+        "dealer",
+        "flags",
+        "gates",
+        "has_honors",
+        "n_kans",
+        "no_yaochuu",
+        "number_suits",
+        "reds",
+        "round_wind",
+        "seat_wind",
+        "tsumo",
+    )
+
+    def __init__(
+        self,
+        counts: list[int],
+        closed: bool,
+        tsumo: bool,
+        dealer: bool,
+        seat_wind: int,
+        round_wind: int,
+        flags: frozenset[str],
+        reds: tuple[int, int, int],
+        n_kans: int,
+        has_honors: bool,
+        number_suits: frozenset[int],
+        all_yaochuu: bool,
+        no_yaochuu: bool,
+        gates: int,
+    ) -> None:
+        self.counts = counts  # 34 kinds over every tile of the complete hand (kans count 4)
+        self.closed = closed
+        self.tsumo = tsumo
+        self.dealer = dealer
+        self.seat_wind = seat_wind  # tile kind 27..30
+        self.round_wind = round_wind
+        self.flags = flags
+        self.reds = reds  # red fives by suit m, p, s in the hand (not indicators)
+        self.n_kans = n_kans
+        self.has_honors = has_honors
+        self.number_suits = number_suits
+        self.all_yaochuu = all_yaochuu
+        self.no_yaochuu = no_yaochuu
+        self.gates = gates  # the G_* bits that hold (see :func:`gated`)
 
     @classmethod
     def of(cls, hand: Hand) -> Facts:
@@ -254,18 +291,31 @@ class Facts:
         return n
 
 
-@dataclass(slots=True)
 class Context:
-    """One interpretation of one hand under one ruleset's options: what checkers look at."""
+    """One interpretation of one hand under one ruleset's options: what checkers look at (a class
+    with its own ``__init__``, as :class:`Facts`)."""
 
-    hand: Hand
-    facts: Facts
-    interp: Interpretation
-    opts: Any
-    seqs: list[int]  # start kinds of every sequence (chi included)
-    trips: list[int]  # kinds of every triplet and kan
-    pair: int | None
-    concealed_trips: int  # concealed triplets and closed kans (rules README §4.3)
+    __slots__ = ("concealed_trips", "facts", "hand", "interp", "opts", "pair", "seqs", "trips")
+
+    def __init__(
+        self,
+        hand: Hand,
+        facts: Facts,
+        interp: Interpretation,
+        opts: Any,
+        seqs: list[int],
+        trips: list[int],
+        pair: int | None,
+        concealed_trips: int,
+    ) -> None:
+        self.hand = hand
+        self.facts = facts
+        self.interp = interp
+        self.opts = opts
+        self.seqs = seqs  # start kinds of every sequence (chi included)
+        self.trips = trips  # kinds of every triplet and kan
+        self.pair = pair
+        self.concealed_trips = concealed_trips  # concealed triplets and closed kans (rules README §4.3)
 
     @classmethod
     def of(cls, hand: Hand, facts: Facts, interp: Interpretation, opts: Any) -> Context:
@@ -321,7 +371,7 @@ class Yaku:
 
 #: checker → its gate (see :func:`gated`): a table beside the checkers, which a compiled build
 #: (mypyc) cannot give attributes
-_GATES: dict[Checker, int] = {}
+_GATES: Final[dict[Checker, int]] = {}
 
 
 def gated(gate: int) -> Callable[[Checker], Checker]:
@@ -342,7 +392,7 @@ def gated(gate: int) -> Callable[[Checker], Checker]:
 _Row = tuple[Checker, Yaku, int, dict[int, YakuHit]]
 #: id(table) → (the table, {closed and gate bits: the rows worth checking}); the entry keeps the
 #: table alive, so an id is never reused while its entry is here
-_ACTIVE: dict[int, tuple[Sequence[Yaku], dict[int, tuple[_Row, ...]]]] = {}
+_ACTIVE: Final[dict[int, tuple[Sequence[Yaku], dict[int, tuple[_Row, ...]]]]] = {}
 
 
 def _active(table: Sequence[Yaku], closed: bool, gates: int) -> tuple[_Row, ...]:
@@ -516,7 +566,7 @@ def _all_groups_have(ctx: Context, tiles: frozenset[int]) -> bool:
     return True
 
 
-_TERMINALS = frozenset(k for k in YAOCHUU if k < 27)
+_TERMINALS: Final = frozenset(k for k in YAOCHUU if k < 27)
 
 
 @gated(G_NO_MIDDLE)
@@ -692,7 +742,7 @@ def groups_of_shape(ctx: Context, *shapes: int) -> list[Group]:
 
 _Y = Yaku
 #: The standard Japanese yaku with riichi values (rules README §6); rulesets revalue this table.
-STANDARD_YAKU: tuple[Yaku, ...] = (
+STANDARD_YAKU: Final[tuple[Yaku, ...]] = (
     _Y("menzen_tsumo", "Fully concealed hand", "門前清自摸和", 1, None, menzen_tsumo),
     _Y("riichi", "Riichi", "立直", 1, None, riichi),
     _Y("double_riichi", "Double riichi", "ダブル立直", 2, None, flag("double_riichi")),

@@ -342,3 +342,42 @@ def test_an_empty_ruleset_id_is_unknown() -> None:
     assert code == 2 and out[0]["error"]["code"] == "unknown_ruleset"
     code, out = run(["score-hand", "-", "--rules", ""], stdin=_hand_text())
     assert code == 2 and out[0]["error"]["code"] == "unknown_ruleset"
+
+
+# ---------------------------------------------------------------- score_line: orjson and json agree
+_HAND = '"hand": "234m567p223344s5s", "win_tile": "5s", "seat_wind": "south", "flags": ["riichi"]'
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "{" + _HAND + "}",
+        "{" + _HAND + ', "honba": 123456789012345678901234567890}',  # past 64 bits: orjson reads a float
+        "{" + _HAND + ', "honba": 18446744073709551616}',
+        "{" + _HAND + ', "honba": -9223372036854775809}',
+        "{" + _HAND + ', "options": {"red_fives": {"m": 99999999999999999999}}}',
+        "{" + _HAND + ', "honba": NaN}',
+        "{" + _HAND + ', "honba": 1e400}',
+        "{" + _HAND + ', "honba": 2, "honba": 1}',
+        "{" + _HAND + ', "rules": "\\ud800"}',
+        "\ufeff{" + _HAND + "}",
+        "[" * 3000 + "]" * 3000,
+        "{" + _HAND + ', "honba": -0}',
+        "{" + _HAND + ', "honba": 1.0}',
+    ],
+)
+def test_score_line_answers_as_json_reads_the_line(line: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    from paiscan.service import cli
+
+    assert cli._fast_loads is not None
+    fast = cli.score_line(line, 1)
+    monkeypatch.setattr(cli, "_fast_loads", None)
+    assert fast == cli.score_line(line, 1)
+
+
+def test_score_line_names_an_integer_past_64_bits_as_written() -> None:
+    from paiscan.service.cli import score_line
+
+    out = json.loads(score_line("{" + _HAND + ', "honba": 123456789012345678901234567890}', 1))
+    assert out["error"]["field"] == "honba"
+    assert "123456789012345678901234567890" in out["error"]["message"]

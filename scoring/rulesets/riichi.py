@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, ClassVar, NamedTuple
+from typing import Any, ClassVar, Final
 
 from paiscan.scoring.decompose import group_label
 from paiscan.scoring.engine import Ruleset, mypyc_attr
@@ -44,8 +44,8 @@ from paiscan.scoring.score import (
 from paiscan.scoring.tiles import GREEN_TILES, format_tiles
 from paiscan.scoring.yaku import STANDARD_YAKU, Context, Yaku, evaluate, flag, revalue, ryuuiisou_with_hatsu
 
-LIMIT_NAMES = {2000: "mangan", 3000: "haneman", 4000: "baiman", 6000: "sanbaiman", 8000: "yakuman"}
-MULTI_YAKUMAN = {
+LIMIT_NAMES: Final = {2000: "mangan", 3000: "haneman", 4000: "baiman", 6000: "sanbaiman", 8000: "yakuman"}
+MULTI_YAKUMAN: Final = {
     1: "yakuman",
     2: "double_yakuman",
     3: "triple_yakuman",
@@ -77,12 +77,16 @@ class RiichiOptions:
     ryuuiisou_needs_hatsu: bool = opt(False, "all green must contain the green dragon")
 
 
-_renhou = flag("renhou")
-RENHOU_HAN5 = Yaku("renhou", "Blessing of man", "人和", 5, None, _renhou)
-RENHOU_YAKUMAN = Yaku("renhou_yakuman", "Blessing of man", "人和", 1, None, _renhou, unit="yakuman")
+_renhou: Final = flag("renhou")
+RENHOU_HAN5: Final = Yaku("renhou", "Blessing of man", "人和", 5, None, _renhou)
+RENHOU_YAKUMAN: Final = Yaku("renhou_yakuman", "Blessing of man", "人和", 1, None, _renhou, unit="yakuman")
 
 
-_BONUS_NAMES = {"dora": ("Dora", "ドラ"), "aka_dora": ("Red fives", "赤ドラ"), "ura_dora": ("Ura dora", "裏ドラ")}
+_BONUS_NAMES: Final = {
+    "dora": ("Dora", "ドラ"),
+    "aka_dora": ("Red fives", "赤ドラ"),
+    "ura_dora": ("Ura dora", "裏ドラ"),
+}
 
 
 @lru_cache(maxsize=256)
@@ -93,7 +97,7 @@ def _bonus_hit(bonus_id: str, n: int) -> YakuHit:
 
 
 #: the declarations whose winner turns the ura-dora over (counted, or warned about as ignored)
-URA_FLAGS = frozenset({"riichi", "double_riichi"})
+URA_FLAGS: Final = frozenset({"riichi", "double_riichi"})
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)  # (Boo and Jun subclass it)
@@ -276,7 +280,9 @@ class _Explanation:
         return {"steps": tuple(steps), "decomposition": tuple(sorted_labels(self.ctx))}
 
     def json(self, score: LazyScore) -> str:
-        _, hits, han, yakuman, fu, fu_parts, basic, limit, why, pays, items, pay_steps, total = self.p
+        p = self.p
+        hits, han, yakuman, fu, fu_parts, total = p.hits, p.han, p.yakuman, p.fu, p.fu_parts, p.total
+        pays, items, pay_steps, basic, limit, why = p.pays, p.items, p.pay_steps, p.basic, p.limit, p.why
         interp = self.ctx.interp
         yaku_json, yaku_step = _hits_json(hits, han, yakuman)
         if yakuman:
@@ -296,34 +302,23 @@ class _Explanation:
             label = _LABEL_JSON
             labels = ", ".join([label[c] for c in sorted([g[1] * 4 + g[0] for g in interp.groups])])
         quoted = _QUOTED
-        return _SCORE_JSON % (
-            quoted.get(self.rules) or json_str(self.rules),
-            total,
-            pays_json,
-            han,
-            fu,
-            "null" if limit is None else quoted.get(limit) or json_str(limit),
-            yaku_json,
-            items_json,
-            labels,
-            encode_json(list(score.warnings)) if score.warnings else "[]",
-            fu_json,
-            "null" if wait is None else quoted.get(wait) or json_str(wait),
-            quoted.get(form) or json_str(form),
-            f'{yaku_step}{fu_step}{basic_step}{pay_steps_json}{{"label": "total", "detail": "{total}"}}',
-            basic,
-            yakuman,
+        rules_json = quoted.get(self.rules) or json_str(self.rules)
+        limit_json = "null" if limit is None else quoted.get(limit) or json_str(limit)
+        warnings_json = encode_json(list(score.warnings)) if score.warnings else "[]"
+        wait_json = "null" if wait is None else quoted.get(wait) or json_str(wait)
+        form_json = quoted.get(form) or json_str(form)
+        # (the key order of Score.to_dict; one f-string, which a compiled build writes natively)
+        return (
+            f'{{"rules": {rules_json}, "total": {total}, "payments": {pays_json}, "han": {han}, "fu": {fu}, '
+            f'"limit": {limit_json}, "yaku": {yaku_json}, "items": {items_json}, "decomposition": [{labels}], '
+            f'"warnings": {warnings_json}, "fu_details": {fu_json}, "wait": {wait_json}, "form": {form_json}, '
+            f'"explanation": [{yaku_step}{fu_step}{basic_step}{pay_steps_json}'
+            f'{{"label": "total", "detail": "{total}"}}], "basic_points": {basic}, "yakuman": {yakuman}}}'
         )
 
 
-#: a riichi Score's JSON with its parts left to fill (the key order of :meth:`Score.to_dict`)
-_SCORE_JSON = (
-    '{"rules": %s, "total": %d, "payments": %s, "han": %d, "fu": %d, "limit": %s, "yaku": %s, "items": %s, '
-    '"decomposition": [%s], "warnings": %s, "fu_details": %s, "wait": %s, "form": %s, "explanation": [%s], '
-    '"basic_points": %d, "yakuman": %d}'
-)
 #: the words a riichi Score writes as JSON strings (its ruleset, limits, waits and forms) → their JSON
-_QUOTED: dict[str, str] = {
+_QUOTED: Final[dict[str, str]] = {
     w: json_str(w)
     for w in (
         "riichi",
@@ -342,17 +337,17 @@ _QUOTED: dict[str, str] = {
     )
 }
 #: most entries of each JSON cache below (then it starts again)
-_MAX_JSON_CACHE = 1 << 14
+_MAX_JSON_CACHE: Final = 1 << 14
 #: ids of a reading's shared hits, han, yakuman → (the hits, their JSON list, the yaku step's JSON and a comma)
-_HITS_JSON: dict[tuple[int, ...], tuple[tuple[YakuHit, ...], str, str]] = {}
+_HITS_JSON: Final[dict[tuple[int, ...], tuple[tuple[YakuHit, ...], str, str]]] = {}
 #: ids of a reading's shared fu parts, fu → (the parts, their JSON list, the fu step's JSON and a comma)
-_FU_JSON: dict[tuple[int, ...], tuple[tuple[FuPart, ...], str, str]] = {}
+_FU_JSON: Final[dict[tuple[int, ...], tuple[tuple[FuPart, ...], str, str]]] = {}
 #: ids of the shared payments, items and payment steps → (them, their JSON, the steps' JSON and a comma)
-_PAY_JSON: dict[tuple[int, int, int], tuple[tuple[Any, ...], str, str, str]] = {}
+_PAY_JSON: Final[dict[tuple[int, int, int], tuple[tuple[Any, ...], str, str, str]]] = {}
 #: the basic points' sentence → its step's JSON and a comma
-_BASIC_STEPS: dict[str, str] = {}
+_BASIC_STEPS: Final[dict[str, str]] = {}
 #: tile * 4 + shape → the MPSZ of that set or pair as JSON (sorting the codes sorts by tile, then shape)
-_LABEL_JSON: tuple[str, ...] = tuple(json_str(group_label(code % 4, code // 4)) for code in range(34 * 4))
+_LABEL_JSON: Final[tuple[str, ...]] = tuple(json_str(group_label(code % 4, code // 4)) for code in range(34 * 4))
 
 
 def _hits_json(hits: Sequence[YakuHit], han: int, yakuman: int) -> tuple[str, str]:
@@ -404,22 +399,55 @@ def _pay_json_of(pays: Sequence[Payment], items: Sequence[Item], steps: Sequence
     )
 
 
-class _Priced(NamedTuple):
-    """Every number of one reading's Score, before its explanation is written."""
+class _Priced:
+    """Every number of one reading's Score, before its explanation is written (a class with its
+    own ``__init__``: a compiled build makes its construction native)."""
 
-    rank: tuple[int, int, int]
-    hits: list[YakuHit]
-    han: int
-    yakuman: int
-    fu: int
-    fu_parts: list[FuPart]
-    basic: int
-    limit: str | None
-    why: str
-    pays: Sequence[Payment]
-    items: Sequence[Item]
-    pay_steps: Sequence[Step]
-    total: int
+    __slots__ = (
+        "basic",
+        "fu",
+        "fu_parts",
+        "han",
+        "hits",
+        "items",
+        "limit",
+        "pay_steps",
+        "pays",
+        "rank",
+        "total",
+        "why",
+        "yakuman",
+    )
+
+    def __init__(
+        self,
+        rank: tuple[int, int, int],
+        hits: list[YakuHit],
+        han: int,
+        yakuman: int,
+        fu: int,
+        fu_parts: list[FuPart],
+        basic: int,
+        limit: str | None,
+        why: str,
+        pays: Sequence[Payment],
+        items: Sequence[Item],
+        pay_steps: Sequence[Step],
+        total: int,
+    ) -> None:
+        self.rank = rank
+        self.hits = hits
+        self.han = han
+        self.yakuman = yakuman
+        self.fu = fu
+        self.fu_parts = fu_parts
+        self.basic = basic
+        self.limit = limit
+        self.why = why
+        self.pays = pays
+        self.items = items
+        self.pay_steps = pay_steps
+        self.total = total
 
 
 @lru_cache(maxsize=4096)
@@ -516,7 +544,9 @@ def sorted_labels(ctx: Context) -> list[str]:
 
 
 #: flags of a win on a tile, which a nagashi mangan (paid at the draw) cannot have
-NOT_WITH_NAGASHI = frozenset({"ippatsu", "haitei", "houtei", "rinshan", "chankan", "tenhou", "chiihou", "renhou"})
+NOT_WITH_NAGASHI: Final = frozenset(
+    {"ippatsu", "haitei", "houtei", "rinshan", "chankan", "tenhou", "chiihou", "renhou"}
+)
 
 
 class Riichi(HanFuRuleset):
@@ -622,9 +652,7 @@ class Riichi(HanFuRuleset):
             warns.append("nagashi mangan is paid like a tsumo (from everyone), not by a discarder")
         if hand.concealed or hand.melds:
             warns.append("the hand's tiles are not used for nagashi mangan")
-        from dataclasses import replace
-
-        pays, items, steps = self.payments(2000, replace(hand, tsumo=True), opts)
+        pays, items, steps = self.payments(2000, hand.replace(tsumo=True), opts)
         total = sum(p.amount for p in pays) + sum(i.value for i in items if i.id == "riichi_sticks")
         hit = YakuHit("nagashi_mangan", "Nagashi mangan", "流し満貫", 5, "han")
         return Score(

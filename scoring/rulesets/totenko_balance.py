@@ -692,7 +692,7 @@ class TotenkoBalance(Ruleset):
         hit = YakuHit(NAGASHI.id, NAGASHI.name, NAGASHI.name_ja, NAGASHI_POINTS, _P)
         items = [Item(NAGASHI.id, NAGASHI_POINTS, "流し満貫 30点固定, paid like a tsumo")]
         score = self._priced(
-            replace(hand, tsumo=True), opts, (hit,), items, NAGASHI_POINTS, honba, False, None, kensho=k
+            hand.replace(tsumo=True), opts, (hit,), items, NAGASHI_POINTS, honba, False, None, kensho=k
         )
         warns = self.warnings(hand, opts)
         if hand.concealed or hand.melds:
