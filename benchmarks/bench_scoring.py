@@ -6,6 +6,9 @@ is what ``paiscan score-hand --jsonl`` runs for each line (:func:`paiscan.servic
 decode the JSON line, parse and validate the Hand, score it, write the Score's (or the error's) JSON.
 The other rulesets' rates (parsed hands of their own) follow.
 
+The first line says which scoring core ran: compiled (mypyc, what an install builds where a C
+compiler is at hand) or plain Python (``PAISCAN_PURE=1``, or no compiled modules).
+
 Rounds are interleaved (each round times every path once) and the best round of each is kept, so
 a machine shared with other work slows every path alike.
 
@@ -27,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from mahjong_oracle import _CALC, to_mahjong
 
-from paiscan.scoring import HandError, parse_hand, score
+from paiscan.scoring import HandError, native, parse_hand, score
 from paiscan.scoring.generate import random_hand
 from paiscan.service.cli import score_line
 
@@ -84,6 +87,7 @@ def main() -> None:
             fn()
             best[name] = min(best[name], time.perf_counter() - t0)
     rate = {name: args.n / t for name, t in best.items()}
+    print(f"{'scoring core':>18}: {native.CORE} ({native.REASON})")
     for name in ("paiscan", "paiscan_json_path", "mahjong"):
         print(f"{name:>18}: {rate[name]:9.0f} hands/s")
     print(f"{'ratio':>18}: {rate['paiscan'] / rate['mahjong']:9.1f}x  (paiscan / mahjong)")
